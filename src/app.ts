@@ -1,0 +1,103 @@
+/**
+ * createApp: the one standards-only Fetch handler. Routing (itty-router), method handling, CORS,
+ * HEAD, request ids and the single place where errors become problem+json.
+ */
+import { Router } from 'itty-router';
+import type { ContentStore } from './content/store.ts';
+import { HttpError, problemResponse } from './http/errors.ts';
+import { parseParams, Reply, type RouteSpec } from './http/route.ts';
+import { ALLOWED_METHODS, CORS_HEADERS, JSON_TYPE, PREFLIGHT_HEADERS, jsonResponse, requestIdFor } from './http/respond.ts';
+import { routes as allRoutes } from './routes/index.ts';
+
+/** Longest request target (path and query) accepted before answering 414. */
+export const MAX_TARGET_LENGTH = 8192;
+
+/** What the app is built from; tests pass their own. */
+export interface AppDeps {
+  store: ContentStore;
+  /** Mount every route under this prefix, such as `/api/v1`. */
+  basePath?: string;
+  /** Clock for "now" defaults; tests pin it. */
+  now?: () => Date;
+  /** Where unexpected errors are logged (with the request id); default stderr as JSON. */
+  logError?: (entry: Record<string, unknown>) => void;
+}
+
+/** The Fetch handler and the routes it serves. */
+export interface App {
+  fetch(req: Request): Promise<Response>;
+  routes: readonly RouteSpec[];
+}
+
+interface Routed { method: string; url: string; params?: Record<string, string> }
+
+/** Normalises a base path: leading slash, no trailing slash, '' for the root. */
+export function normaliseBasePath(basePath = ''): string {
+  const trimmed = basePath.replace(/\/+$/, '');
+  return trimmed === '' ? '' : trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+}
+
+/** Builds the app over a content store. */
+export function createApp(deps: AppDeps): App {
+  const now = deps.now ?? (() => new Date());
+  const logError = deps.logError ?? ((entry) => console.error(JSON.stringify(entry)));
+  const basePath = normaliseBasePath(deps.basePath);
+  const router = Router({ base: basePath });
+  const routes = allRoutes as readonly RouteSpec[];
+  // Routes are matched on path alone; the method is decided afterwards, so a known path gets 405, not 404.
+  for (const spec of routes) router.all(spec.path, (routed: Routed) => ({ spec, params: routed.params ?? {} }));
+
+  async function handle(req: Request): Promise<Response> {
+    const url = new URL(req.url);
+    const target = url.pathname.length + url.search.length;
+    if (target > MAX_TARGET_LENGTH) {
+      throw new HttpError(414, `The request target is ${target} characters long; the limit is ${MAX_TARGET_LENGTH}.`);
+    }
+    const match = (await router.fetch({ method: req.method, url: req.url })) as
+      { spec: RouteSpec; params: Record<string, string> } | undefined;
+    if (!match) throw new HttpError(404, `No route matches ${url.pathname}.`);
+    if (req.method === 'OPTIONS') return new Response(null, { status: 204, headers: PREFLIGHT_HEADERS });
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      throw new HttpError(405, `${req.method} is not allowed; this API is read-only.`, { headers: { allow: ALLOWED_METHODS } });
+    }
+    const { spec } = match;
+    const { params, query } = parseParams(spec, match.params, url.searchParams);
+    if (!deps.store.ready) throw new HttpError(503, 'The content is still loading; try again shortly.', { headers: { 'retry-after': '1' } });
+    const result = await spec.handle({ req, params, query, model: deps.store.model, store: deps.store, now: now(), basePath });
+    if (result instanceof Response) return result;
+    const contentType = spec.contentType ?? JSON_TYPE;
+    return result instanceof Reply ? jsonResponse(result.body, contentType, result.headers) : jsonResponse(result, contentType);
+  }
+
+  async function fetch(req: Request): Promise<Response> {
+    const requestId = requestIdFor(req);
+    let res: Response;
+    try {
+      res = await handle(req);
+    } catch (err) {
+      const instance = safePath(req.url);
+      if (err instanceof HttpError) res = problemResponse(err, instance);
+      else {
+        logError({ level: 'error', request_id: requestId, method: req.method, path: instance,
+          error: err instanceof Error ? err.stack ?? err.message : String(err) });
+        res = problemResponse(new HttpError(500, 'An unexpected error occurred; it has been logged with the request id.'), instance);
+      }
+    }
+    const headers = new Headers(res.headers);
+    for (const [k, val] of Object.entries(CORS_HEADERS)) headers.set(k, val);
+    headers.set('x-request-id', requestId);
+    // HEAD: the same status and headers as GET, no body.
+    const body = req.method === 'HEAD' ? null : res.body;
+    return new Response(body, { status: res.status, headers });
+  }
+
+  return { fetch, routes };
+}
+
+function safePath(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return '/';
+  }
+}

@@ -1,0 +1,286 @@
+/**
+ * The content bundle format (`destination-bundle/1`), described once with valibot.
+ *
+ * The loader validates a bundle against these schemas (structure, types, ranges), then runs the
+ * cross-record checks in `validate-bundle.ts` (references, geometry rings, duplicate ids, time order).
+ * `scripts/make-bundle-schema.ts` turns `Bundle` into the committed JSON Schema `data/bundle.schema.json`.
+ */
+import * as v from 'valibot';
+
+/** Format identifier every bundle must declare. */
+export const BUNDLE_FORMAT = 'destination-bundle/1';
+
+const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const RFC3339_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+// Ids are accepted in any letter case and stored lowercase, the only form the API emits.
+const Id = v.pipe(v.string(), v.regex(UUID_RE, 'must be a UUID'), v.toLowerCase(), v.description('UUID'));
+const Text = v.pipe(v.string(), v.minLength(1, 'must not be empty'));
+const OptText = v.optional(v.string());
+const Url = v.pipe(v.string(), v.url('must be an absolute URL'));
+const OptUrl = v.optional(Url);
+const Timestamp = v.pipe(
+  v.string(),
+  v.regex(RFC3339_RE, 'must be an RFC 3339 date-time with Z or an offset'),
+  v.check((s) => !Number.isNaN(Date.parse(s)), 'must be a real calendar date-time'),
+  v.description('RFC 3339 date-time'),
+);
+const Lat = v.pipe(v.number(), v.finite(), v.minValue(-90, 'latitude must be within [-90, 90]'), v.maxValue(90, 'latitude must be within [-90, 90]'));
+const Lng = v.pipe(v.number(), v.finite(), v.minValue(-180, 'longitude must be within [-180, 180]'), v.maxValue(180, 'longitude must be within [-180, 180]'));
+const LatLng = v.object({ lat: Lat, lng: Lng });
+const Position = v.pipe(v.tuple([Lng, Lat]), v.description('[lng, lat] (RFC 7946 order)'));
+const SortOrder = v.pipe(v.number(), v.integer('must be an integer'));
+const TimeZone = v.pipe(
+  v.string(),
+  v.check((tz) => {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: tz });
+      return tz.length > 0;
+    } catch {
+      return false;
+    }
+  }, 'must be an IANA time zone such as Europe/Lisbon'),
+);
+const VersionIds = v.optional(
+  v.pipe(v.array(Id), v.description('Map versions that contain this item; omitted means every version of its map')),
+);
+
+/** A destination organization that maintains maps. */
+export const Publisher = v.object({
+  id: Id,
+  name: Text,
+  slug: Text,
+  description: OptText,
+  website: OptUrl,
+  logo_url: OptUrl,
+  email: OptText,
+  phone: OptText,
+  address: OptText,
+  location: v.optional(LatLng),
+});
+
+/** A map version; exactly one published version per map is current (`Map.current_version_id`). */
+export const MapVersion = v.object({
+  id: Id,
+  name: Text,
+  status: v.picklist(['published', 'draft'], 'must be "published" or "draft"'),
+  published_at: v.optional(Timestamp),
+  notes: OptText,
+});
+
+/** Logo, colours and imagery; the only content a disabled map still shows. */
+export const Branding = v.object({
+  logo_url: OptUrl,
+  cover_image_url: OptUrl,
+  primary_color: v.optional(v.pipe(v.string(), v.regex(/^#[0-9a-fA-F]{6}$/, 'must be a #rrggbb colour'))),
+  accent_color: v.optional(v.pipe(v.string(), v.regex(/^#[0-9a-fA-F]{6}$/, 'must be a #rrggbb colour'))),
+  attribution: OptText,
+});
+
+/** A block of editorial content shown with a map. */
+export const ContentBlock = v.object({
+  id: Id,
+  kind: v.picklist(['text', 'image', 'video', 'link', 'notice'], 'must be one of text, image, video, link, notice'),
+  title: Text,
+  body: OptText,
+  url: OptUrl,
+  image_url: OptUrl,
+  sort_order: SortOrder,
+});
+
+/** A sponsor credited on a map. */
+export const Sponsor = v.object({
+  name: Text,
+  url: OptUrl,
+  logo_url: OptUrl,
+  tier: v.optional(v.picklist(['gold', 'silver', 'bronze', 'partner'])),
+});
+
+/** A published map and its presentation data. */
+export const Map = v.object({
+  id: Id,
+  publisher_id: Id,
+  name: Text,
+  slug: Text,
+  enabled: v.boolean(),
+  time_zone: TimeZone,
+  description: OptText,
+  created_at: Timestamp,
+  branding: Branding,
+  info: v.object({
+    summary: OptText,
+    languages: v.optional(v.array(v.string())),
+    website: OptUrl,
+    opening_season: OptText,
+  }),
+  map_data: v.object({
+    center: LatLng,
+    zoom: v.pipe(v.number(), v.minValue(0), v.maxValue(22)),
+    min_zoom: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(22))),
+    max_zoom: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(22))),
+    bounds: v.optional(v.pipe(v.tuple([Lng, Lat, Lng, Lat]), v.description('[west, south, east, north]'))),
+    basemap_url: v.optional(v.string()),
+  }),
+  contact: v.object({
+    email: OptText,
+    phone: OptText,
+    website: OptUrl,
+    address: OptText,
+    social: v.optional(v.record(v.string(), Url)),
+  }),
+  sponsors: v.array(Sponsor),
+  content_blocks: v.array(ContentBlock),
+  versions: v.pipe(v.array(MapVersion), v.minLength(1, 'a map needs at least one version')),
+  current_version_id: Id,
+});
+
+/** An icon of the category and tag vocabulary. */
+export const Icon = v.object({
+  id: Id,
+  name: Text,
+  url: Url,
+  color: v.optional(v.pipe(v.string(), v.regex(/^#[0-9a-fA-F]{6}$/, 'must be a #rrggbb colour'))),
+});
+
+/** A category or tag; `parent_id` builds the per-map hierarchy. */
+export const Category = v.object({
+  id: Id,
+  map_id: Id,
+  parent_id: v.nullable(Id),
+  kind: v.picklist(['category', 'tag'], 'must be "category" or "tag"'),
+  name: Text,
+  icon_id: v.optional(v.nullable(Id)),
+  color: v.optional(v.pipe(v.string(), v.regex(/^#[0-9a-fA-F]{6}$/, 'must be a #rrggbb colour'))),
+  sort_order: SortOrder,
+  poi_order: v.optional(v.pipe(v.array(Id), v.description('Custom order of POIs under this item'))),
+  version_ids: VersionIds,
+});
+
+const PoiCommon = {
+  id: Id,
+  map_id: Id,
+  name: Text,
+  description: OptText,
+  category_ids: v.array(Id),
+  icon_id: v.optional(v.nullable(Id)),
+  image_url: OptUrl,
+  website: OptUrl,
+  version_ids: VersionIds,
+  created_at: Timestamp,
+};
+
+/** A point of interest with a single position. */
+export const Marker = v.object({
+  ...PoiCommon,
+  lat: Lat,
+  lng: Lng,
+  external_id: v.optional(Text),
+  address: OptText,
+  phone: OptText,
+  opening_hours: OptText,
+});
+
+/** A trail, route or tour as a GeoJSON LineString. */
+export const Path = v.object({
+  ...PoiCommon,
+  geometry: v.object({
+    type: v.literal('LineString'),
+    coordinates: v.pipe(v.array(Position), v.minLength(2, 'a LineString needs at least 2 positions')),
+  }),
+  difficulty: v.optional(v.picklist(['easy', 'moderate', 'hard'])),
+  duration_min: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+});
+
+/** A park, district or area as a GeoJSON Polygon (outer ring first, then holes). */
+export const Polygon = v.object({
+  ...PoiCommon,
+  geometry: v.object({
+    type: v.literal('Polygon'),
+    coordinates: v.pipe(
+      v.array(v.pipe(v.array(Position), v.minLength(4, 'a linear ring needs at least 4 positions'))),
+      v.minLength(1, 'a Polygon needs an outer ring'),
+    ),
+  }),
+});
+
+/** A time-bound event on a map, located by the POIs anchored to it. */
+export const Event = v.object({
+  id: Id,
+  map_id: Id,
+  title: Text,
+  description: OptText,
+  event_type: v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be a lowercase slug such as "concert"')),
+  tags: v.array(Text),
+  starts_at: Timestamp,
+  ends_at: Timestamp,
+  poi_ids: v.array(Id),
+  url: OptUrl,
+  image_url: OptUrl,
+  price: OptText,
+  created_at: Timestamp,
+});
+
+/** A POI entry of a list. */
+export const ListItem = v.object({ poi_id: Id, note: OptText });
+
+/** A curated list; only verified lists are public. */
+export const List = v.object({
+  id: Id,
+  map_id: Id,
+  name: Text,
+  description: OptText,
+  verified: v.boolean(),
+  cover_image_url: OptUrl,
+  created_at: Timestamp,
+  items: v.array(ListItem),
+});
+
+/** A link from one POI to another; universal when `list_id` is null. */
+export const Association = v.object({
+  id: Id,
+  poi_id: Id,
+  associated_poi_id: Id,
+  mutual: v.boolean(),
+  list_id: v.nullable(Id),
+  label: OptText,
+  sort_order: SortOrder,
+  created_at: Timestamp,
+});
+
+/** An account session, stored only as the SHA-256 of its bearer token. */
+export const Session = v.object({
+  token_sha256: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'must be a lowercase hex SHA-256')),
+  account_id: Id,
+  expires_at: Timestamp,
+  saved_event_ids: v.array(Id),
+});
+
+/** A whole content bundle: everything the service serves. */
+export const Bundle = v.object({
+  format: v.literal(BUNDLE_FORMAT, `must be "${BUNDLE_FORMAT}"`),
+  generated_at: v.optional(Timestamp),
+  publishers: v.array(Publisher),
+  maps: v.array(Map),
+  icons: v.array(Icon),
+  categories: v.array(Category),
+  markers: v.array(Marker),
+  paths: v.array(Path),
+  polygons: v.array(Polygon),
+  events: v.array(Event),
+  lists: v.array(List),
+  associations: v.array(Association),
+  sessions: v.array(Session),
+});
+
+export type BundleT = v.InferOutput<typeof Bundle>;
+export type PublisherT = v.InferOutput<typeof Publisher>;
+export type MapT = v.InferOutput<typeof Map>;
+export type IconT = v.InferOutput<typeof Icon>;
+export type CategoryT = v.InferOutput<typeof Category>;
+export type MarkerT = v.InferOutput<typeof Marker>;
+export type PathT = v.InferOutput<typeof Path>;
+export type PolygonT = v.InferOutput<typeof Polygon>;
+export type EventT = v.InferOutput<typeof Event>;
+export type ListT = v.InferOutput<typeof List>;
+export type AssociationT = v.InferOutput<typeof Association>;
+export type SessionT = v.InferOutput<typeof Session>;

@@ -1,0 +1,85 @@
+/**
+ * Event search over one map: time window, types, tags and the KDBush spatial filters, with keyset
+ * paging. The full match list of a filter set is computed once and cached on the map's view (one
+ * view per content version, so a new bundle starts with an empty cache); every page, and `total`,
+ * then costs a binary search and a slice.
+ */
+import type { Bbox, Near } from '../geo/point-index.ts';
+import type { EventEntry, MapView } from './read-model.ts';
+
+/** A resolved event filter. */
+export interface EventFilter {
+  fromMs: number;
+  toMs: number;
+  types: string[] | null; // lowercase
+  tags: string[] | null; // lowercase
+  bbox: Bbox | null;
+  near: Near | null;
+}
+
+/** Filter sets whose match lists are kept per map. */
+export const MATCH_CACHE_SIZE = 256;
+
+/** A canonical string for a filter set: equal filters, equal keys. */
+export function filterKey(mapId: string, f: EventFilter): string {
+  return JSON.stringify([mapId, f.fromMs, f.toMs, f.types, f.tags,
+    f.bbox && [f.bbox.west, f.bbox.south, f.bbox.east, f.bbox.north], f.near && [f.near.lat, f.near.lng, f.near.radiusM]]);
+}
+
+/** True when the event overlaps [from, to]: starts_at <= to and ends_at >= from. */
+export function overlaps(e: EventEntry, fromMs: number, toMs: number): boolean {
+  return e.startMs <= toMs && e.endMs >= fromMs;
+}
+
+/** Positions (in `map.events`) of every event matching the filter, in keyset order; cached. */
+export function findMatches(map: MapView, f: EventFilter): Int32Array {
+  const key = filterKey(map.id, f);
+  const cached = map.matchCache.get(key);
+  if (cached) {
+    // Re-insert to keep the Map in least-recently-used order.
+    map.matchCache.delete(key);
+    map.matchCache.set(key, cached);
+    return cached;
+  }
+  let spatial: Uint8Array | null = null;
+  if (f.bbox) spatial = map.eventIndex.ownersInBbox(f.bbox);
+  if (f.near) {
+    const near = map.eventIndex.ownersNear(f.near);
+    if (spatial) for (let i = 0; i < near.length; i++) spatial[i] &= near[i];
+    else spatial = near;
+  }
+  const types = f.types && new Set(f.types);
+  const out: number[] = [];
+  const events = map.events;
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i];
+    // Events are sorted by start, so none after this one can start by `to`.
+    if (e.startMs > f.toMs) break;
+    if (e.endMs < f.fromMs) continue;
+    if (spatial && !spatial[i]) continue;
+    if (types && !types.has(e.type)) continue;
+    if (f.tags && !f.tags.some((t) => e.tags.has(t))) continue;
+    out.push(i);
+  }
+  const matches = Int32Array.from(out);
+  map.matchCache.set(key, matches);
+  if (map.matchCache.size > MATCH_CACHE_SIZE) map.matchCache.delete(map.matchCache.keys().next().value!);
+  return matches;
+}
+
+/** Keyset order: starts_at, then id. */
+function after(e: EventEntry, startMs: number, id: string): boolean {
+  return e.startMs > startMs || (e.startMs === startMs && e.id > id);
+}
+
+/** Index in `matches` of the first event strictly after the keyset position (binary search). */
+export function seekAfter(map: MapView, matches: Int32Array, startMs: number, id: string): number {
+  let lo = 0;
+  let hi = matches.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (after(map.events[matches[mid]], startMs, id)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}

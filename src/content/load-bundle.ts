@@ -1,0 +1,57 @@
+/**
+ * Loading a validated bundle into PGlite: everything in one transaction, so a failed load leaves the
+ * previous content in place and nothing half-loaded is ever read.
+ */
+import type { Db } from '../db/pglite.ts';
+import { INSERT, TABLES } from '../db/schema.ts';
+import type { BundleT } from './bundle-schema.ts';
+
+const lc = (id: string) => id.toLowerCase();
+
+/** Replaces all content in the database with `bundle`, atomically. */
+export async function loadBundle(db: Db, bundle: BundleT, checksum: string): Promise<void> {
+  const versionsOf = new Map(bundle.maps.map((m) => [lc(m.id), m.versions.map((ver) => lc(ver.id))]));
+  // "version_ids omitted" means every version of the item's map: materialise it so queries stay simple.
+  const itemVersions: { item_id: string; version_id: string }[] = [];
+  const addVersions = (item: { id: string; map_id: string; version_ids?: string[] }) => {
+    for (const ver of item.version_ids ?? versionsOf.get(lc(item.map_id)) ?? []) {
+      itemVersions.push({ item_id: lc(item.id), version_id: lc(ver) });
+    }
+  };
+  const pois = [
+    ...bundle.markers.map((doc) => ({ doc, poi_type: 'marker' })),
+    ...bundle.paths.map((doc) => ({ doc, poi_type: 'path' })),
+    ...bundle.polygons.map((doc) => ({ doc, poi_type: 'polygon' })),
+  ];
+  bundle.categories.forEach(addVersions);
+  pois.forEach((p) => addVersions(p.doc));
+
+  const rows: Record<keyof typeof INSERT, unknown[]> = {
+    content_meta: [{ key: 'checksum', value: checksum }, { key: 'format', value: bundle.format }],
+    publishers: bundle.publishers.map((doc) => ({ id: doc.id, doc })),
+    maps: bundle.maps.map((doc) => ({ id: doc.id, publisher_id: doc.publisher_id, enabled: doc.enabled,
+      current_version_id: doc.current_version_id, doc })),
+    map_versions: bundle.maps.flatMap((m) => m.versions.map((doc) => ({ id: doc.id, map_id: m.id, status: doc.status, doc }))),
+    icons: bundle.icons.map((doc) => ({ id: doc.id, doc })),
+    categories: bundle.categories.map((doc) => ({ id: doc.id, map_id: doc.map_id, parent_id: doc.parent_id, kind: doc.kind, doc })),
+    pois: pois.map(({ doc, poi_type }) => ({ id: doc.id, map_id: doc.map_id, poi_type, doc })),
+    item_versions: itemVersions,
+    poi_categories: pois.flatMap(({ doc }) => [...new Set(doc.category_ids.map(lc))].map((c) => ({ poi_id: doc.id, category_id: c }))),
+    events: bundle.events.map((doc) => ({ id: doc.id, map_id: doc.map_id, event_type: doc.event_type, tags: doc.tags,
+      starts_at: doc.starts_at, ends_at: doc.ends_at, doc })),
+    event_anchors: bundle.events.flatMap((e) => [...new Set(e.poi_ids.map(lc))].map((poi_id, ord) => ({ event_id: e.id, poi_id, ord }))),
+    lists: bundle.lists.map((doc) => ({ id: doc.id, map_id: doc.map_id, verified: doc.verified, doc })),
+    associations: bundle.associations.map((doc) => ({ id: doc.id, poi_id: doc.poi_id, associated_poi_id: doc.associated_poi_id,
+      list_id: doc.list_id, doc })),
+    sessions: bundle.sessions.map((s) => ({ token_sha256: s.token_sha256, account_id: s.account_id, expires_at: s.expires_at })),
+    saved_events: bundle.sessions.flatMap((s) => s.saved_event_ids.map((event_id) => ({ account_id: s.account_id, event_id }))),
+  };
+
+  await db.transaction(async (tx) => {
+    await tx.exec(`TRUNCATE ${[...TABLES].reverse().join(', ')}`);
+    for (const table of TABLES) {
+      const list = rows[table];
+      if (list.length > 0) await tx.query(INSERT[table], [JSON.stringify(list)]);
+    }
+  });
+}

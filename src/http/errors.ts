@@ -1,0 +1,57 @@
+/**
+ * Errors as values: handlers throw HttpError, and `problemResponse` is the one place that turns an
+ * error into RFC 9457 problem+json.
+ */
+
+/** One offending request parameter. */
+export interface ParamError {
+  name: string;
+  in: 'query' | 'path' | 'header';
+  reason: string;
+}
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
+  414: 'URI Too Long', 500: 'Internal Server Error', 503: 'Service Unavailable',
+};
+
+/** An error with an HTTP status, turned into problem+json by `problemResponse`. */
+export class HttpError extends Error {
+  readonly status: number;
+  readonly errors?: ParamError[];
+  readonly headers?: Record<string, string>;
+  constructor(status: number, detail: string, options: { errors?: ParamError[]; headers?: Record<string, string> } = {}) {
+    super(detail);
+    this.name = 'HttpError';
+    this.status = status;
+    this.errors = options.errors;
+    this.headers = options.headers;
+  }
+}
+
+/** A 400 naming every bad parameter at once. */
+export function invalidParams(errors: ParamError[]): HttpError {
+  const detail = errors.map((e) => `${e.name} ${e.reason}`).join('; ');
+  return new HttpError(400, `Invalid request parameters: ${detail}.`, { errors });
+}
+
+/** A 404 for a resource that does not exist (or is not public). */
+export function notFound(what: string): HttpError {
+  return new HttpError(404, `${what} was not found.`);
+}
+
+/** Builds the problem+json response for an HttpError. */
+export function problemResponse(err: HttpError, instance: string): Response {
+  const body: Record<string, unknown> = {
+    type: 'about:blank',
+    title: TITLES[err.status] ?? 'Error',
+    status: err.status,
+    detail: err.message,
+    instance,
+  };
+  if (err.errors) body.errors = err.errors;
+  return new Response(JSON.stringify(body), {
+    status: err.status,
+    headers: { 'content-type': 'application/problem+json; charset=utf-8', ...err.headers },
+  });
+}

@@ -1,0 +1,114 @@
+/**
+ * The OpenAPI 3.1 document, generated from the route declarations and their valibot schemas, so the
+ * document cannot drift from what the routes validate and return.
+ */
+import { toJsonSchema } from '@valibot/to-json-schema';
+import type * as v from 'valibot';
+import { CategoryNode } from '../routes/schemas.ts';
+import type { RouteSpec } from './route.ts';
+import { JSON_TYPE } from './respond.ts';
+
+/** The API's own version, reported in the document. */
+export const API_VERSION = '1.0.0';
+
+type JsonSchema = Record<string, unknown>;
+
+/** Converts a valibot schema to JSON Schema; transforms (parsing steps) are ignored, only the input shape is described. */
+function toSchema(schema: v.GenericSchema): JsonSchema {
+  const out = convert(schema);
+  // Shared definitions live under components; rewrite the refs and drop the per-schema copies.
+  delete out.$schema;
+  delete out.$defs;
+  return JSON.parse(JSON.stringify(out).replaceAll('"#/$defs/', '"#/components/schemas/'));
+}
+
+function convert(schema: v.GenericSchema): JsonSchema {
+  return toJsonSchema(schema, { errorMode: 'ignore', target: 'draft-2020-12', definitions: { CategoryNode } }) as JsonSchema;
+}
+
+/** The recursive category node, as a shared component. */
+function categoryNodeComponent(): JsonSchema {
+  const defs = convert(CategoryNode).$defs as Record<string, JsonSchema>;
+  return JSON.parse(JSON.stringify(defs.CategoryNode).replaceAll('"#/$defs/', '"#/components/schemas/'));
+}
+
+const PROBLEM: JsonSchema = {
+  type: 'object',
+  description: 'RFC 9457 problem details',
+  required: ['type', 'title', 'status', 'detail', 'instance'],
+  properties: {
+    type: { type: 'string' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    instance: { type: 'string' },
+    errors: {
+      type: 'array',
+      description: 'Every offending parameter (400 only)',
+      items: {
+        type: 'object', required: ['name', 'in', 'reason'],
+        properties: { name: { type: 'string' }, in: { enum: ['query', 'path', 'header'] }, reason: { type: 'string' } },
+      },
+    },
+  },
+};
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'Invalid parameters; `errors` names each one',
+  401: 'Invalid or expired account-session token',
+  403: 'Asked for lists that are not public',
+  404: 'Not found, not part of the given map, or not public',
+};
+
+function parameters(entries: v.ObjectEntries, where: 'path' | 'query') {
+  return Object.entries(entries).map(([name, schema]) => {
+    const json = toSchema(schema as v.GenericSchema);
+    const { description, ...rest } = json;
+    return {
+      name, in: where, required: where === 'path' || (schema as { type: string }).type !== 'optional',
+      ...(description ? { description } : {}), schema: rest,
+    };
+  });
+}
+
+/** Builds the whole document for `routes` mounted under `basePath`. */
+export function buildOpenApi(routes: readonly RouteSpec[], basePath: string): JsonSchema {
+  const paths: Record<string, JsonSchema> = {};
+  for (const r of routes) {
+    const responses: Record<string, unknown> = {
+      200: {
+        description: 'OK',
+        content: { [(r.contentType ?? JSON_TYPE).split(';')[0]]: { schema: toSchema(r.response) } },
+      },
+    };
+    const hasParams = Object.keys(r.pathParams).length + Object.keys(r.query).length > 0;
+    for (const status of [...(hasParams ? [400] : []), ...r.errors]) {
+      responses[status] = {
+        description: ERROR_TEXT[status] ?? 'Error',
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+      };
+    }
+    paths[r.path.replace(/:(\w+)/g, '{$1}')] = {
+      get: {
+        operationId: r.operationId, summary: r.summary, ...(r.description ? { description: r.description } : {}), tags: [r.tag],
+        parameters: [...parameters(r.pathParams, 'path'), ...parameters(r.query, 'query')],
+        responses,
+      },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Destination Map Content Service: Read API',
+      version: API_VERSION,
+      description: 'Read-only API for published destination maps. Every route also answers HEAD, and OPTIONS for CORS ' +
+        'preflight; other methods get 405. Errors are application/problem+json.',
+    },
+    servers: [{ url: basePath === '' ? '/' : basePath }],
+    paths,
+    components: {
+      schemas: { Problem: PROBLEM, CategoryNode: categoryNodeComponent() },
+      securitySchemes: { accountSession: { type: 'http', scheme: 'bearer', description: 'Account session token (GET /events/:id only)' } },
+    },
+  };
+}

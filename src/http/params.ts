@@ -1,0 +1,198 @@
+/**
+ * Shared valibot pieces for path and query parameters. Each turns the raw string (or undefined) into
+ * a typed value, or fails with a reason that reads after the parameter's name ("limit must be ...").
+ */
+import * as v from 'valibot';
+import type { Bbox, Near } from '../geo/point-index.ts';
+
+/** Canonical 8-4-4-4-12 hex form, any letter case. */
+export const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+/** At most this many items in one comma-separated parameter. */
+export const MAX_LIST_ITEMS = 100;
+
+const UUID_REASON = 'must be a UUID in the 8-4-4-4-12 hex form';
+const REQUIRED = 'is required';
+
+/** A required UUID, emitted lowercase. */
+export function uuid(description: string) {
+  return v.pipe(v.string(REQUIRED), v.regex(UUID_RE, UUID_REASON), v.toLowerCase(), v.description(description));
+}
+
+/** An optional UUID. */
+export function optionalUuid(description: string) {
+  return v.optional(uuid(description));
+}
+
+/** A section flag: `true` asks for it, `false` or absence does not, anything else is an error. */
+export function flag(description: string) {
+  return v.optional(
+    v.pipe(v.picklist(['true', 'false'], 'must be true or false'), v.transform((s) => s === 'true'), v.description(description)),
+    'false',
+  );
+}
+
+function intSchema(min: number, max: number, description: string) {
+  const reason = `must be an integer from ${min} to ${max}`;
+  return v.pipe(
+    v.string(),
+    v.regex(/^-?\d+$/, reason),
+    v.transform(Number),
+    v.minValue(min, reason),
+    v.maxValue(max, reason),
+    v.description(description),
+  );
+}
+
+/** A base-10 integer in [min, max], `fallback` when absent. */
+export function int(min: number, max: number, fallback: number, description: string) {
+  return v.optional(intSchema(min, max, description), String(fallback));
+}
+
+/** An optional base-10 integer in [min, max]. */
+export function optionalInt(min: number, max: number, description: string) {
+  return v.optional(intSchema(min, max, description));
+}
+
+const DATE_TIME_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(?:([Zz])|([+\- ])(\d{2}):(\d{2})))?$/;
+const LOCAL_TIME_RE = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+
+/**
+ * Parses an RFC 3339 date-time with `Z` or an offset, or a date alone (00:00 UTC that day), to epoch ms.
+ * A space where the offset sign belongs is read as `+`, since an unencoded `+` arrives as a space.
+ */
+export function parseTimestamp(s: string): number | null {
+  const m = DATE_TIME_RE.exec(s);
+  if (!m) return null;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth) return null;
+  if (m[4] === undefined) return Date.UTC(year, month - 1, day);
+  const [h, min, sec] = [Number(m[4]), Number(m[5]), Number(m[6])];
+  if (h > 23 || min > 59 || sec > 59) return null;
+  const ms = m[7] ? Math.floor(Number(`0${m[7]}`) * 1000) : 0;
+  let offsetMin = 0;
+  if (!m[8]) {
+    const [oh, om] = [Number(m[10]), Number(m[11])];
+    if (oh > 23 || om > 59) return null;
+    offsetMin = (m[9] === '-' ? -1 : 1) * (oh * 60 + om);
+  }
+  return Date.UTC(year, month - 1, day, h, min, sec, ms) - offsetMin * 60_000;
+}
+
+/** An optional RFC 3339 timestamp, parsed to epoch milliseconds. */
+export function timestamp(description: string) {
+  return v.optional(
+    v.pipe(
+      v.string(),
+      v.check((s) => parseTimestamp(s) !== null, (issue) => LOCAL_TIME_RE.test(String(issue.input))
+        ? 'has no time zone offset; add Z or an offset such as +01:00'
+        : 'must be an RFC 3339 date-time with Z or an offset (2026-12-24T18:00:00Z), or a date (2026-12-24)'),
+      v.transform((s) => parseTimestamp(s)!),
+      v.description(description),
+    ),
+  );
+}
+
+/** Splits a comma list: spaces trimmed, empty items dropped, repeats collapsed in first-seen order. */
+export function splitList(s: string): string[] {
+  return [...new Set(s.split(',').map((x) => x.trim()).filter((x) => x.length > 0))];
+}
+
+/** A required comma-separated list of UUIDs (lowercased, at least one). */
+export function uuidList(description: string) {
+  return v.pipe(
+    v.string(REQUIRED),
+    v.transform(splitList),
+    v.check((xs) => xs.length > 0, 'must list at least one UUID'),
+    v.check((xs) => xs.length <= MAX_LIST_ITEMS, `must have at most ${MAX_LIST_ITEMS} items`),
+    v.check((xs) => xs.every((x) => UUID_RE.test(x)), (issue) => {
+      const bad = (issue.input as string[]).find((x) => !UUID_RE.test(x));
+      return `must be a comma-separated list of UUIDs; "${bad}" is not one`;
+    }),
+    v.transform((xs) => [...new Set(xs.map((x) => x.toLowerCase()))]),
+    v.description(description),
+  );
+}
+
+/** An optional comma-separated list of free-text values, compared case-insensitively. */
+export function textList(description: string) {
+  return v.optional(v.pipe(
+    v.string(),
+    v.transform(splitList),
+    v.check((xs) => xs.length <= MAX_LIST_ITEMS, `must have at most ${MAX_LIST_ITEMS} items`),
+    v.transform((xs) => [...new Set(xs.map((x) => x.toLowerCase()))]),
+    v.description(description),
+  ));
+}
+
+const NUMBER_RE = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
+
+function parseNumbers(s: string, count: number): number[] | null {
+  const parts = s.split(',').map((x) => x.trim());
+  if (parts.length !== count || !parts.every((x) => NUMBER_RE.test(x))) return null;
+  return parts.map(Number);
+}
+
+/** Why a bbox string is invalid, or null when it is valid. */
+export function bboxProblem(s: string): string | null {
+  const n = parseNumbers(s, 4);
+  if (!n) return 'must be four numbers: west,south,east,north';
+  const [w, so, e, no] = n;
+  if ([w, e].some((x) => x < -180 || x > 180)) return 'longitudes (west, east) must be within [-180, 180]';
+  if ([so, no].some((x) => x < -90 || x > 90)) return 'latitudes (south, north) must be within [-90, 90]';
+  if (so > no) return 'south must not be greater than north';
+  return null;
+}
+
+/** An optional `west,south,east,north` box; `west > east` crosses the antimeridian. */
+export function bbox(description: string) {
+  return v.optional(v.pipe(
+    v.string(),
+    v.check((s) => bboxProblem(s) === null, (issue) => bboxProblem(String(issue.input))!),
+    v.transform((s): Bbox => {
+      const [west, south, east, north] = parseNumbers(s, 4)!;
+      return { west, south, east, north };
+    }),
+    v.description(description),
+  ));
+}
+
+/** Why a near string is invalid, or null when it is valid. */
+export function nearProblem(s: string): string | null {
+  const n = parseNumbers(s, 2);
+  if (!n) return 'must be two numbers: lat,lng (latitude first)';
+  if (n[0] < -90 || n[0] > 90) return 'latitude must be within [-90, 90]';
+  if (n[1] < -180 || n[1] > 180) return 'longitude must be within [-180, 180]';
+  return null;
+}
+
+/** An optional `lat,lng` point. */
+export function near(description: string) {
+  return v.optional(v.pipe(
+    v.string(),
+    v.check((s) => nearProblem(s) === null, (issue) => nearProblem(String(issue.input))!),
+    v.transform((s): Omit<Near, 'radiusM'> => {
+      const [lat, lng] = parseNumbers(s, 2)!;
+      return { lat, lng };
+    }),
+    v.description(description),
+  ));
+}
+
+/** An optional decimal coordinate within [min, max] (publisher maps' lat and lng). */
+export function coordinate(min: number, max: number, description: string) {
+  const reason = `must be a number from ${min} to ${max}`;
+  return v.optional(v.pipe(
+    v.string(),
+    v.regex(NUMBER_RE, reason),
+    v.transform(Number),
+    v.minValue(min, reason),
+    v.maxValue(max, reason),
+    v.description(description),
+  ));
+}
+
+/** An optional value from a fixed set. */
+export function oneOf<const T extends readonly [string, ...string[]]>(values: T, description: string) {
+  return v.optional(v.pipe(v.picklist(values, `must be one of ${values.join(', ')}`), v.description(description)));
+}

@@ -1,0 +1,106 @@
+/**
+ * Route declarations. One declaration holds the path, the valibot schemas of its path and query
+ * parameters and of its response, and the handler; the router, the 400s, the OpenAPI document and
+ * the test-time response checks are all derived from it.
+ */
+import * as v from 'valibot';
+import type { ContentStore } from '../content/store.ts';
+import type { ReadModel } from '../content/read-model.ts';
+import { invalidParams, type ParamError } from './errors.ts';
+
+type Entries = v.ObjectEntries;
+/** The typed output of a set of parameter schemas. */
+export type ParamsOf<E extends Entries> = v.InferOutput<v.ObjectSchema<E, undefined>>;
+
+/** What a handler gets. */
+export interface RouteContext<P, Q> {
+  req: Request;
+  params: P;
+  query: Q;
+  model: ReadModel;
+  store: ContentStore;
+  now: Date;
+  /** The base path the routes are mounted under ('' for the root). */
+  basePath: string;
+}
+
+/** A body with extra response headers (for example `Cache-Control: private`). */
+export class Reply {
+  readonly body: unknown;
+  readonly headers: Record<string, string>;
+  constructor(body: unknown, headers: Record<string, string>) {
+    this.body = body;
+    this.headers = headers;
+  }
+}
+
+/** One GET route. */
+export interface RouteSpec<P extends Entries = Entries, Q extends Entries = Entries> {
+  /** itty-router path, relative to the base path: `/maps/:map_id`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  /** OpenAPI tag (resource family). */
+  tag: string;
+  pathParams: P;
+  query: Q;
+  /** Checks across parameters; each check skips parameters already reported bad. */
+  crossCheck?: (query: Partial<ParamsOf<Q>>, bad: Set<string>) => ParamError[];
+  /** Schema of the 200 body. */
+  response: v.GenericSchema;
+  /** Default `application/json; charset=utf-8`. */
+  contentType?: string;
+  /** Error statuses the route can answer besides 400 (listed in OpenAPI). */
+  errors: number[];
+  handle(ctx: RouteContext<ParamsOf<P>, ParamsOf<Q>>): unknown | Promise<unknown>;
+}
+
+/** Declares a route with full typing of its parameters. */
+export function defineRoute<P extends Entries, Q extends Entries>(spec: RouteSpec<P, Q>): RouteSpec<P, Q> {
+  return spec;
+}
+
+/** Parses each parameter on its own (skipping those already in `bad`), so one 400 can name every bad one. */
+function parseEntries(entries: Entries, raw: (name: string) => string | undefined, where: 'path' | 'query',
+  errors: ParamError[], bad: Set<string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(entries)) {
+    if (bad.has(name)) continue;
+    const result = v.safeParse(schema, raw(name));
+    if (result.success) out[name] = result.output;
+    else {
+      errors.push({ name, in: where, reason: result.issues[0].message });
+      bad.add(name);
+    }
+  }
+  return out;
+}
+
+/** Parses and validates path and query parameters; throws a 400 naming every bad one. */
+export function parseParams<P extends Entries, Q extends Entries>(spec: RouteSpec<P, Q>, pathParams: Record<string, string>,
+  search: URLSearchParams): { params: ParamsOf<P>; query: ParamsOf<Q> } {
+  const errors: ParamError[] = [];
+  const bad = new Set<string>();
+  const params = parseEntries(spec.pathParams, (name) => safeDecode(pathParams[name]), 'path', errors, bad);
+  // Repeats of a declared parameter are ambiguous; repeats of unknown ones are ignored like the rest of them.
+  for (const name of Object.keys(spec.query)) {
+    if (search.getAll(name).length > 1) {
+      errors.push({ name, in: 'query', reason: 'must be given at most once (put list items in one comma-separated value)' });
+      bad.add(name);
+    }
+  }
+  const query = parseEntries(spec.query, (name) => search.get(name) ?? undefined, 'query', errors, bad);
+  if (spec.crossCheck) errors.push(...spec.crossCheck(query as Partial<ParamsOf<Q>>, bad));
+  if (errors.length > 0) throw invalidParams(errors);
+  return { params: params as ParamsOf<P>, query: query as ParamsOf<Q> };
+}
+
+function safeDecode(s: string | undefined): string | undefined {
+  if (s === undefined) return undefined;
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}

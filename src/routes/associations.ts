@@ -1,0 +1,58 @@
+/**
+ * POI associations: GET /poi-associations/:poi_id and the batch GET /poi-associations.
+ */
+import * as v from 'valibot';
+import { compareAssociations, type AssociationRecord } from '../content/read-model.ts';
+import { notFound } from '../http/errors.ts';
+import { flag, optionalUuid, uuid, uuidList } from '../http/params.ts';
+import { defineRoute } from '../http/route.ts';
+import { AssociationSchema, PoiTypeSchema, Uuid } from './schemas.ts';
+
+/** GET /poi-associations/:poi_id */
+export const getPoiAssociations = defineRoute({
+  path: '/poi-associations/:poi_id',
+  operationId: 'getPoiAssociations',
+  summary: 'Universal associations of one POI',
+  description: 'Associations where the POI is the source and no list scopes them, ordered by sort_order, then created_at, then id.',
+  tag: 'Associations',
+  pathParams: { poi_id: uuid('Marker, path or polygon UUID') },
+  query: {},
+  response: v.strictObject({ poi_id: Uuid, poi_type: PoiTypeSchema, associations: v.array(AssociationSchema) }),
+  errors: [404],
+  handle({ params, model }) {
+    const poi = model.pois.get(params.poi_id);
+    if (!poi) throw notFound(`POI ${params.poi_id}`);
+    const associations = (model.associationsFrom.get(poi.record.id) ?? []).filter((a) => a.list_id === null);
+    return { poi_id: poi.record.id, poi_type: poi.record.type, associations };
+  },
+});
+
+/** GET /poi-associations */
+export const batchPoiAssociations = defineRoute({
+  path: '/poi-associations',
+  operationId: 'batchPoiAssociations',
+  summary: 'Associations grouped by each requested POI',
+  description: 'Every requested id is a key, in request order; an unknown or non-public POI maps to an empty array. ' +
+    'Universal associations always; with list_id also those visible from that (verified) list; with include_reverse=true ' +
+    'also mutual associations where the requested POI is the associated one (direction "reverse").',
+  tag: 'Associations',
+  pathParams: {},
+  query: {
+    poi_ids: uuidList('Comma-separated marker, path or polygon UUIDs (at most 100)'),
+    list_id: optionalUuid('List UUID; also includes associations visible from this list'),
+    include_reverse: flag('`true` also returns mutual associations where a requested POI is the associated POI'),
+  },
+  response: v.pipe(v.record(Uuid, v.array(AssociationSchema)), v.description('Requested POI id -> its associations')),
+  errors: [404],
+  handle({ query, model }) {
+    if (query.list_id !== undefined && !model.lists.has(query.list_id)) throw notFound(`List ${query.list_id}`);
+    const visible = (a: AssociationRecord) => a.list_id === null || a.list_id === query.list_id;
+    const body: Record<string, AssociationRecord[]> = {};
+    for (const id of query.poi_ids) {
+      const out = (model.associationsFrom.get(id) ?? []).filter(visible);
+      if (query.include_reverse) out.push(...(model.associationsTo.get(id) ?? []).filter(visible));
+      body[id] = out.sort(compareAssociations);
+    }
+    return body;
+  },
+});

@@ -1,0 +1,168 @@
+/**
+ * Events: GET /events (filtered, cursor-paged), /events/upcoming-by-poi and /events/:id.
+ */
+import * as v from 'valibot';
+import { findMatches, seekAfter, filterKey, type EventFilter } from '../content/event-search.ts';
+import { sha256Hex } from '../content/store.ts';
+import { decodeCursor, encodeCursor, hashKey } from '../http/cursor.ts';
+import { HttpError, invalidParams, notFound, type ParamError } from '../http/errors.ts';
+import { bbox, int, near, optionalInt, textList, timestamp, uuid, uuidList } from '../http/params.ts';
+import { defineRoute, Reply } from '../http/route.ts';
+import { EventSchema, PoiRecordSchema, Uuid } from './schemas.ts';
+import { findMap } from './shared.ts';
+
+/** Default window length when `to` is omitted. */
+export const DEFAULT_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
+/** Default page size, and the largest. */
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 200;
+/** Default and largest radius for `near`, in metres. */
+export const DEFAULT_RADIUS_M = 10_000;
+export const MAX_RADIUS_M = 200_000;
+
+const BAD_CURSOR = 'is not a cursor this service issued; pass back next_cursor exactly as received';
+
+function checkWindowOrder(q: { from?: number; to?: number }, bad: Set<string>): ParamError[] {
+  if (q.from === undefined || q.to === undefined || bad.has('from') || bad.has('to')) return [];
+  return q.from > q.to ? [{ name: 'to', in: 'query', reason: 'must not be earlier than from' }] : [];
+}
+
+/** GET /events */
+export const listEvents = defineRoute({
+  path: '/events',
+  operationId: 'listEvents',
+  summary: 'Events of a map, filtered and cursor-paged',
+  description: 'An event matches the window when it overlaps it (starts_at <= to and ends_at >= from). ' +
+    'Spatial filters match when any anchor point (a marker\'s point, every vertex of a path or polygon) lies in the box ' +
+    'or within the radius; events with no anchored POI never match a spatial filter. Pages are ordered by starts_at, then id.',
+  tag: 'Events',
+  pathParams: {},
+  query: {
+    map_id: uuid('Map UUID'),
+    from: timestamp('Window start, RFC 3339 date-time with Z or an offset, or a date (00:00 UTC). Default: now'),
+    to: timestamp('Window end. Default: 30 days after from'),
+    event_types: textList('Comma-separated event types (any of them), case-insensitive'),
+    tags: textList('Comma-separated free-text tags (an event matches when it has any of them), case-insensitive'),
+    bbox: bbox('west,south,east,north in degrees; west > east crosses the antimeridian'),
+    near: near('lat,lng (latitude first); used with radius_m'),
+    radius_m: optionalInt(1, MAX_RADIUS_M, `Radius in metres for near, from 1 to ${MAX_RADIUS_M}. Default ${DEFAULT_RADIUS_M}`),
+    limit: int(1, MAX_LIMIT, DEFAULT_LIMIT, `Page size, 1 to ${MAX_LIMIT}. Default ${DEFAULT_LIMIT}`),
+    cursor: v.optional(v.pipe(v.string(), v.description('next_cursor from the previous page, bound to the same filters'))),
+  },
+  crossCheck(q, bad) {
+    const errors = checkWindowOrder(q, bad);
+    if (q.radius_m !== undefined && q.near === undefined && !bad.has('near')) {
+      errors.push({ name: 'radius_m', in: 'query', reason: 'requires near' });
+    }
+    return errors;
+  },
+  response: v.strictObject({
+    events: v.array(EventSchema),
+    next_cursor: v.pipe(v.nullable(v.string()), v.description('Pass as cursor for the next page; null on the last page')),
+    total: v.pipe(v.number(), v.description('Events matching the filters across all pages')),
+  }),
+  errors: [404],
+  handle({ query, model, now }) {
+    const map = findMap(model, query.map_id);
+    let fromMs = query.from;
+    let toMs = query.to;
+    const state = query.cursor === undefined ? null : decodeCursor(query.cursor);
+    if (query.cursor !== undefined && !state) throw invalidParams([{ name: 'cursor', in: 'query', reason: BAD_CURSOR }]);
+    // A defaulted window comes from the cursor, so "now" does not move between pages.
+    fromMs ??= state?.f ?? now.getTime();
+    toMs ??= state?.t ?? fromMs + DEFAULT_WINDOW_MS;
+    if (fromMs > toMs) {
+      throw invalidParams([{ name: 'to', in: 'query', reason: `must not be earlier than from (${new Date(fromMs).toISOString()})` }]);
+    }
+    const filter: EventFilter = {
+      fromMs, toMs, types: query.event_types ?? null, tags: query.tags ?? null, bbox: query.bbox ?? null,
+      near: query.near ? { ...query.near, radiusM: query.radius_m ?? DEFAULT_RADIUS_M } : null,
+    };
+    const key = hashKey(filterKey(map.id, filter));
+    if (state && state.k !== key) {
+      throw invalidParams([{ name: 'cursor', in: 'query', reason: 'belongs to a different set of filters; repeat the filters of the page it came from' }]);
+    }
+    const matches = findMatches(map, filter);
+    const first = state ? seekAfter(map, matches, state.s, state.i) : 0;
+    const page = matches.subarray(first, first + query.limit);
+    const last = page.length > 0 ? map.events[page[page.length - 1]] : null;
+    const more = first + page.length < matches.length;
+    return {
+      events: Array.from(page, (i) => map.events[i].summary),
+      next_cursor: more && last ? encodeCursor({ k: key, s: last.startMs, i: last.id, f: fromMs, t: toMs }) : null,
+      total: matches.length,
+    };
+  },
+});
+
+/** GET /events/upcoming-by-poi */
+export const upcomingByPoi = defineRoute({
+  path: '/events/upcoming-by-poi',
+  operationId: 'upcomingEventsByPoi',
+  summary: 'Upcoming events grouped by POI',
+  description: 'Every requested id is a key, in request order. An event is upcoming when it has not ended by `from` ' +
+    '(default now) and, when `to` is given, starts by `to`. An unknown or non-public POI maps to an empty array.',
+  tag: 'Events',
+  pathParams: {},
+  query: {
+    poi_ids: uuidList('Comma-separated marker, path or polygon UUIDs (at most 100)'),
+    from: timestamp('Window start. Default: now'),
+    to: timestamp('Window end. Default: none'),
+    limit_per_poi: int(1, 20, 5, 'Maximum events per POI, 1 to 20. Default 5'),
+  },
+  crossCheck: checkWindowOrder,
+  response: v.pipe(v.record(Uuid, v.array(EventSchema)), v.description('Requested POI id -> its upcoming events, by starts_at then id')),
+  errors: [],
+  handle({ query, model, now }) {
+    const fromMs = query.from ?? now.getTime();
+    const toMs = query.to ?? Infinity;
+    if (fromMs > toMs) throw invalidParams([{ name: 'to', in: 'query', reason: 'must not be earlier than from (default now)' }]);
+    const body: Record<string, unknown[]> = {};
+    for (const id of query.poi_ids) {
+      const out: unknown[] = [];
+      for (const e of model.eventsByPoi.get(id) ?? []) {
+        if (e.startMs > toMs || out.length >= query.limit_per_poi) break;
+        if (e.endMs >= fromMs) out.push(e.summary);
+      }
+      body[id] = out;
+    }
+    return body;
+  },
+});
+
+const BEARER_RE = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)$/i;
+
+/** GET /events/:id */
+export const getEvent = defineRoute({
+  path: '/events/:id',
+  operationId: 'getEvent',
+  summary: 'One event with all of its anchored POIs',
+  description: 'With `Authorization: Bearer <token>` of a valid account session the body adds `is_saved` and is ' +
+    '`Cache-Control: private`. An invalid or expired token gets 401.',
+  tag: 'Events',
+  pathParams: { id: uuid('Event UUID') },
+  query: {},
+  response: v.strictObject({
+    ...EventSchema.entries,
+    pois: v.pipe(v.array(PoiRecordSchema), v.description('Full records of the anchored POIs')),
+    is_saved: v.optional(v.pipe(v.boolean(), v.description('Only for account-session callers'))),
+  }),
+  errors: [401, 404],
+  async handle({ req, params, model, store, now }) {
+    const found = model.events.get(params.id);
+    if (!found) throw notFound(`Event ${params.id}`);
+    const { entry } = found;
+    const body: Record<string, unknown> = { ...entry.summary, pois: entry.poiIds.map((id) => model.pois.get(id)!.record) };
+    const auth = req.headers.get('authorization');
+    if (auth === null) return new Reply(body, { vary: 'Authorization' });
+    const token = BEARER_RE.exec(auth.trim())?.[1];
+    const session = token ? await store.lookupSession(await sha256Hex(token), entry.id, now) : null;
+    if (!session) {
+      throw new HttpError(401, 'The account session token is invalid or has expired.', {
+        headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
+      });
+    }
+    body.is_saved = session.is_saved;
+    return new Reply(body, { 'cache-control': 'private', vary: 'Authorization' });
+  },
+});

@@ -1,0 +1,26 @@
+/**
+ * Every route, in match order (a literal segment before a parameter: /events/upcoming-by-poi before /events/:id).
+ */
+import type { RouteSpec } from '../http/route.ts';
+import { batchPoiAssociations, getPoiAssociations } from './associations.ts';
+import { listCategoryItems, listIcons, tagsPoisOrders } from './categories.ts';
+import { getEvent, listEvents, upcomingByPoi } from './events.ts';
+import { getMapList, listMapLists } from './lists.ts';
+import { getMap, getMapContents, getMapDetails } from './maps.ts';
+import { openApiRoute } from './openapi.ts';
+import { listPoisByTag, poiCollections, poiKindRoutes, resolvePoi } from './pois.ts';
+import { getPublisher, getPublisherMaps } from './publishers.ts';
+
+/** The 27 endpoints of the read API. */
+export const apiRoutes: readonly RouteSpec[] = [
+  getMap, getMapDetails, getMapContents,
+  getPublisher, getPublisherMaps,
+  listEvents, upcomingByPoi, getEvent,
+  listPoisByTag, ...poiKindRoutes,
+  listCategoryItems, poiCollections, resolvePoi, listIcons, tagsPoisOrders,
+  getPoiAssociations, batchPoiAssociations,
+  listMapLists, getMapList,
+] as unknown as RouteSpec[];
+
+/** Everything the app serves: the API plus its OpenAPI document. */
+export const routes: readonly RouteSpec[] = [...apiRoutes, openApiRoute(apiRoutes)];

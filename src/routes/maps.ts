@@ -1,0 +1,167 @@
+/**
+ * Maps: GET /maps/:map_id (with its 13 optional sections), /maps/:map_id/details and /maps/:map_id/contents.
+ */
+import * as v from 'valibot';
+import type { CategoryRecord, MapView, ReadModel, VersionContent } from '../content/read-model.ts';
+import { notFound } from '../http/errors.ts';
+import { flag } from '../http/params.ts';
+import { defineRoute } from '../http/route.ts';
+import {
+  BrandingSchema, CategoryNode, type CategoryNodeT, CategorySchema, ContentBlockSchema, MarkerRecord, PathRecord,
+  PolygonRecord, PublisherSchema, Time, Uuid, VersionSchema,
+} from './schemas.ts';
+import { findMap, findVersion, mapIdPath, versionIdParam } from './shared.ts';
+
+/** The map's identity fields, present in every map body. */
+function mapIdentity(map: MapView, version: VersionContent) {
+  const d = map.doc;
+  const ver = map.versionDocs.get(version.id)!;
+  return {
+    id: d.id, publisher_id: d.publisher_id, name: d.name, slug: d.slug, enabled: true as const,
+    description: d.description ?? null, time_zone: d.time_zone, created_at: new Date(d.created_at).toISOString().replace('.000Z', 'Z'),
+    current_version_id: map.currentVersionId,
+    version: { id: ver.id, name: ver.name, status: 'published' as const,
+      published_at: ver.published_at ? new Date(ver.published_at).toISOString().replace('.000Z', 'Z') : null, notes: ver.notes ?? null },
+    branding: d.branding,
+  };
+}
+
+/** Builds the category tree of a version; `keep` prunes items, `sort` orders siblings, `counts` adds POI counts. */
+export function categoryTree(version: VersionContent, options: {
+  sort?: (a: CategoryRecord, b: CategoryRecord) => number; counts?: boolean; keep?: (c: CategoryRecord) => boolean;
+} = {}): CategoryNodeT[] {
+  const build = (parent: string | null): CategoryNodeT[] => {
+    const kids = (version.children.get(parent) ?? []).filter((c) => !options.keep || options.keep(c));
+    if (options.sort) kids.sort(options.sort);
+    return kids.map((c) => ({
+      ...c,
+      ...(options.counts ? { count: version.subtreePois.get(c.id)!.size } : {}),
+      children: build(c.id),
+    }));
+  };
+  return build(null);
+}
+
+/** POI counts of every category and tag of a version. */
+export function tagCounts(version: VersionContent) {
+  return version.categories.map((c) => ({ id: c.id, kind: c.kind, count: version.subtreePois.get(c.id)!.size }));
+}
+
+const SECTIONS = {
+  info: 'Map information: summary, languages, website, season',
+  all_categories: 'Every category and tag of the version, flat, in custom order',
+  categories: 'The category tree, pruned to items with at least one POI in the version',
+  markers: 'Markers of the version',
+  paths: 'Paths of the version',
+  polygons: 'Polygons of the version',
+  publisher: 'The publisher that maintains the map',
+  map_data: 'Centre, zoom levels, bounds and basemap',
+  contact: 'Contact data',
+  map_sponsors: 'Sponsors credited on the map',
+  tag_counts: 'POI count of every category and tag in the version',
+  contents: 'Content blocks, in their sort order',
+} as const;
+
+const MapBody = v.strictObject({
+  id: Uuid, publisher_id: Uuid, name: v.string(), slug: v.string(), enabled: v.literal(true), description: v.nullable(v.string()),
+  time_zone: v.string(), created_at: Time, current_version_id: Uuid,
+  version: v.pipe(VersionSchema, v.description('The version the versioned sections come from')),
+  branding: BrandingSchema,
+  info: v.optional(v.object({ summary: v.optional(v.string()), languages: v.optional(v.array(v.string())), website: v.optional(v.string()), opening_season: v.optional(v.string()) })),
+  all_categories: v.optional(v.array(CategorySchema)),
+  categories: v.optional(v.array(CategoryNode)),
+  markers: v.optional(v.array(MarkerRecord)),
+  paths: v.optional(v.array(PathRecord)),
+  polygons: v.optional(v.array(PolygonRecord)),
+  publisher: v.optional(PublisherSchema),
+  map_data: v.optional(v.object({ center: v.object({ lat: v.number(), lng: v.number() }), zoom: v.number(), min_zoom: v.optional(v.number()), max_zoom: v.optional(v.number()), bounds: v.optional(v.array(v.number())), basemap_url: v.optional(v.string()) })),
+  contact: v.optional(v.object({ email: v.optional(v.string()), phone: v.optional(v.string()), website: v.optional(v.string()), address: v.optional(v.string()), social: v.optional(v.record(v.string(), v.string())) })),
+  map_sponsors: v.optional(v.array(v.object({ name: v.string(), url: v.optional(v.string()), logo_url: v.optional(v.string()), tier: v.optional(v.string()) }))),
+  tag_counts: v.optional(v.array(v.strictObject({ id: Uuid, kind: v.picklist(['category', 'tag']), count: v.number() }))),
+  contents: v.optional(v.array(ContentBlockSchema)),
+});
+
+const flags = Object.fromEntries(Object.entries(SECTIONS).map(([name, what]) => [name, flag(`\`true\` includes: ${what}`)])) as
+  { [K in keyof typeof SECTIONS]: ReturnType<typeof flag> };
+
+/** GET /maps/:map_id */
+export const getMap = defineRoute({
+  path: '/maps/:map_id',
+  operationId: 'getMap',
+  summary: 'A map plus the requested sections',
+  description: 'Each section flag set to `true` adds that section; versioned sections (categories, POIs, tag counts) come from `version_id` or the current version.',
+  tag: 'Maps',
+  pathParams: mapIdPath,
+  query: { ...flags, version_id: versionIdParam },
+  response: MapBody,
+  errors: [404],
+  handle({ params, query, model }) {
+    const map = findMap(model, params.map_id);
+    const version = findVersion(map, query.version_id);
+    const d = map.doc;
+    const body: Record<string, unknown> = mapIdentity(map, version);
+    if (query.info) body.info = d.info;
+    if (query.all_categories) body.all_categories = version.categories;
+    if (query.categories) body.categories = categoryTree(version, { keep: (c) => version.subtreePois.get(c.id)!.size > 0 });
+    if (query.markers) body.markers = version.markers;
+    if (query.paths) body.paths = version.paths;
+    if (query.polygons) body.polygons = version.polygons;
+    if (query.publisher) body.publisher = model.publishers.get(map.publisherId);
+    if (query.map_data) body.map_data = d.map_data;
+    if (query.contact) body.contact = d.contact;
+    if (query.map_sponsors) body.map_sponsors = d.sponsors;
+    if (query.tag_counts) body.tag_counts = tagCounts(version);
+    if (query.contents) body.contents = map.contentBlocks;
+    return body;
+  },
+});
+
+const DetailsBody = v.union([
+  v.strictObject({
+    id: Uuid, publisher_id: Uuid, name: v.string(), slug: v.string(), enabled: v.literal(true), description: v.nullable(v.string()),
+    time_zone: v.string(), created_at: Time, current_version_id: Uuid, version: VersionSchema, branding: BrandingSchema,
+  }),
+  v.pipe(v.strictObject({ id: Uuid, publisher_id: Uuid, name: v.string(), slug: v.string(), enabled: v.literal(false), branding: BrandingSchema }),
+    v.description('A disabled map: limited identity and branding only')),
+]);
+
+/** GET /maps/:map_id/details */
+export const getMapDetails = defineRoute({
+  path: '/maps/:map_id/details',
+  operationId: 'getMapDetails',
+  summary: 'Identity and presentation details of a map (limited identity and branding for a disabled map)',
+  tag: 'Maps',
+  pathParams: mapIdPath,
+  query: {},
+  response: DetailsBody,
+  errors: [404],
+  handle({ params, model }) {
+    const disabled = model.disabledMaps.get(params.map_id);
+    if (disabled) return { ...disabled, enabled: false };
+    const map = findMap(model, params.map_id);
+    return mapIdentity(map, findVersion(map, undefined));
+  },
+});
+
+/** GET /maps/:map_id/contents */
+export const getMapContents = defineRoute({
+  path: '/maps/:map_id/contents',
+  operationId: 'getMapContents',
+  summary: 'Content blocks of a map, in their sort order',
+  tag: 'Maps',
+  pathParams: mapIdPath,
+  query: {},
+  response: v.strictObject({ map_id: Uuid, content_blocks: v.array(ContentBlockSchema) }),
+  errors: [404],
+  handle({ params, model }) {
+    const map = findMap(model, params.map_id);
+    return { map_id: map.id, content_blocks: map.contentBlocks };
+  },
+});
+
+/** A publisher, or 404. */
+export function findPublisher(model: ReadModel, id: string) {
+  const p = model.publishers.get(id);
+  if (!p) throw notFound(`Publisher ${id}`);
+  return p;
+}

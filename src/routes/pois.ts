@@ -1,0 +1,159 @@
+/**
+ * POIs: map POIs by tag, the markers/paths/polygons routes (map-scoped list, map-scoped single, id-only),
+ * the GeoJSON collections of a map and the POI resolver.
+ */
+import * as v from 'valibot';
+import type { PoiEntry, PoiRecord, PoiType, ReadModel } from '../content/read-model.ts';
+import { notFound } from '../http/errors.ts';
+import { GEOJSON_TYPE } from '../http/respond.ts';
+import { uuid, uuidList } from '../http/params.ts';
+import { defineRoute, type RouteSpec } from '../http/route.ts';
+import {
+  LineGeometry, MarkerRecord, PathRecord, PointGeometry, PoiRecordSchema, PoiTypeSchema, PolygonGeometry, PolygonRecord,
+  Uuid, featureCollection, windowOf,
+} from './schemas.ts';
+import { checkWindow, findMap, findVersion, mapIdPath, sliceWindow, versionIdParam, windowQuery } from './shared.ts';
+
+/** A public POI of the given type, or 404. */
+function findPoi(model: ReadModel, id: string, type?: PoiType): PoiEntry {
+  const poi = model.pois.get(id);
+  if (!poi || (type && poi.record.type !== type)) throw notFound(`${type ? capitalise(type) : 'POI'} ${id}`);
+  return poi;
+}
+
+const capitalise = (s: string) => s[0].toUpperCase() + s.slice(1);
+
+/** GET /maps/:map_id/pois */
+export const listPoisByTag = defineRoute({
+  path: '/maps/:map_id/pois',
+  operationId: 'listMapPoisByTag',
+  summary: 'POIs of a map that have any of the requested tags',
+  description: 'A tag id matches POIs assigned to that item or to any item below it in the hierarchy. Items are ordered ' +
+    'by name (case- and accent-insensitive), then id; unknown tag ids match nothing. Current version only.',
+  tag: 'POIs',
+  pathParams: mapIdPath,
+  query: {
+    tags: uuidList('Comma-separated category/tag ids from GET /places-of-interest/items/:map_id; spaces are ignored'),
+    ...windowQuery,
+  },
+  crossCheck: checkWindow,
+  response: windowOf(PoiRecordSchema),
+  errors: [404],
+  handle({ params, query, model }) {
+    const map = findMap(model, params.map_id);
+    const version = findVersion(map, undefined);
+    const wanted = new Set<string>();
+    for (const tag of query.tags) for (const id of version.subtreePois.get(tag) ?? []) wanted.add(id);
+    const all = version.pois.filter((p) => wanted.has(p.record.id)).map((p) => p.record);
+    return sliceWindow(all, query.start, query.end);
+  },
+});
+
+const KINDS = {
+  marker: { plural: 'markers', record: MarkerRecord },
+  path: { plural: 'paths', record: PathRecord },
+  polygon: { plural: 'polygons', record: PolygonRecord },
+} as const;
+
+/** The three routes of one POI kind: map-scoped list, map-scoped single, id-only single. */
+function kindRoutes(type: PoiType): RouteSpec[] {
+  const { plural, record } = KINDS[type];
+  const idParam = `${type}_id`;
+  const Name = capitalise(type);
+  const list = defineRoute({
+    path: `/maps/:map_id/${plural}`,
+    operationId: `listMap${capitalise(plural)}`,
+    summary: `${capitalise(plural)} of a map, optionally from one version`,
+    description: 'Ordered by name, then id.',
+    tag: 'POIs',
+    pathParams: mapIdPath,
+    query: { version_id: versionIdParam },
+    response: v.strictObject({ map_id: Uuid, version_id: Uuid, [plural]: v.array(record) }),
+    errors: [404],
+    handle({ params, query, model }) {
+      const map = findMap(model, params.map_id);
+      const version = findVersion(map, query.version_id);
+      return { map_id: map.id, version_id: version.id, [plural]: version[plural] };
+    },
+  });
+  const scoped = defineRoute({
+    path: `/maps/:map_id/${plural}/:${idParam}`,
+    operationId: `getMap${Name}`,
+    summary: `One ${type}, checked to belong to the map`,
+    tag: 'POIs',
+    pathParams: { ...mapIdPath, [idParam]: uuid(`${Name} UUID`) },
+    query: {},
+    response: record,
+    errors: [404],
+    handle({ params, model }) {
+      const map = findMap(model, params.map_id);
+      const poi = findPoi(model, (params as Record<string, string>)[idParam], type);
+      if (poi.record.map_id !== map.id) throw notFound(`${Name} ${poi.record.id} in map ${map.id}`);
+      return poi.record;
+    },
+  });
+  const single = defineRoute({
+    path: `/${plural}/:${idParam}`,
+    operationId: `get${Name}`,
+    summary: `One ${type}, without a map id`,
+    tag: 'POIs',
+    pathParams: { [idParam]: uuid(`${Name} UUID`) },
+    query: {},
+    response: record,
+    errors: [404],
+    handle: ({ params, model }) => findPoi(model, params[idParam] as string, type).record,
+  });
+  return [list, scoped, single] as unknown as RouteSpec[];
+}
+
+/** The markers, paths and polygons routes (9). */
+export const poiKindRoutes = (['marker', 'path', 'polygon'] as const).flatMap(kindRoutes);
+
+/** A POI as a GeoJSON Feature: its geometry, and every other field as properties. */
+function toFeature(p: PoiEntry) {
+  const { geometry: _g, lat: _lat, lng: _lng, ...properties } = p.record as PoiRecord & { geometry?: unknown; lat?: unknown; lng?: unknown };
+  return { type: 'Feature' as const, id: p.record.id, geometry: p.geometry, properties };
+}
+
+/** GET /places-of-interest/map/:mapId */
+export const poiCollections = defineRoute({
+  path: '/places-of-interest/map/:mapId',
+  operationId: 'getMapPoiCollections',
+  summary: 'Markers, paths and polygons of a map as three GeoJSON FeatureCollections',
+  description: 'Served as application/geo+json. Geometries follow RFC 7946: [lng, lat], outer rings counter-clockwise, ' +
+    'holes clockwise, 7 decimals.',
+  tag: 'POIs',
+  pathParams: { mapId: uuid('Map UUID') },
+  query: { version_id: versionIdParam },
+  response: v.strictObject({
+    map_id: Uuid, version_id: Uuid,
+    markers: featureCollection(PointGeometry), paths: featureCollection(LineGeometry), polygons: featureCollection(PolygonGeometry),
+  }),
+  contentType: GEOJSON_TYPE,
+  errors: [404],
+  handle({ params, query, model }) {
+    const map = findMap(model, params.mapId);
+    const version = findVersion(map, query.version_id);
+    const collection = (type: PoiType) => ({
+      type: 'FeatureCollection' as const,
+      features: version.pois.filter((p) => p.record.type === type).map(toFeature),
+    });
+    return { map_id: map.id, version_id: version.id, markers: collection('marker'), paths: collection('path'), polygons: collection('polygon') };
+  },
+});
+
+/** GET /places-of-interest/id/:poiId */
+export const resolvePoi = defineRoute({
+  path: '/places-of-interest/id/:poiId',
+  operationId: 'resolvePoi',
+  summary: 'Resolves a marker, path or polygon id to its type and record',
+  tag: 'POIs',
+  pathParams: { poiId: uuid('Marker, path or polygon UUID') },
+  query: {},
+  response: v.strictObject({ type: PoiTypeSchema, record: PoiRecordSchema }),
+  errors: [404],
+  handle({ params, model }) {
+    const poi = findPoi(model, params.poiId);
+    return { type: poi.record.type, record: poi.record };
+  },
+});

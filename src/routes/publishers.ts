@@ -1,0 +1,66 @@
+/**
+ * Publishers: GET /publisher/:publisher_id and /publisher/:publisher_id/maps (by proximity with lat/lng).
+ */
+import * as v from 'valibot';
+import { compareByName } from '../content/read-model.ts';
+import { distanceM } from '../geo/point-index.ts';
+import type { ParamError } from '../http/errors.ts';
+import { coordinate, uuid } from '../http/params.ts';
+import { defineRoute } from '../http/route.ts';
+import { findPublisher } from './maps.ts';
+import { BrandingSchema, PublisherSchema, Uuid } from './schemas.ts';
+
+const publisherIdPath = { publisher_id: uuid('Publisher UUID') };
+
+/** GET /publisher/:publisher_id */
+export const getPublisher = defineRoute({
+  path: '/publisher/:publisher_id',
+  operationId: 'getPublisher',
+  summary: 'One publisher',
+  tag: 'Publishers',
+  pathParams: publisherIdPath,
+  query: {},
+  response: PublisherSchema,
+  errors: [404],
+  handle: ({ params, model }) => findPublisher(model, params.publisher_id),
+});
+
+const PublisherMap = v.strictObject({
+  id: Uuid, name: v.string(), slug: v.string(), description: v.nullable(v.string()), time_zone: v.string(),
+  center: v.strictObject({ lat: v.number(), lng: v.number() }), branding: BrandingSchema,
+  distance_m: v.optional(v.pipe(v.number(), v.description('Great-circle distance from lat/lng to the map centre, in metres; only with lat/lng'))),
+});
+
+/** GET /publisher/:publisher_id/maps */
+export const getPublisherMaps = defineRoute({
+  path: '/publisher/:publisher_id/maps',
+  operationId: 'getPublisherMaps',
+  summary: 'Published maps of a publisher, nearest first when lat and lng are given',
+  description: 'Without lat/lng, maps are ordered by name. Disabled maps are left out.',
+  tag: 'Publishers',
+  pathParams: publisherIdPath,
+  query: {
+    lat: coordinate(-90, 90, 'Latitude; used together with lng'),
+    lng: coordinate(-180, 180, 'Longitude; used together with lat'),
+  },
+  crossCheck(q, bad) {
+    const errors: ParamError[] = [];
+    if (q.lat !== undefined && q.lng === undefined && !bad.has('lng')) errors.push({ name: 'lng', in: 'query', reason: 'is required when lat is given' });
+    if (q.lng !== undefined && q.lat === undefined && !bad.has('lat')) errors.push({ name: 'lat', in: 'query', reason: 'is required when lng is given' });
+    return errors;
+  },
+  response: v.strictObject({ publisher_id: Uuid, maps: v.array(PublisherMap), total: v.number() }),
+  errors: [404],
+  handle({ params, query, model }) {
+    const publisher = findPublisher(model, params.publisher_id);
+    const maps = [...model.maps.values()].filter((m) => m.publisherId === publisher.id).map((m) => ({
+      id: m.id, name: m.doc.name, slug: m.doc.slug, description: m.doc.description ?? null, time_zone: m.doc.time_zone,
+      center: m.doc.map_data.center, branding: m.doc.branding,
+      ...(query.lat !== undefined && query.lng !== undefined
+        ? { distance_m: Math.round(distanceM(query.lat, query.lng, m.doc.map_data.center.lat, m.doc.map_data.center.lng)) }
+        : {}),
+    }));
+    maps.sort((a, b) => (a.distance_m ?? 0) - (b.distance_m ?? 0) || compareByName(a, b));
+    return { publisher_id: publisher.id, maps, total: maps.length };
+  },
+});

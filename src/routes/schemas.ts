@@ -1,0 +1,126 @@
+/**
+ * Response body schemas shared by the routes. They feed the OpenAPI document and the tests that check
+ * every endpoint's real responses against what it declares. Objects are strict: an undeclared field
+ * in a response is a documentation bug the tests catch.
+ */
+import * as v from 'valibot';
+
+const Uuid = v.pipe(v.string(), v.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/), v.description('UUID, lowercase'));
+const Time = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/), v.description('RFC 3339 date-time in UTC'));
+const NStr = v.nullable(v.string());
+const Lat = v.pipe(v.number(), v.minValue(-90), v.maxValue(90));
+const Lng = v.pipe(v.number(), v.minValue(-180), v.maxValue(180));
+const Position = v.tuple([Lng, Lat]);
+
+/** A POI kind. */
+export const PoiTypeSchema = v.picklist(['marker', 'path', 'polygon']);
+
+/** GeoJSON geometries as served. */
+export const PointGeometry = v.strictObject({ type: v.literal('Point'), coordinates: Position });
+export const LineGeometry = v.strictObject({ type: v.literal('LineString'), coordinates: v.array(Position) });
+export const PolygonGeometry = v.strictObject({ type: v.literal('Polygon'), coordinates: v.array(v.array(Position)) });
+
+const PoiCommon = {
+  id: Uuid, map_id: Uuid, name: v.string(), description: NStr, category_ids: v.array(Uuid), icon_id: v.nullable(Uuid),
+  image_url: NStr, website: NStr, version_ids: v.pipe(v.array(Uuid), v.description('Published map versions that contain the POI')),
+  created_at: Time,
+};
+
+/** A marker record. */
+export const MarkerRecord = v.strictObject({
+  ...PoiCommon, type: v.literal('marker'), lat: Lat, lng: Lng,
+  external_id: v.pipe(NStr, v.description('Id in the CRM the destination is synchronised from')),
+  address: NStr, phone: NStr, opening_hours: NStr,
+});
+/** A path record. */
+export const PathRecord = v.strictObject({
+  ...PoiCommon, type: v.literal('path'), geometry: LineGeometry,
+  difficulty: v.nullable(v.picklist(['easy', 'moderate', 'hard'])), duration_min: v.nullable(v.number()),
+});
+/** A polygon record. */
+export const PolygonRecord = v.strictObject({ ...PoiCommon, type: v.literal('polygon'), geometry: PolygonGeometry });
+/** Any POI record. */
+export const PoiRecordSchema = v.variant('type', [MarkerRecord, PathRecord, PolygonRecord]);
+
+/** The small form of a POI used in events, lists and associations; lat/lng is a representative point. */
+export const PoiSummarySchema = v.strictObject({ id: Uuid, type: PoiTypeSchema, name: v.string(), lat: Lat, lng: Lng });
+
+/** A category or tag. */
+export const CategorySchema = v.strictObject({
+  id: Uuid, map_id: Uuid, parent_id: v.nullable(Uuid), kind: v.picklist(['category', 'tag']), name: v.string(),
+  icon_id: v.nullable(Uuid), color: NStr, sort_order: v.number(), version_ids: v.array(Uuid),
+});
+
+/** A node of the category tree. */
+export type CategoryNodeT = v.InferOutput<typeof CategorySchema> & { count?: number; children: CategoryNodeT[] };
+/** A category tree node with its children (and POI count when asked for). */
+export const CategoryNode: v.GenericSchema<CategoryNodeT> = v.strictObject({
+  ...CategorySchema.entries,
+  count: v.optional(v.pipe(v.number(), v.integer(), v.description('POIs assigned to the item or any descendant'))),
+  children: v.array(v.lazy(() => CategoryNode)),
+});
+
+/** Logo, colours and imagery. */
+export const BrandingSchema = v.object({
+  logo_url: v.optional(v.string()), cover_image_url: v.optional(v.string()), primary_color: v.optional(v.string()),
+  accent_color: v.optional(v.string()), attribution: v.optional(v.string()),
+});
+
+/** A map version as served (published versions only). */
+export const VersionSchema = v.strictObject({ id: Uuid, name: v.string(), status: v.literal('published'), published_at: v.nullable(Time), notes: NStr });
+
+/** A content block. */
+export const ContentBlockSchema = v.object({
+  id: Uuid, kind: v.string(), title: v.string(), body: v.optional(v.string()), url: v.optional(v.string()),
+  image_url: v.optional(v.string()), sort_order: v.number(),
+});
+
+/** A publisher. */
+export const PublisherSchema = v.strictObject({
+  id: Uuid, name: v.string(), slug: v.string(), description: NStr, website: NStr, logo_url: NStr, email: NStr,
+  phone: NStr, address: NStr, location: v.nullable(v.strictObject({ lat: Lat, lng: Lng })),
+});
+
+/** An event as listed. */
+export const EventSchema = v.strictObject({
+  id: Uuid, map_id: Uuid, title: v.string(), description: NStr, event_type: v.string(), tags: v.array(v.string()),
+  starts_at: Time, ends_at: Time, time_zone: v.pipe(v.string(), v.description("The map's IANA time zone")),
+  url: NStr, image_url: NStr, price: NStr, created_at: Time,
+  anchors: v.pipe(v.array(v.strictObject({ id: Uuid, type: PoiTypeSchema })), v.description('POIs the event is anchored to')),
+});
+
+/** A list as summarised in a window. */
+export const ListSummarySchema = v.strictObject({
+  id: Uuid, map_id: Uuid, name: v.string(), description: NStr, verified: v.literal(true), cover_image_url: NStr,
+  created_at: Time, item_count: v.number(),
+});
+
+/** An association as served, from the requested POI's side. */
+export const AssociationSchema = v.strictObject({
+  id: Uuid, poi_id: Uuid, associated_poi_id: Uuid, associated_poi: PoiSummarySchema, mutual: v.boolean(),
+  list_id: v.pipe(v.nullable(Uuid), v.description('null for a universal association; the list it is visible from otherwise')),
+  label: NStr, sort_order: v.number(), created_at: Time,
+  direction: v.pipe(v.picklist(['forward', 'reverse']), v.description('reverse: a mutual association where the requested POI is the associated one')),
+});
+
+/** A GeoJSON FeatureCollection. */
+export function featureCollection(geometry: v.GenericSchema) {
+  return v.strictObject({
+    type: v.literal('FeatureCollection'),
+    features: v.array(v.strictObject({
+      type: v.literal('Feature'), id: Uuid, geometry, properties: v.record(v.string(), v.unknown()),
+    })),
+  });
+}
+
+/** A `start`/`end` window of items. */
+export function windowOf(item: v.GenericSchema) {
+  return v.strictObject({
+    items: v.array(item),
+    total: v.pipe(v.number(), v.description('Items across all windows')),
+    start: v.number(),
+    end: v.pipe(v.number(), v.description('Index actually reached (exclusive)')),
+  });
+}
+
+export { Uuid, Time };

@@ -1,0 +1,54 @@
+/**
+ * Lookups and parameter pieces shared by several route families.
+ */
+import type { MapView, ReadModel, VersionContent } from '../content/read-model.ts';
+import { notFound, type ParamError } from '../http/errors.ts';
+import { int, optionalInt, optionalUuid, uuid } from '../http/params.ts';
+
+/** Default window size when `end` is omitted. */
+export const DEFAULT_WINDOW = 50;
+/** Largest window (`end - start`). */
+export const MAX_WINDOW = 500;
+/** Largest `start` accepted. */
+export const MAX_START = 1_000_000_000;
+
+/** An enabled map, or 404 (a disabled map is as good as absent outside /details). */
+export function findMap(model: ReadModel, mapId: string): MapView {
+  const map = model.maps.get(mapId);
+  if (!map) throw notFound(`Map ${mapId}`);
+  return map;
+}
+
+/** The requested published version of the map (current when omitted), or 404. */
+export function findVersion(map: MapView, versionId: string | undefined): VersionContent {
+  const version = map.versions.get(versionId ?? map.currentVersionId);
+  if (!version) throw notFound(`Published version ${versionId} of map ${map.id}`);
+  return version;
+}
+
+/** The `version_id` query parameter. */
+export const versionIdParam = optionalUuid('Map-version UUID: a published version of this map. Default: the current version.');
+
+/** The `start`/`end` window parameters. */
+export const windowQuery = {
+  start: int(0, MAX_START, 0, 'Zero-based index of the first item (inclusive). Default 0.'),
+  end: optionalInt(0, MAX_START + MAX_WINDOW, `Index after the last item (exclusive), like Array.prototype.slice. Default start + ${DEFAULT_WINDOW}; at most start + ${MAX_WINDOW}.`),
+};
+
+/** Cross-checks of a window: `end >= start` and at most MAX_WINDOW items. */
+export function checkWindow(q: { start?: number; end?: number }, bad: Set<string>): ParamError[] {
+  if (bad.has('start') || bad.has('end') || q.end === undefined) return [];
+  const start = q.start ?? 0;
+  if (q.end < start) return [{ name: 'end', in: 'query', reason: 'must not be less than start' }];
+  if (q.end - start > MAX_WINDOW) return [{ name: 'end', in: 'query', reason: `must be at most start + ${MAX_WINDOW}` }];
+  return [];
+}
+
+/** Slices a window out of an ordered list: `{items, total, start, end}`, `end` being the index reached. */
+export function sliceWindow<T>(all: readonly T[], start: number, end: number | undefined) {
+  const items = all.slice(start, end ?? start + DEFAULT_WINDOW);
+  return { items, total: all.length, start, end: start + items.length };
+}
+
+/** A map path parameter. */
+export const mapIdPath = { map_id: uuid('Map UUID') };

@@ -1,0 +1,61 @@
+/**
+ * Server settings from command-line flags and environment variables (flags win). Pure: the runtime
+ * entry files pass in their own argv and env.
+ */
+import { fileURLToPath } from 'node:url';
+
+/** Every setting the server reads. */
+export interface ServerConfig {
+  port: number;
+  host: string;
+  bundlePath: string;
+  basePath: string;
+  dataDir?: string;
+}
+
+/** The demo destination shipped in data/. */
+export const DEMO_BUNDLE_PATH = fileURLToPath(new URL('../../data/demo-bundle.json', import.meta.url));
+/** Default port, as hosting platforms expect it to be overridable with PORT. */
+export const DEFAULT_PORT = 8787;
+
+/** Usage text for --help. */
+export const USAGE = `Destination map content service: a read-only HTTP JSON API.
+
+Usage: npm start -- [options]
+
+Options (each also read from the environment variable in brackets; a flag wins):
+  --bundle <path>      content bundle to serve [BUNDLE_PATH]   default: the demo, data/demo-bundle.json
+  --port <n>           port to listen on [PORT]                default: ${DEFAULT_PORT}
+  --host <addr>        address to bind [HOST]                  default: 0.0.0.0
+  --base-path <path>   mount every route under this prefix [BASE_PATH], e.g. /api/v1
+  --data-dir <path>    keep the PGlite database in this directory [DATA_DIR]; default: in memory
+  --help               print this text
+`;
+
+/** Thrown for a bad flag or setting; the message says which. */
+export class ConfigError extends Error {}
+
+/** Parses flags and environment variables into a config. */
+export function parseConfig(args: readonly string[], env: Record<string, string | undefined>): ServerConfig | 'help' {
+  const flags = new Map<string, string>();
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === '--help' || arg === '-h') return 'help';
+    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
+    if (!m || !['bundle', 'port', 'host', 'base-path', 'data-dir'].includes(m[1])) throw new ConfigError(`unknown option ${arg}; see --help`);
+    const value = m[2] ?? args[++i];
+    if (value === undefined) throw new ConfigError(`option --${m[1]} needs a value`);
+    flags.set(m[1], value);
+  }
+  const pick = (flag: string, envName: string) => flags.get(flag) ?? (env[envName] || undefined);
+  const portText = pick('port', 'PORT') ?? String(DEFAULT_PORT);
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port < 0 || port > 65535) throw new ConfigError(`port must be an integer from 0 to 65535, not "${portText}"`);
+  return {
+    port,
+    host: pick('host', 'HOST') ?? '0.0.0.0',
+    bundlePath: pick('bundle', 'BUNDLE_PATH') ?? DEMO_BUNDLE_PATH,
+    basePath: pick('base-path', 'BASE_PATH') ?? '',
+    dataDir: pick('data-dir', 'DATA_DIR'),
+  };
+}

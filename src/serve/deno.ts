@@ -1,0 +1,28 @@
+/**
+ * Deno entry: Deno.serve in front of the Fetch handler.
+ */
+import { listeningMessage, start } from './start.ts';
+
+declare const Deno: {
+  args: string[];
+  env: { toObject(): Record<string, string> };
+  exit(code: number): never;
+  addSignalListener(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void;
+  serve(options: { port: number; hostname: string; onListen?: (addr: { port: number }) => void },
+    handler: (req: Request) => Promise<Response>): { shutdown(): Promise<void> };
+};
+
+const started = await start(Deno.args, Deno.env.toObject());
+if ('exitCode' in started) {
+  (started.exitCode === 0 ? console.log : console.error)(started.message);
+  Deno.exit(started.exitCode);
+}
+const { app, config, store } = started;
+const server = Deno.serve({ port: config.port, hostname: config.host, onListen: ({ port }) => console.log(listeningMessage('deno', config, port)) }, app.fetch);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  Deno.addSignalListener(signal, async () => {
+    await server.shutdown();
+    await store.close();
+    Deno.exit(0);
+  });
+}

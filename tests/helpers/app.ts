@@ -1,0 +1,40 @@
+/**
+ * Test apps: a real PGlite store loaded with a bundle, and the Fetch handler over it.
+ */
+import { readFile } from 'node:fs/promises';
+import { createApp, type App, type AppDeps } from '../../src/app.ts';
+import type { BundleT } from '../../src/content/bundle-schema.ts';
+import { ContentStore } from '../../src/content/store.ts';
+import { DEMO_BUNDLE_PATH } from '../../src/serve/config.ts';
+import { F, makeFixture } from './fixture.ts';
+
+/** An app over a loaded store; call `close()` when done or Node will not exit. */
+export interface TestApp {
+  app: App;
+  store: ContentStore;
+  bundle: BundleT;
+  get(path: string, init?: RequestInit): Promise<Response>;
+  json<T = any>(path: string, init?: RequestInit): Promise<{ status: number; body: T; res: Response }>;
+  close(): Promise<void>;
+}
+
+/** Builds an app over `bundle` (default: the synthetic fixture), with "now" pinned to F.now. */
+export async function openTestApp(bundle: BundleT = makeFixture(), deps: Partial<AppDeps> = {}): Promise<TestApp> {
+  const store = await ContentStore.open();
+  await store.replaceFromText(JSON.stringify(bundle));
+  const app = createApp({ store, now: () => F.now, logError: () => {}, ...deps });
+  const get = (path: string, init?: RequestInit) => app.fetch(new Request(`http://test.local${path}`, init));
+  return {
+    app, store, bundle, get,
+    async json(path, init) {
+      const res = await get(path, init);
+      return { status: res.status, body: await res.json(), res };
+    },
+    close: () => store.close(),
+  };
+}
+
+/** Reads the committed demo bundle. */
+export async function readDemoBundle(): Promise<BundleT> {
+  return JSON.parse(await readFile(DEMO_BUNDLE_PATH, 'utf8')) as BundleT;
+}
