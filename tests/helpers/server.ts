@@ -1,0 +1,68 @@
+/**
+ * Starting the real server as a child process on a real port, under Node, Bun or Deno.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = `${ROOT}node_modules/.bin/`;
+
+/** How each runtime starts the service (the same commands as the npm scripts). */
+export const RUNTIMES = {
+  node: [process.execPath, 'src/serve/node.ts'],
+  bun: [`${BIN}bun`, 'src/serve/bun.ts'],
+  deno: [`${BIN}deno`, 'run', '--allow-net', '--allow-read', '--allow-env', 'src/serve/deno.ts'],
+} as const;
+
+/** A runtime name. */
+export type Runtime = keyof typeof RUNTIMES;
+
+/** A running server. */
+export interface RunningServer {
+  base: string;
+  port: number;
+  child: ChildProcess;
+  output(): string;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Runs the service to completion (for start-up failures and --help). */
+export async function runToExit(runtime: Runtime, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const [cmd, ...rest] = RUNTIMES[runtime];
+  const child = spawn(cmd, [...rest, ...args], { cwd: ROOT, env: { ...process.env, PORT: '', HOST: '' } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const [code] = await once(child, 'exit');
+  return { code, stdout, stderr };
+}
+
+/** Starts the service on an ephemeral port of 127.0.0.1 and waits for its "listening" line. */
+export async function startServer(runtime: Runtime, args: string[] = [], timeoutMs = 60_000): Promise<RunningServer> {
+  const [cmd, ...rest] = RUNTIMES[runtime];
+  const child = spawn(cmd, [...rest, '--port', '0', '--host', '127.0.0.1', ...args], { cwd: ROOT, env: { ...process.env } });
+  let out = '';
+  child.stderr!.on('data', (d) => (out += d));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${runtime} did not start in ${timeoutMs} ms:\n${out}`)), timeoutMs);
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /"msg":"listening".*?"port":(\d+)/.exec(out);
+      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
+    });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${runtime} exited with ${code}:\n${out}`)); });
+  });
+  return {
+    base: `http://127.0.0.1:${port}`, port, child, output: () => out,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const [code] = await exited;
+      return code;
+    },
+  };
+}
