@@ -20,9 +20,10 @@ export interface EventFilter {
 /** Filter sets whose match lists are kept per map. */
 export const MATCH_CACHE_SIZE = 256;
 
-/** A canonical string for a filter set: equal filters, equal keys. */
+/** A canonical string for a filter set: equal filters (lists in any order), equal keys. */
 export function filterKey(mapId: string, f: EventFilter): string {
-  return JSON.stringify([mapId, f.fromMs, f.toMs, f.types, f.tags,
+  const sorted = (xs: string[] | null) => xs && [...xs].sort();
+  return JSON.stringify([mapId, f.fromMs, f.toMs, sorted(f.types), sorted(f.tags),
     f.bbox && [f.bbox.west, f.bbox.south, f.bbox.east, f.bbox.north], f.near && [f.near.lat, f.near.lng, f.near.radiusM]]);
 }
 

@@ -1,0 +1,170 @@
+/**
+ * Linear-scan reference implementations over a raw bundle, written independently of src/ (no KDBush,
+ * no geokdbush, no read model), so the service's indexed answers can be checked against them.
+ */
+import type { BundleT } from '../../src/content/bundle-schema.ts';
+
+/** Earth radius used for great-circle distances, in metres. */
+export const EARTH_RADIUS_M = 6_371_000;
+
+/** A `west,south,east,north` box; `west > east` crosses the antimeridian. */
+export interface RefBbox { west: number; south: number; east: number; north: number }
+/** A point and a radius in metres. */
+export interface RefNear { lat: number; lng: number; radiusM: number }
+
+/** A public POI as the reference sees it. */
+export interface RefPoi {
+  id: string;
+  mapId: string;
+  type: 'marker' | 'path' | 'polygon';
+  /** Every anchor point as [lng, lat], rounded to 7 decimals like every served coordinate. */
+  points: [number, number][];
+}
+
+/** A visible event as the reference sees it. */
+export interface RefEvent {
+  id: string;
+  mapId: string;
+  timeZone: string;
+  startMs: number;
+  endMs: number;
+  type: string; // lowercase
+  tags: string[]; // lowercase
+  /** Public anchored POIs: deduplicated, in bundle order. */
+  anchors: RefPoi[];
+  /** Every anchor point of every public anchored POI, [lng, lat]. */
+  points: [number, number][];
+}
+
+/** What the reference knows about a bundle. */
+export interface Reference {
+  pois: Map<string, RefPoi>;
+  /** Visible events in keyset order (starts_at, then id). */
+  events: RefEvent[];
+  eventsById: Map<string, RefEvent>;
+}
+
+/** An event query as the reference takes it: the window resolved, lists lowercase or null. */
+export interface RefEventQuery {
+  mapId: string;
+  fromMs: number;
+  toMs: number;
+  types?: string[] | null;
+  tags?: string[] | null;
+  bbox?: RefBbox | null;
+  near?: RefNear | null;
+}
+
+const lc = (s: string) => s.toLowerCase();
+const round7 = (x: number) => Math.round(x * 1e7) / 1e7;
+
+/** Keyset order of events: starts_at ascending, then id. */
+export function compareKeyset(a: { startMs: number; id: string }, b: { startMs: number; id: string }): number {
+  return a.startMs - b.startMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** Great-circle (haversine) distance in metres between two points. */
+export function haversineM(lat1: number, lng1: number, lat2: number, lng2: number): number {
+  const rad = Math.PI / 180;
+  const dLat = (lat2 - lat1) * rad;
+  const dLng = (lng2 - lng1) * rad;
+  const h = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * rad) * Math.cos(lat2 * rad) * Math.sin(dLng / 2) ** 2;
+  return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+/** True when the point lies in the box, edges included; `west > east` wraps across the antimeridian. */
+export function inBbox(b: RefBbox, lat: number, lng: number): boolean {
+  if (lat < b.south || lat > b.north) return false;
+  return b.west <= b.east ? lng >= b.west && lng <= b.east : lng >= b.west || lng <= b.east;
+}
+
+/** Ids of the published versions of every enabled map, and the version ids of each map. */
+function versionInfo(bundle: BundleT) {
+  const published = new Set<string>();
+  const versionsOfMap = new Map<string, string[]>();
+  const enabledMaps = new Set<string>();
+  for (const m of bundle.maps) {
+    versionsOfMap.set(lc(m.id), m.versions.map((v) => lc(v.id)));
+    if (!m.enabled) continue;
+    enabledMaps.add(lc(m.id));
+    for (const v of m.versions) if (v.status === 'published') published.add(lc(v.id));
+  }
+  return { published, versionsOfMap, enabledMaps };
+}
+
+/** Every public POI: its map enabled, and in at least one published version (omitted version_ids = all versions). */
+export function publicPois(bundle: BundleT): Map<string, RefPoi> {
+  const { published, versionsOfMap, enabledMaps } = versionInfo(bundle);
+  const out = new Map<string, RefPoi>();
+  const consider = (type: RefPoi['type'], doc: { id: string; map_id: string; version_ids?: string[] }, raw: number[][]) => {
+    const mapId = lc(doc.map_id);
+    if (!enabledMaps.has(mapId)) return;
+    const versions = (doc.version_ids ?? versionsOfMap.get(mapId) ?? []).map(lc);
+    if (!versions.some((v) => published.has(v))) return;
+    out.set(lc(doc.id), { id: lc(doc.id), mapId, type, points: raw.map(([lng, lat]) => [round7(lng), round7(lat)]) });
+  };
+  for (const m of bundle.markers) consider('marker', m, [[m.lng, m.lat]]);
+  for (const p of bundle.paths) consider('path', p, p.geometry.coordinates);
+  for (const p of bundle.polygons) consider('polygon', p, p.geometry.coordinates.flat());
+  return out;
+}
+
+/** Builds the reference: public POIs and visible events (map enabled), events in keyset order. */
+export function buildReference(bundle: BundleT): Reference {
+  const pois = publicPois(bundle);
+  const { enabledMaps } = versionInfo(bundle);
+  const zones = new Map(bundle.maps.map((m) => [lc(m.id), m.time_zone]));
+  const events: RefEvent[] = [];
+  for (const e of bundle.events) {
+    const mapId = lc(e.map_id);
+    if (!enabledMaps.has(mapId)) continue;
+    const anchorIds = [...new Set(e.poi_ids.map(lc))].filter((id) => pois.has(id));
+    const anchors = anchorIds.map((id) => pois.get(id)!);
+    events.push({
+      id: lc(e.id), mapId, timeZone: zones.get(mapId)!, startMs: Date.parse(e.starts_at), endMs: Date.parse(e.ends_at),
+      type: lc(e.event_type), tags: e.tags.map(lc), anchors, points: anchors.flatMap((p) => p.points),
+    });
+  }
+  events.sort(compareKeyset);
+  return { pois, events, eventsById: new Map(events.map((e) => [e.id, e])) };
+}
+
+/** True when any anchor point of the event lies in the box. */
+export function eventInBbox(e: RefEvent, b: RefBbox): boolean {
+  return e.points.some(([lng, lat]) => inBbox(b, lat, lng));
+}
+
+/** Smallest great-circle distance (metres) from the point to any anchor point; Infinity with no anchors. */
+export function eventDistanceM(e: RefEvent, lat: number, lng: number): number {
+  let best = Infinity;
+  for (const [plng, plat] of e.points) best = Math.min(best, haversineM(lat, lng, plat, plng));
+  return best;
+}
+
+/** True when any anchor point lies within the radius. */
+export function eventNear(e: RefEvent, n: RefNear): boolean {
+  return eventDistanceM(e, n.lat, n.lng) <= n.radiusM;
+}
+
+/** Every visible event of the map matching the query, in keyset order. */
+export function filterEvents(ref: Reference, q: RefEventQuery): RefEvent[] {
+  const types = q.types ? q.types.map(lc) : null;
+  const tags = q.tags ? q.tags.map(lc) : null;
+  return ref.events.filter((e) => e.mapId === lc(q.mapId) &&
+    e.startMs <= q.toMs && e.endMs >= q.fromMs &&
+    (!types || types.includes(e.type)) &&
+    (!tags || e.tags.some((t) => tags.includes(t))) &&
+    (!q.bbox || eventInBbox(e, q.bbox)) &&
+    (!q.near || eventNear(e, q.near)));
+}
+
+/**
+ * Upcoming events of one POI: anchored to it (public POI only), not ended by `fromMs`, started by `toMs`
+ * when given; keyset order, at most `limit`.
+ */
+export function upcomingForPoi(ref: Reference, poiId: string, fromMs: number, toMs: number | null, limit: number): RefEvent[] {
+  const id = lc(poiId);
+  if (!ref.pois.has(id)) return [];
+  return ref.events.filter((e) => e.anchors.some((a) => a.id === id) && e.endMs >= fromMs && (toMs === null || e.startMs <= toMs))
+    .slice(0, limit);
+}
