@@ -16,6 +16,9 @@ export interface CursorState {
   t: number;
 }
 
+/** The largest time a JavaScript Date can hold; a cursor outside it was not made here. */
+const MAX_TIME_MS = 8.64e15;
+
 function toBase64Url(text: string): string {
   const bytes = new TextEncoder().encode(text);
   let bin = '';
@@ -35,7 +38,7 @@ export function decodeCursor(cursor: string): CursorState | null {
     const bin = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
     const state = JSON.parse(new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0))));
     const ok = state && typeof state === 'object' && typeof state.k === 'string' && typeof state.i === 'string' &&
-      [state.s, state.f, state.t].every((n) => Number.isFinite(n));
+      [state.s, state.f, state.t].every((n) => Number.isFinite(n) && Math.abs(n) <= MAX_TIME_MS) && state.f <= state.t;
     return ok ? { k: state.k, s: state.s, i: state.i, f: state.f, t: state.t } : null;
   } catch {
     return null;

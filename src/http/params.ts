@@ -102,14 +102,14 @@ export function splitList(s: string): string[] {
 export function uuidList(description: string) {
   return v.pipe(
     v.string(REQUIRED),
-    v.transform(splitList),
+    // Lowercase first, so the same id in another letter case is a repeat, collapsed before counting.
+    v.transform((s) => splitList(s.toLowerCase())),
     v.check((xs) => xs.length > 0, 'must list at least one UUID'),
     v.check((xs) => xs.length <= MAX_LIST_ITEMS, `must have at most ${MAX_LIST_ITEMS} items`),
     v.check((xs) => xs.every((x) => UUID_RE.test(x)), (issue) => {
       const bad = (issue.input as string[]).find((x) => !UUID_RE.test(x));
       return `must be a comma-separated list of UUIDs; "${bad}" is not one`;
     }),
-    v.transform((xs) => [...new Set(xs.map((x) => x.toLowerCase()))]),
     v.description(description),
   );
 }
