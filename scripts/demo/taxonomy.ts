@@ -1,0 +1,105 @@
+/** Icons and the category/tag trees of every demo map. */
+import type { CategoryT, IconT } from '../../src/content/bundle-schema.ts';
+import { uuid } from './ids.ts';
+
+export type MapKey = 'main' | 'food' | 'sintra' | 'xmas';
+export type VerTag = '2025' | '2026' | 'draft';
+
+const ICON_DEFS: Array<readonly [string, string]> = [
+  ['landmark', '#8c2d19'], ['castle', '#6b4226'], ['church', '#5b3a8c'], ['viewpoint', '#1f7a8c'],
+  ['museum', '#3949ab'], ['gallery', '#7b1fa2'], ['restaurant', '#d84315'], ['cafe', '#795548'],
+  ['pastry', '#f9a825'], ['market', '#2e7d32'], ['fado', '#212121'], ['bar', '#ad1457'],
+  ['park', '#388e3c'], ['garden', '#66bb6a'], ['shop', '#00838f'], ['book', '#5d4037'],
+  ['hotel', '#0d47a1'], ['train', '#455a64'], ['tram', '#fbc02d'], ['ferry', '#0277bd'],
+  ['lift', '#6d4c41'], ['trail', '#558b2f'], ['beach', '#ffb300'], ['star', '#ff6f00'],
+  ['info', '#1565c0'], ['wine', '#880e4f'],
+];
+
+export const iconId = (name: string): string => uuid('icon:' + name);
+
+export const ICONS: IconT[] = ICON_DEFS.map(([name, color]) => ({
+  id: iconId(name), name, url: `https://icons.example.org/${name}.svg`, color,
+}));
+
+/** [key, map, name, kind, parentKey, icon, version] */
+type CatDef = readonly [string, MapKey, string, 'category' | 'tag', string | null, string | null, VerTag?];
+
+const C = 'category' as const;
+const T = 'tag' as const;
+
+const CAT_DEFS: CatDef[] = [
+  ['sights', 'main', 'Sights & Monuments', C, null, 'landmark'],
+  ['monuments', 'main', 'Monuments', C, 'sights', 'castle'],
+  ['heritage', 'main', 'Heritage', T, 'monuments', 'star'],
+  ['unesco', 'main', 'UNESCO World Heritage', T, 'heritage', 'star'],
+  ['manueline', 'main', 'Manueline Architecture', T, 'unesco', 'landmark'],
+  ['churches', 'main', 'Churches', C, 'sights', 'church'],
+  ['miradouros', 'main', 'Viewpoints (Miradouros)', C, 'sights', 'viewpoint'],
+  ['culture', 'main', 'Museums & Culture', C, null, 'museum'],
+  ['museums_art', 'main', 'Art Museums', C, 'culture', 'gallery'],
+  ['museums_hist', 'main', 'History & Science Museums', C, 'culture', 'museum'],
+  ['freesunday', 'main', 'Free on Sundays', T, 'culture', 'info'],
+  ['food', 'main', 'Food & Drink', C, null, 'restaurant'],
+  ['restaurants', 'main', 'Restaurants', C, 'food', 'restaurant'],
+  ['seafood', 'main', 'Seafood', T, 'restaurants', null],
+  ['petiscos', 'main', 'Petiscos', T, 'restaurants', null],
+  ['cafes', 'main', 'Cafés & Pastelarias', C, 'food', 'cafe'],
+  ['nata', 'main', 'Pastel de Nata', T, 'cafes', 'pastry'],
+  ['markets', 'main', 'Markets', C, 'food', 'market'],
+  ['nightlife', 'main', 'Nightlife & Fado', C, null, 'bar'],
+  ['fado', 'main', 'Fado Houses', C, 'nightlife', 'fado'],
+  ['bars', 'main', 'Bars & Clubs', C, 'nightlife', 'bar'],
+  ['livemusic', 'main', 'Live Music', T, 'nightlife', null],
+  ['nature', 'main', 'Parks & Gardens', C, null, 'park'],
+  ['parks', 'main', 'Parks', C, 'nature', 'park'],
+  ['gardens', 'main', 'Gardens', C, 'nature', 'garden'],
+  ['shopping', 'main', 'Shopping', C, null, 'shop'],
+  ['shops', 'main', 'Shops & Boutiques', C, 'shopping', 'shop'],
+  ['malls', 'main', 'Shopping Centres', C, 'shopping', 'shop'],
+  ['crafts', 'main', 'Portuguese Crafts', T, 'shopping', null],
+  ['stay', 'main', 'Where to Stay', C, null, 'hotel'],
+  ['hotels', 'main', 'Hotels', C, 'stay', 'hotel'],
+  ['luxury', 'main', 'Luxury', T, 'hotels', 'star'],
+  ['transport', 'main', 'Getting Around', C, null, 'train'],
+  ['stations', 'main', 'Stations & Terminals', C, 'transport', 'train'],
+  ['tram28', 'main', 'Tram 28', C, 'transport', 'tram'],
+  ['elevadores', 'main', 'Funiculars & Lifts', C, 'transport', 'lift'],
+  ['walks', 'main', 'Walks & Areas', C, null, 'trail'],
+  ['routes', 'main', 'Walking Routes', C, 'walks', 'trail'],
+  ['districts', 'main', 'Neighbourhoods', C, 'walks', 'info'],
+  ['new2026', 'main', 'New in 2026', C, null, 'star', '2026'],
+  ['draftRooftops', 'main', '(draft) Rooftop Bars', C, null, 'bar', 'draft'],
+  ['f_pastry', 'food', 'Pastelarias', C, null, 'pastry'],
+  ['f_rest', 'food', 'Restaurants & Tascas', C, null, 'restaurant'],
+  ['f_seafood', 'food', 'Seafood', T, 'f_rest', null],
+  ['f_market', 'food', 'Markets', C, null, 'market'],
+  ['palaces', 'sintra', 'Palaces & Monuments', C, null, 'castle'],
+  ['viewpoints', 'sintra', 'Viewpoints', T, 'palaces', 'viewpoint'],
+  ['gardens_s', 'sintra', 'Gardens', C, null, 'garden'],
+  ['coast', 'sintra', 'Coast & Beaches', C, null, 'beach'],
+  ['trails', 'sintra', 'Trails', C, null, 'trail'],
+  ['food_s', 'sintra', 'Local Food', C, null, 'pastry'],
+  ['xmas', 'xmas', 'Christmas Village', C, null, 'star'],
+];
+
+export const catId = (key: string): string => uuid('category:' + key);
+
+/** Builds the categories; versions maps a VerTag to the main map's version ids. */
+export function buildCategories(mapIds: Record<MapKey, string>, versions: Record<VerTag, string>): CategoryT[] {
+  const siblings = new Map<string, number>();
+  return CAT_DEFS.map(([key, map, name, kind, parent, icon, ver]) => {
+    const sib = `${map}/${parent ?? ''}`;
+    const n = (siblings.get(sib) ?? 0) + 1;
+    siblings.set(sib, n);
+    const c: CategoryT = {
+      id: catId(key), map_id: mapIds[map], parent_id: parent ? catId(parent) : null, kind, name,
+      icon_id: icon ? iconId(icon) : null, sort_order: n * 10,
+    };
+    if (ver) c.version_ids = [versions[ver]];
+    return c;
+  });
+}
+
+/** Parent key of every category key (for descendant checks). */
+export const PARENT: Record<string, string | null> = Object.fromEntries(CAT_DEFS.map((d) => [d[0], d[4]]));
+export const CAT_NAME: Record<string, string> = Object.fromEntries(CAT_DEFS.map((d) => [d[0], d[2]]));
