@@ -6,6 +6,7 @@
  * `scripts/make-bundle-schema.ts` turns `Bundle` into the committed JSON Schema `data/bundle.schema.json`.
  */
 import * as v from 'valibot';
+import { parseTimestamp } from './rfc3339.ts';
 
 /** Format identifier every bundle must declare. */
 export const BUNDLE_FORMAT = 'destination-bundle/1';
@@ -22,7 +23,7 @@ const OptUrl = v.optional(Url);
 const Timestamp = v.pipe(
   v.string(),
   v.regex(RFC3339_RE, 'must be an RFC 3339 date-time with Z or an offset'),
-  v.check((s) => !Number.isNaN(Date.parse(s)), 'must be a real calendar date-time'),
+  v.check((s) => parseTimestamp(s) !== null, 'must be a real calendar date-time'),
   v.description('RFC 3339 date-time'),
 );
 const Lat = v.pipe(v.number(), v.finite(), v.minValue(-90, 'latitude must be within [-90, 90]'), v.maxValue(90, 'latitude must be within [-90, 90]'));

@@ -14,8 +14,8 @@ export async function loadBundle(db: Db, bundle: BundleT, checksum: string): Pro
   // "version_ids omitted" means every version of the item's map: materialise it so queries stay simple.
   const itemVersions: { item_id: string; version_id: string }[] = [];
   const addVersions = (item: { id: string; map_id: string; version_ids?: string[] }) => {
-    for (const ver of item.version_ids ?? versionsOf.get(lc(item.map_id)) ?? []) {
-      itemVersions.push({ item_id: lc(item.id), version_id: lc(ver) });
+    for (const ver of new Set((item.version_ids ?? versionsOf.get(lc(item.map_id)) ?? []).map(lc))) {
+      itemVersions.push({ item_id: lc(item.id), version_id: ver });
     }
   };
   const pois = [

@@ -36,7 +36,14 @@ function formatIssuePath(path: v.IssuePathItem[] | undefined): string {
 export function validateBundle(input: unknown): BundleT {
   const parsed = v.safeParse(Bundle, input, { abortEarly: false });
   if (!parsed.success) {
-    throw new BundleError(parsed.issues.map((i) => ({ path: formatIssuePath(i.path), message: i.message })));
+    const problems = parsed.issues.map((i) => ({ path: formatIssuePath(i.path), message: i.message }));
+    // Still run the cross-record checks over what did parse, so one pass reports everything it can.
+    try {
+      problems.push(...checkReferences(parsed.output as BundleT));
+    } catch {
+      // Too broken to walk (a collection is not even an array): the structural problems say why.
+    }
+    throw new BundleError(problems);
   }
   const problems = checkReferences(parsed.output);
   if (problems.length > 0) throw new BundleError(problems);
@@ -102,13 +109,15 @@ export function checkReferences(b: BundleT): BundleProblem[] {
     });
   };
 
+  // Categories and POIs share one id space: their version memberships are stored by item id alone.
+  const seeItem = idSpace('category or POI');
   const categoryMap = new Map<string, string>(); // category id -> map id
-  const seeCategory = idSpace('category');
+  const seeCategory = seeItem;
   b.categories.forEach((c, i) => { seeCategory(c.id, `$.categories[${i}].id`); categoryMap.set(lc(c.id), lc(c.map_id)); });
   const parentOf = new Map(b.categories.map((c) => [lc(c.id), c.parent_id ? lc(c.parent_id) : null]));
 
   const poiMap = new Map<string, string>(); // poi id -> map id
-  const seePoi = idSpace('POI (marker, path or polygon)');
+  const seePoi = seeItem;
   const poiKinds = [['markers', b.markers], ['paths', b.paths], ['polygons', b.polygons]] as const;
   for (const [kind, items] of poiKinds) {
     items.forEach((p, i) => { seePoi(p.id, `$.${kind}[${i}].id`); poiMap.set(lc(p.id), lc(p.map_id)); });

@@ -3,6 +3,7 @@
  * a typed value, or fails with a reason that reads after the parameter's name ("limit must be ...").
  */
 import * as v from 'valibot';
+import { parseTimestamp } from '../content/rfc3339.ts';
 import type { Bbox, Near } from '../geo/point-index.ts';
 
 /** Canonical 8-4-4-4-12 hex form, any letter case. */
@@ -53,31 +54,7 @@ export function optionalInt(min: number, max: number, description: string) {
   return v.optional(intSchema(min, max, description));
 }
 
-const DATE_TIME_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(?:([Zz])|([+\- ])(\d{2}):(\d{2})))?$/;
 const LOCAL_TIME_RE = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
-
-/**
- * Parses an RFC 3339 date-time with `Z` or an offset, or a date alone (00:00 UTC that day), to epoch ms.
- * A space where the offset sign belongs is read as `+`, since an unencoded `+` arrives as a space.
- */
-export function parseTimestamp(s: string): number | null {
-  const m = DATE_TIME_RE.exec(s);
-  if (!m) return null;
-  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth) return null;
-  if (m[4] === undefined) return Date.UTC(year, month - 1, day);
-  const [h, min, sec] = [Number(m[4]), Number(m[5]), Number(m[6])];
-  if (h > 23 || min > 59 || sec > 59) return null;
-  const ms = m[7] ? Math.floor(Number(`0${m[7]}`) * 1000) : 0;
-  let offsetMin = 0;
-  if (!m[8]) {
-    const [oh, om] = [Number(m[10]), Number(m[11])];
-    if (oh > 23 || om > 59) return null;
-    offsetMin = (m[9] === '-' ? -1 : 1) * (oh * 60 + om);
-  }
-  return Date.UTC(year, month - 1, day, h, min, sec, ms) - offsetMin * 60_000;
-}
 
 /** An optional RFC 3339 timestamp, parsed to epoch milliseconds. */
 export function timestamp(description: string) {

@@ -8,7 +8,7 @@ import { defineRoute, type RouteSpec } from '../http/route.ts';
 /** The route serving the OpenAPI document of `routes`. */
 export function openApiRoute(routes: readonly RouteSpec[]): RouteSpec {
   const cache = new Map<string, unknown>();
-  return defineRoute({
+  const self = defineRoute({
     path: '/openapi.json',
     operationId: 'getOpenApi',
     summary: 'This OpenAPI 3.1 document',
@@ -19,8 +19,9 @@ export function openApiRoute(routes: readonly RouteSpec[]): RouteSpec {
     errors: [],
     handle({ basePath }) {
       let doc = cache.get(basePath);
-      if (!doc) cache.set(basePath, (doc = buildOpenApi(routes, basePath)));
+      if (!doc) cache.set(basePath, (doc = buildOpenApi([...routes, self], basePath)));
       return doc;
     },
   }) as unknown as RouteSpec;
+  return self;
 }

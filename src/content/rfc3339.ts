@@ -1,0 +1,38 @@
+/**
+ * Strict RFC 3339 parsing shared by the bundle format and the query parameters: real calendar
+ * dates only (no 30 February, no 24:00), unlike Date.parse, which rolls such values over.
+ */
+
+const DATE_TIME_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(?:([Zz])|([+\- ])(\d{2}):(\d{2})))?$/;
+
+/**
+ * Parses an RFC 3339 date-time with `Z` or an offset, or a date alone (00:00 UTC that day), to epoch ms.
+ * A space where the offset sign belongs is read as `+`, since an unencoded `+` arrives as a space.
+ */
+export function parseTimestamp(s: string): number | null {
+  const m = DATE_TIME_RE.exec(s);
+  if (!m) return null;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const daysInMonth = new Date(utc(year, month, 0)).getUTCDate();
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth) return null;
+  if (m[4] === undefined) return utc(year, month - 1, day);
+  const [h, min, sec] = [Number(m[4]), Number(m[5]), Number(m[6])];
+  if (h > 23 || min > 59 || sec > 59) return null;
+  const ms = m[7] ? Math.floor(Number(`0${m[7]}`) * 1000) : 0;
+  let offsetMin = 0;
+  if (!m[8]) {
+    const [oh, om] = [Number(m[10]), Number(m[11])];
+    if (oh > 23 || om > 59) return null;
+    offsetMin = (m[9] === '-' ? -1 : 1) * (oh * 60 + om);
+  }
+  return utc(year, month - 1, day, h, min, sec, ms) - offsetMin * 60_000;
+}
+
+
+/** Date.UTC without its two-digit-year quirk (Date.UTC(50, 0) is 1950). */
+function utc(year: number, month: number, day: number, h = 0, min = 0, sec = 0, ms = 0): number {
+  const d = new Date(0);
+  d.setUTCFullYear(year, month, day);
+  d.setUTCHours(h, min, sec, ms);
+  return d.getTime();
+}

@@ -1,0 +1,61 @@
+/**
+ * The README's curl examples run against the demo and answer as the README says: 200, except the
+ * disabled map (404) and the deliberate bad request (400 naming every bad parameter).
+ */
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { after, before, test } from 'node:test';
+import { openTestApp, readDemoBundle, type TestApp } from './helpers/app.ts';
+
+const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+const examples = [...readme.matchAll(/^curl (.*)'http:\/\/localhost:8787([^']+)'$/gm)].map((m) => ({ flags: m[1], target: m[2] }));
+
+let t: TestApp;
+before(async () => { t = await openTestApp(await readDemoBundle(), { now: () => new Date('2026-11-22T12:00:00Z') }); });
+after(async () => { await t?.close(); });
+
+test('the README shows the two set-up commands at the top', () => {
+  const top = readme.slice(0, 800);
+  assert.match(top, /npm ci && npm start/);
+  assert.match(top, /npm ci && npm test/);
+});
+
+test('every curl example in the README answers as documented', async () => {
+  assert.ok(examples.length >= 20, `found ${examples.length} examples`);
+  let cursor: string | null = null;
+  for (const { flags, target } of examples) {
+    const headers: Record<string, string> = {};
+    const auth = /-H 'Authorization: ([^']+)'/.exec(flags);
+    if (auth) headers.authorization = auth[1];
+    // The "next page" example takes the cursor of the example before it.
+    const resolved = target.replace('<next_cursor>', cursor ?? '');
+    const res = await t.get(resolved, { headers });
+    const body = await res.json();
+    if (target.includes('limit=500')) {
+      assert.equal(res.status, 400, target);
+      assert.deepEqual(body.errors.map((e: { name: string }) => e.name).sort(), ['from', 'limit', 'near']);
+    } else if (flags.includes('-i')) {
+      assert.equal(res.status, 404, target);
+    } else {
+      assert.equal(res.status, 200, `${target}: ${JSON.stringify(body).slice(0, 200)}`);
+    }
+    if (auth) assert.equal(body.is_saved, true);
+    if ('next_cursor' in body) cursor = body.next_cursor;
+  }
+});
+
+test('the demo ids in the README name the content the README says they do', async () => {
+  const demo = await readDemoBundle();
+  const rows = [...readme.matchAll(/^\| (.+?) \| `([0-9a-f-]{36})`/gm)];
+  assert.ok(rows.length >= 12);
+  const names = new Map<string, string>([
+    ...demo.maps.map((m) => [m.id, m.name] as const), ...demo.publishers.map((p) => [p.id, p.name] as const),
+    ...demo.markers.map((m) => [m.id, m.name] as const), ...demo.paths.map((m) => [m.id, m.name] as const),
+    ...demo.polygons.map((m) => [m.id, m.name] as const), ...demo.categories.map((m) => [m.id, m.name] as const),
+    ...demo.lists.map((m) => [m.id, m.name] as const),
+  ]);
+  for (const [, label, id] of rows) {
+    const name = names.get(id);
+    if (name && !label.startsWith('unverified')) assert.ok(label.includes(name.replace(/ \(.*\)$/, '')), `${label} -> ${name}`);
+  }
+});
