@@ -1,15 +1,19 @@
 /** Deterministic ids, PRNG and time helpers for the demo bundle generator. */
 import { createHash } from 'node:crypto';
 
-/** UUIDv5-style id from a stable name: SHA-1 of 'demo:' + name, version 5, RFC 4122 variant. */
-export function uuid(name: string): string {
-  const h = createHash('sha1').update('demo:' + name).digest();
+/** UUIDv5-style id from a stable name: SHA-1 of `${space}:${name}`, version 5, RFC 4122 variant. */
+export function nameUuid(space: string, name: string): string {
+  const h = createHash('sha1').update(`${space}:${name}`).digest();
   h[6] = (h[6] & 0x0f) | 0x50;
   h[8] = (h[8] & 0x3f) | 0x80;
   const hex = h.subarray(0, 16).toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
+/** The demo's ids: stable names in the 'demo' space. */
+export const uuid = (name: string): string => nameUuid('demo', name);
+
+/** Hex SHA-256 of a string. */
 export function sha256hex(s: string): string {
   return createHash('sha256').update(s).digest('hex');
 }

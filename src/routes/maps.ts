@@ -2,8 +2,7 @@
  * Maps: GET /maps/:map_id (with its 13 optional sections), /maps/:map_id/details and /maps/:map_id/contents.
  */
 import * as v from 'valibot';
-import type { CategoryRecord, MapView, ReadModel, VersionContent } from '../content/read-model.ts';
-import { notFound } from '../http/errors.ts';
+import { toUtc, type CategoryRecord, type MapView, type VersionContent } from '../content/read-model.ts';
 import { flag } from '../http/params.ts';
 import { defineRoute } from '../http/route.ts';
 import {
@@ -18,10 +17,10 @@ function mapIdentity(map: MapView, version: VersionContent) {
   const ver = map.versionDocs.get(version.id)!;
   return {
     id: d.id, publisher_id: d.publisher_id, name: d.name, slug: d.slug, enabled: true as const,
-    description: d.description ?? null, time_zone: d.time_zone, created_at: new Date(d.created_at).toISOString().replace('.000Z', 'Z'),
+    description: d.description ?? null, time_zone: d.time_zone, created_at: toUtc(Date.parse(d.created_at)),
     current_version_id: map.currentVersionId,
     version: { id: ver.id, name: ver.name, status: 'published' as const,
-      published_at: ver.published_at ? new Date(ver.published_at).toISOString().replace('.000Z', 'Z') : null, notes: ver.notes ?? null },
+      published_at: ver.published_at ? toUtc(Date.parse(ver.published_at)) : null, notes: ver.notes ?? null },
     branding: d.branding,
   };
 }
@@ -158,10 +157,3 @@ export const getMapContents = defineRoute({
     return { map_id: map.id, content_blocks: map.contentBlocks };
   },
 });
-
-/** A publisher, or 404. */
-export function findPublisher(model: ReadModel, id: string) {
-  const p = model.publishers.get(id);
-  if (!p) throw notFound(`Publisher ${id}`);
-  return p;
-}

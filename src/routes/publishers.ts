@@ -7,8 +7,8 @@ import { distanceM } from '../geo/point-index.ts';
 import type { ParamError } from '../http/errors.ts';
 import { coordinate, uuid } from '../http/params.ts';
 import { defineRoute } from '../http/route.ts';
-import { findPublisher } from './maps.ts';
 import { BrandingSchema, PublisherSchema, Uuid } from './schemas.ts';
+import { findPublisher } from './shared.ts';
 
 const publisherIdPath = { publisher_id: uuid('Publisher UUID') };
 
@@ -53,14 +53,16 @@ export const getPublisherMaps = defineRoute({
   errors: [404],
   handle({ params, query, model }) {
     const publisher = findPublisher(model, params.publisher_id);
-    const maps = [...model.maps.values()].filter((m) => m.publisherId === publisher.id).map((m) => ({
-      id: m.id, name: m.doc.name, slug: m.doc.slug, description: m.doc.description ?? null, time_zone: m.doc.time_zone,
-      center: m.doc.map_data.center, branding: m.doc.branding,
-      ...(query.lat !== undefined && query.lng !== undefined
-        ? { distance_m: Math.round(distanceM(query.lat, query.lng, m.doc.map_data.center.lat, m.doc.map_data.center.lng)) }
-        : {}),
-    }));
-    maps.sort((a, b) => (a.distance_m ?? 0) - (b.distance_m ?? 0) || compareByName(a, b));
+    const point = query.lat !== undefined && query.lng !== undefined ? { lat: query.lat, lng: query.lng } : null;
+    // Sort on the exact distance; the body carries it rounded to the metre.
+    const maps = [...model.maps.values()].filter((m) => m.publisherId === publisher.id).map((m) => {
+      const { center } = m.doc.map_data;
+      const distance = point ? distanceM(point.lat, point.lng, center.lat, center.lng) : 0;
+      return { distance, map: {
+        id: m.id, name: m.doc.name, slug: m.doc.slug, description: m.doc.description ?? null, time_zone: m.doc.time_zone,
+        center, branding: m.doc.branding, ...(point ? { distance_m: Math.round(distance) } : {}),
+      } };
+    }).sort((a, b) => a.distance - b.distance || compareByName(a.map, b.map)).map((x) => x.map);
     return { publisher_id: publisher.id, maps, total: maps.length };
   },
 });

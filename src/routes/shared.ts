@@ -50,5 +50,12 @@ export function sliceWindow<T>(all: readonly T[], start: number, end: number | u
   return { items, total: all.length, start, end: start + items.length };
 }
 
+/** A publisher, or 404. */
+export function findPublisher(model: ReadModel, id: string) {
+  const publisher = model.publishers.get(id);
+  if (!publisher) throw notFound(`Publisher ${id}`);
+  return publisher;
+}
+
 /** A map path parameter. */
 export const mapIdPath = { map_id: uuid('Map UUID') };

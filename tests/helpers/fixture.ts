@@ -4,30 +4,15 @@
  * with content of its own, clockwise polygon input, events with no anchors.
  */
 import { createHash } from 'node:crypto';
+import { mulberry32, nameUuid } from '../../scripts/demo/ids.ts';
 import type {
   AssociationT, BundleT, CategoryT, EventT, ListT, MapT, MarkerT, PathT, PolygonT,
 } from '../../src/content/bundle-schema.ts';
 
-/** mulberry32: a small, fast, seedable PRNG. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 };
 
-/** A stable UUID (v5 layout) from a name. */
-export function uuidFor(name: string): string {
-  const h = createHash('sha1').update(`fixture:${name}`).digest();
-  h[6] = (h[6] & 0x0f) | 0x50;
-  h[8] = (h[8] & 0x3f) | 0x80;
-  const x = h.subarray(0, 16).toString('hex');
-  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
-}
+/** A stable UUID (v5 layout) from a name, in the fixture's own name space. */
+export const uuidFor = (name: string): string => nameUuid('fixture', name);
 
 /** The ids tests refer to. */
 export const F = {
