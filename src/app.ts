@@ -6,7 +6,7 @@ import { Router } from 'itty-router';
 import type { ContentStore } from './content/store.ts';
 import { HttpError, problemResponse } from './http/errors.ts';
 import { parseParams, Reply, type RouteSpec } from './http/route.ts';
-import { ALLOWED_METHODS, CORS_HEADERS, JSON_TYPE, PREFLIGHT_HEADERS, jsonResponse, requestIdFor } from './http/respond.ts';
+import { ALLOWED_METHODS, CORS_HEADERS, JSON_TYPE, PREFLIGHT_HEADERS, etagMatches, jsonResponse, requestIdFor } from './http/respond.ts';
 import { routes as allRoutes } from './routes/index.ts';
 
 /** Longest request target (path and query) accepted before answering 414. */
@@ -47,7 +47,10 @@ export function createApp(deps: AppDeps): App {
   // Routes are matched on path alone; the method is decided afterwards, so a known path gets 405, not 404.
   for (const spec of routes) router.all(spec.path, (routed: Routed) => ({ spec, params: routed.params ?? {} }));
 
-  async function handle(req: Request): Promise<Response> {
+  /** The route a request matched, so its own headers reach error responses too. */
+  interface Matched { spec?: RouteSpec }
+
+  async function handle(req: Request, matched: Matched): Promise<Response> {
     const url = new URL(req.url);
     const target = url.pathname.length + url.search.length;
     if (target > MAX_TARGET_LENGTH) {
@@ -56,6 +59,7 @@ export function createApp(deps: AppDeps): App {
     const match = (await router.fetch({ method: req.method, url: req.url })) as
       { spec: RouteSpec; params: Record<string, string> } | undefined;
     if (!match) throw new HttpError(404, `No route matches ${url.pathname}.`);
+    matched.spec = match.spec;
     if (req.method === 'OPTIONS') return new Response(null, { status: 204, headers: PREFLIGHT_HEADERS });
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       throw new HttpError(405, `${req.method} is not allowed; this API is read-only.`, { headers: { allow: ALLOWED_METHODS } });
@@ -66,14 +70,18 @@ export function createApp(deps: AppDeps): App {
     const result = await spec.handle({ req, params, query, model: deps.store.model, store: deps.store, now: now(), basePath });
     if (result instanceof Response) return result;
     const contentType = spec.contentType ?? JSON_TYPE;
-    return result instanceof Reply ? jsonResponse(result.body, contentType, result.headers) : jsonResponse(result, contentType);
+    const version = deps.store.model.checksum;
+    return result instanceof Reply
+      ? jsonResponse(result.body, contentType, version, result.headers)
+      : jsonResponse(result, contentType, version);
   }
 
   async function fetch(req: Request): Promise<Response> {
     const requestId = requestIdFor(req);
+    const matched: Matched = {};
     let res: Response;
     try {
-      res = await handle(req);
+      res = await handle(req, matched);
     } catch (err) {
       const instance = safePath(req.url);
       if (err instanceof HttpError) res = problemResponse(err, instance);
@@ -84,8 +92,16 @@ export function createApp(deps: AppDeps): App {
       }
     }
     const headers = new Headers(res.headers);
-    for (const [k, val] of Object.entries(CORS_HEADERS)) headers.set(k, val);
+    for (const [k, val] of Object.entries({ ...CORS_HEADERS, ...matched.spec?.headers })) headers.set(k, val);
     headers.set('x-request-id', requestId);
+    // Conditional GET: a matching If-None-Match gets 304 with the validators and no body.
+    const ifNoneMatch = req.headers.get('if-none-match');
+    const etag = headers.get('etag');
+    if (res.status === 200 && ifNoneMatch !== null && etag !== null && etagMatches(ifNoneMatch, etag)) {
+      headers.delete('content-type');
+      headers.delete('content-length');
+      return new Response(null, { status: 304, headers });
+    }
     // HEAD: the same status and headers as GET, no body.
     const body = req.method === 'HEAD' ? null : res.body;
     return new Response(body, { status: res.status, headers });

@@ -460,6 +460,31 @@ describe('GET /events cursors', () => {
     assert.deepEqual(ids(body.events), expected.slice(1, 1 + 50));
   });
 
+  test('a cursor edited by hand (position or window) gets 400 naming cursor', async () => {
+    const cursor = await firstCursor(base);
+    const state = JSON.parse(Buffer.from(cursor, 'base64url').toString());
+    const edits = [{ ...state, i: uuidFor('some-other-event') }, { ...state, s: state.s + 1 }, { ...state, extra: 1 },
+      { ...state, i: 'zzz' }, { ...state, f: state.f - 1 }];
+    for (const edited of edits) {
+      await expect400(`/events?${qs([...base, ['cursor', Buffer.from(JSON.stringify(edited)).toString('base64url')]])}`, 'cursor');
+    }
+    // Edits of the window with the window left to the cursor are refused too.
+    const defaulted: Params = [['map_id', F.map], ['tags', 'free,art']];
+    const c2 = JSON.parse(Buffer.from(await firstCursor(defaulted), 'base64url').toString());
+    await expect400(`/events?${qs([...defaulted, ['cursor', Buffer.from(JSON.stringify({ ...c2, t: c2.t + 1 })).toString('base64url')]])}`, 'cursor');
+  });
+
+  test('an empty event_types or tags value is the same as leaving it out', async () => {
+    const window: Params = [['map_id', F.map], ['from', '2027-01-01T00:00:00Z'], ['to', '2027-06-30T00:00:00Z']];
+    const all = (await t.json<EventsPage>(`/events?${qs(window)}`)).body.total;
+    assert.ok(all > 0);
+    for (const extra of [[['tags', '']], [['event_types', ',']], [['tags', ' , ']], [['event_types', ''], ['tags', '']]] as Params[]) {
+      const { status, body } = await t.json<EventsPage>(`/events?${qs([...window, ...extra])}`);
+      assert.equal(status, 200);
+      assert.equal(body.total, all, JSON.stringify(extra));
+    }
+  });
+
   test('a malformed cursor gets 400 naming cursor', async () => {
     const good = await firstCursor(base);
     const b64 = (s: string) => Buffer.from(s).toString('base64url');

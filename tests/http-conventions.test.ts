@@ -379,7 +379,7 @@ describe('errors', () => {
       [`/events?map_id=bad&limit=0&from=garbage`, [['map_id', 'query'], ['from', 'query'], ['limit', 'query']]],
       [`/maps/bad?info=yes&markers=1`, [['map_id', 'path'], ['info', 'query'], ['markers', 'query']]],
       [`/events?map_id=${M}&from=2027-01-01T10:00&to=x&event_types=a&bbox=1,2&near=a,b&radius_m=0&limit=1.5&cursor=%21`,
-        [['from', 'query'], ['to', 'query'], ['bbox', 'query'], ['near', 'query'], ['radius_m', 'query'], ['limit', 'query']]],
+        [['from', 'query'], ['to', 'query'], ['bbox', 'query'], ['near', 'query'], ['radius_m', 'query'], ['limit', 'query'], ['cursor', 'query']]],
       [`/maps/x/lists?verified=maybe&start=-1&end=x`, [['map_id', 'path'], ['verified', 'query'], ['start', 'query'], ['end', 'query']]],
       [`/publisher/x/maps?lat=100&lng=west`, [['publisher_id', 'path'], ['lat', 'query'], ['lng', 'query']]],
       [`/places-of-interest/items/x?sort_type=size&version_id=v&include_counts=2`,

@@ -559,3 +559,19 @@ test('servers[0].url is "/" at the root and the configured base path when one is
   const looseDoc = await (await loose.fetch(new Request('http://test.local/api/v2/openapi.json'))).json();
   assert.deepEqual(looseDoc.servers, [{ url: '/api/v2' }]);
 });
+
+test('integer parameters are documented as integers with their range and default', async () => {
+  const doc = (await t.json('/openapi.json')).body;
+  const param = (path: string, name: string) => doc.paths[path].get.parameters.find((p: { name: string }) => p.name === name);
+  assert.deepEqual(param('/events', 'limit').schema, { type: 'integer', minimum: 1, maximum: 200, default: 50 });
+  assert.deepEqual(param('/events', 'radius_m').schema, { type: 'integer', minimum: 1, maximum: 200000 });
+  assert.deepEqual(param('/events/upcoming-by-poi', 'limit_per_poi').schema, { type: 'integer', minimum: 1, maximum: 20, default: 5 });
+  assert.equal(param('/maps/{map_id}/pois', 'start').schema.type, 'integer');
+});
+
+test('GET /events/{id} declares the optional account-session bearer scheme', async () => {
+  const doc = (await t.json('/openapi.json')).body;
+  assert.deepEqual(doc.paths['/events/{id}'].get.security, [{}, { accountSession: [] }]);
+  assert.equal(doc.components.securitySchemes.accountSession.scheme, 'bearer');
+  assert.equal(doc.paths['/events'].get.security, undefined);
+});

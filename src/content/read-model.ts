@@ -84,7 +84,8 @@ export interface MapView {
   currentVersionId: string;
   versionDocs: Map<string, MapT['versions'][number]>; // published versions
   versions: Map<string, VersionContent>;
-  contentBlocks: MapT['content_blocks'];
+  contentBlocks: Record<string, unknown>[]; // in sort order, unset fields null
+  sponsors: Record<string, unknown>[];
   lists: ListEntry[]; // verified, in name order
   categoryPoiOrder: Map<string, string[]>; // category id -> its curated POI order
   events: EventEntry[]; // by starts_at, then id
@@ -211,7 +212,10 @@ export async function buildReadModel(db: Pick<Db, 'query'>): Promise<ReadModel> 
     for (const versionId of versionDocs.keys()) versions.set(versionId, buildVersion(versionId, m.id, pois, categories));
     maps.set(m.id, {
       id: m.id, doc: m, publisherId: m.publisher_id, currentVersionId: m.current_version_id, versionDocs, versions,
-      contentBlocks: [...m.content_blocks].sort((a, b) => a.sort_order - b.sort_order || (a.id < b.id ? -1 : 1)),
+      contentBlocks: [...m.content_blocks].sort((a, b) => a.sort_order - b.sort_order || (a.id < b.id ? -1 : 1))
+        .map((c) => ({ id: c.id, kind: c.kind, title: c.title, body: orNull(c.body), url: orNull(c.url),
+          image_url: orNull(c.image_url), sort_order: c.sort_order })),
+      sponsors: m.sponsors.map((sp) => ({ name: sp.name, url: orNull(sp.url), logo_url: orNull(sp.logo_url), tier: orNull(sp.tier) })),
       lists: [], events: [], eventIndex: new PointIndex([], 0), matchCache: new Map(), categoryPoiOrder: new Map(),
     });
   }

@@ -5,7 +5,7 @@
 
 /** What a cursor carries. */
 export interface CursorState {
-  /** Filter key the cursor is bound to. */
+  /** Hash of the filters and the position below (see cursorKey). */
   k: string;
   /** starts_at (epoch ms) of the last event on the previous page. */
   s: number;
@@ -31,18 +31,31 @@ export function encodeCursor(state: CursorState): string {
   return toBase64Url(JSON.stringify(state));
 }
 
-/** Decodes a cursor; null when it is not one this service made. */
+const CURSOR_KEYS = 'f,i,k,s,t';
+const ID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const isTime = (n: unknown): n is number => Number.isInteger(n) && Math.abs(n as number) <= MAX_TIME_MS;
+
+/** Decodes a cursor; null when it is not exactly the shape this service makes. */
 export function decodeCursor(cursor: string): CursorState | null {
   if (!/^[A-Za-z0-9_-]{1,2048}$/.test(cursor)) return null;
   try {
     const bin = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
     const state = JSON.parse(new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0))));
-    const ok = state && typeof state === 'object' && typeof state.k === 'string' && typeof state.i === 'string' &&
-      [state.s, state.f, state.t].every((n) => Number.isFinite(n) && Math.abs(n) <= MAX_TIME_MS) && state.f <= state.t;
+    const ok = state && typeof state === 'object' && Object.keys(state).sort().join(',') === CURSOR_KEYS &&
+      typeof state.k === 'string' && /^[0-9a-f]{8}$/.test(state.k) && typeof state.i === 'string' && ID_RE.test(state.i) &&
+      isTime(state.s) && isTime(state.f) && isTime(state.t) && state.f <= state.t;
     return ok ? { k: state.k, s: state.s, i: state.i, f: state.f, t: state.t } : null;
   } catch {
     return null;
   }
+}
+
+/**
+ * The key a cursor carries: a hash of the filter set and of the keyset position, so a cursor reused
+ * with other filters, or edited by hand, no longer matches.
+ */
+export function cursorKey(filterKey: string, state: Omit<CursorState, 'k'>): string {
+  return hashKey(`${filterKey}|${state.s}|${state.i}|${state.f}|${state.t}`);
 }
 
 /** A short, stable hash (FNV-1a, 32-bit, hex) of a filter key, so cursors stay small. */

@@ -63,10 +63,12 @@ const ERROR_TEXT: Record<number, string> = {
 function parameters(entries: v.ObjectEntries, where: 'path' | 'query') {
   return Object.entries(entries).map(([name, schema]) => {
     const json = toSchema(schema as v.GenericSchema);
-    const { description, ...rest } = json;
+    // A parameter may declare its documented form (an integer, say) through `v.metadata({ openapi })`.
+    const { description, openapi, pattern: _pattern, ...rest } = json as JsonSchema & { openapi?: JsonSchema; pattern?: string };
+    const documented = openapi ? { ...openapi, ...(rest.default !== undefined ? { default: Number(rest.default) } : {}) } : { ...rest, ...(_pattern ? { pattern: _pattern } : {}) };
     return {
       name, in: where, required: where === 'path' || (schema as { type: string }).type !== 'optional',
-      ...(description ? { description } : {}), schema: rest,
+      ...(description ? { description } : {}), schema: documented,
     };
   });
 }
@@ -91,6 +93,8 @@ export function buildOpenApi(routes: readonly RouteSpec[], basePath: string): Js
     paths[r.path.replace(/:(\w+)/g, '{$1}')] = {
       get: {
         operationId: r.operationId, summary: r.summary, ...(r.description ? { description: r.description } : {}), tags: [r.tag],
+        // An empty requirement first: the session is optional, anonymous calls are the norm.
+        ...(r.errors.includes(401) ? { security: [{}, { accountSession: [] }] } : {}),
         parameters: [...parameters(r.pathParams, 'path'), ...parameters(r.query, 'query')],
         responses,
       },
@@ -101,8 +105,10 @@ export function buildOpenApi(routes: readonly RouteSpec[], basePath: string): Js
     info: {
       title: 'Destination Map Content Service: Read API',
       version: API_VERSION,
-      description: 'Read-only API for published destination maps. Every route also answers HEAD, and OPTIONS for CORS ' +
-        'preflight; other methods get 405. Errors are application/problem+json.',
+      description: 'Read-only API for published destination maps. Every route also answers HEAD (same headers, no ' +
+        'body) and OPTIONS (CORS preflight, 204); any other method gets 405 with an Allow header. Every 200 carries a ' +
+        'strong ETag, and If-None-Match answers 304. A request target over 8 KiB gets 414, and every route answers 503 ' +
+        'until the content is loaded. Errors are application/problem+json (RFC 9457).',
     },
     servers: [{ url: basePath === '' ? '/' : basePath }],
     paths,

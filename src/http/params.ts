@@ -36,6 +36,8 @@ function intSchema(min: number, max: number, description: string) {
   const reason = `must be an integer from ${min} to ${max}`;
   return v.pipe(
     v.string(),
+    // What OpenAPI shows: the value as an integer, not the string it arrives as (see http/openapi.ts).
+    v.metadata({ openapi: { type: 'integer', minimum: min, maximum: max } }),
     v.regex(/^-?\d+$/, reason),
     v.transform(Number),
     v.minValue(min, reason),
@@ -91,13 +93,16 @@ export function uuidList(description: string) {
   );
 }
 
-/** An optional comma-separated list of free-text values, compared case-insensitively. */
+/**
+ * An optional comma-separated list of free-text values, compared case-insensitively. A value with no
+ * items (`tags=`) is the same as leaving the parameter out: no filter.
+ */
 export function textList(description: string) {
   return v.optional(v.pipe(
     v.string(),
-    v.transform(splitList),
+    v.transform((s) => splitList(s.toLowerCase())),
     v.check((xs) => xs.length <= MAX_LIST_ITEMS, `must have at most ${MAX_LIST_ITEMS} items`),
-    v.transform((xs) => [...new Set(xs.map((x) => x.toLowerCase()))]),
+    v.transform((xs) => (xs.length > 0 ? xs : undefined)),
     v.description(description),
   ));
 }

@@ -26,13 +26,39 @@ export const PREFLIGHT_HEADERS: Record<string, string> = {
 
 const encoder = new TextEncoder();
 
-/** Serialises a body once, with its length. */
-export function jsonResponse(body: unknown, contentType: string, headers: Record<string, string> = {}): Response {
-  const bytes = encoder.encode(JSON.stringify(body));
+/** cyrb53: a fast 53-bit string hash, for ETags. */
+export function hash53(text: string, seed = 0): number {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
+/**
+ * Serialises a body once, with its length and a strong ETag: the content version and a hash of the
+ * exact bytes, so equal bodies share a tag and any change of content or answer changes it.
+ */
+export function jsonResponse(body: unknown, contentType: string, contentVersion: string, headers: Record<string, string> = {}): Response {
+  const text = JSON.stringify(body);
+  const bytes = encoder.encode(text);
+  const etag = `"${contentVersion.slice(0, 12)}-${hash53(text).toString(36)}"`;
   return new Response(bytes, {
     status: 200,
-    headers: { 'content-type': contentType, 'content-length': String(bytes.byteLength), ...headers },
+    headers: { 'content-type': contentType, 'content-length': String(bytes.byteLength), etag, ...headers },
   });
+}
+
+/** True when an If-None-Match value matches the ETag (weak comparison, as RFC 9110 asks for GET). */
+export function etagMatches(ifNoneMatch: string, etag: string): boolean {
+  if (ifNoneMatch.trim() === '*') return true;
+  const bare = (tag: string) => tag.trim().replace(/^W\//, '');
+  return ifNoneMatch.split(',').some((tag) => bare(tag) === bare(etag));
 }
 
 /** A request id is echoed only when it is short and plain; otherwise a new one is made. */

@@ -51,6 +51,8 @@ export interface RouteSpec<P extends Entries = Entries, Q extends Entries = Entr
   response: v.GenericSchema;
   /** Default `application/json; charset=utf-8`. */
   contentType?: string;
+  /** Headers on every response of the route, errors included (`Vary: Authorization`, say). */
+  headers?: Record<string, string>;
   /** Error statuses the route can answer besides 400 (listed in OpenAPI). */
   errors: number[];
   handle(ctx: RouteContext<ParamsOf<P>, ParamsOf<Q>>): unknown | Promise<unknown>;

@@ -4,7 +4,7 @@
 import * as v from 'valibot';
 import { findMatches, seekAfter, filterKey, type EventFilter } from '../content/event-search.ts';
 import { sha256Hex } from '../content/store.ts';
-import { decodeCursor, encodeCursor, hashKey } from '../http/cursor.ts';
+import { cursorKey, decodeCursor, encodeCursor, type CursorState } from '../http/cursor.ts';
 import { HttpError, invalidParams, notFound, type ParamError } from '../http/errors.ts';
 import { bbox, int, near, optionalInt, textList, timestamp, uuid, uuidList } from '../http/params.ts';
 import { defineRoute, Reply } from '../http/route.ts';
@@ -27,6 +27,10 @@ function checkWindowOrder(q: { from?: number; to?: number }, bad: Set<string>): 
   return q.from > q.to ? [{ name: 'to', in: 'query', reason: 'must not be earlier than from' }] : [];
 }
 
+function nextCursor(key: string, position: Omit<CursorState, 'k'>): string {
+  return encodeCursor({ k: cursorKey(key, position), ...position });
+}
+
 /** GET /events */
 export const listEvents = defineRoute({
   path: '/events',
@@ -47,7 +51,12 @@ export const listEvents = defineRoute({
     near: near('lat,lng (latitude first); used with radius_m'),
     radius_m: optionalInt(1, MAX_RADIUS_M, `Radius in metres for near, from 1 to ${MAX_RADIUS_M}. Default ${DEFAULT_RADIUS_M}`),
     limit: int(1, MAX_LIMIT, DEFAULT_LIMIT, `Page size, 1 to ${MAX_LIMIT}. Default ${DEFAULT_LIMIT}`),
-    cursor: v.optional(v.pipe(v.string(), v.description('next_cursor from the previous page, bound to the same filters'))),
+    cursor: v.optional(v.pipe(
+      v.string(),
+      v.check((c) => decodeCursor(c) !== null, BAD_CURSOR),
+      v.transform((c) => decodeCursor(c)!),
+      v.description('next_cursor from the previous page, bound to the same filters'),
+    )),
   },
   crossCheck(q, bad) {
     const errors = checkWindowOrder(q, bad);
@@ -66,8 +75,7 @@ export const listEvents = defineRoute({
     const map = findMap(model, query.map_id);
     let fromMs = query.from;
     let toMs = query.to;
-    const state = query.cursor === undefined ? null : decodeCursor(query.cursor);
-    if (query.cursor !== undefined && !state) throw invalidParams([{ name: 'cursor', in: 'query', reason: BAD_CURSOR }]);
+    const state = query.cursor ?? null;
     // A defaulted window comes from the cursor, so "now" does not move between pages.
     fromMs ??= state?.f ?? now.getTime();
     toMs ??= state?.t ?? fromMs + DEFAULT_WINDOW_MS;
@@ -78,9 +86,10 @@ export const listEvents = defineRoute({
       fromMs, toMs, types: query.event_types ?? null, tags: query.tags ?? null, bbox: query.bbox ?? null,
       near: query.near ? { ...query.near, radiusM: query.radius_m ?? DEFAULT_RADIUS_M } : null,
     };
-    const key = hashKey(filterKey(map.id, filter));
-    if (state && state.k !== key) {
-      throw invalidParams([{ name: 'cursor', in: 'query', reason: 'belongs to a different set of filters; repeat the filters of the page it came from' }]);
+    const key = filterKey(map.id, filter);
+    if (state && state.k !== cursorKey(key, state)) {
+      throw invalidParams([{ name: 'cursor', in: 'query',
+        reason: 'belongs to a different set of filters, or was altered; repeat the filters of the page it came from' }]);
     }
     const matches = findMatches(map, filter);
     const first = state ? seekAfter(map, matches, state.s, state.i) : 0;
@@ -89,7 +98,7 @@ export const listEvents = defineRoute({
     const more = first + page.length < matches.length;
     return {
       events: Array.from(page, (i) => map.events[i].summary),
-      next_cursor: more && last ? encodeCursor({ k: key, s: last.startMs, i: last.id, f: fromMs, t: toMs }) : null,
+      next_cursor: more && last ? nextCursor(key, { s: last.startMs, i: last.id, f: fromMs, t: toMs }) : null,
       total: matches.length,
     };
   },
@@ -142,6 +151,7 @@ export const getEvent = defineRoute({
   tag: 'Events',
   pathParams: { id: uuid('Event UUID') },
   query: {},
+  headers: { vary: 'Authorization' },
   response: v.strictObject({
     ...EventSchema.entries,
     pois: v.pipe(v.array(PoiRecordSchema), v.description('Full records of the anchored POIs')),
@@ -154,7 +164,7 @@ export const getEvent = defineRoute({
     const { entry } = found;
     const body: Record<string, unknown> = { ...entry.summary, pois: entry.poiIds.map((id) => model.pois.get(id)!.record) };
     const auth = req.headers.get('authorization');
-    if (auth === null) return new Reply(body, { vary: 'Authorization' });
+    if (auth === null) return body;
     const token = BEARER_RE.exec(auth.trim())?.[1];
     const session = token ? await store.lookupSession(await sha256Hex(token), entry.id, now) : null;
     if (!session) {
@@ -163,6 +173,6 @@ export const getEvent = defineRoute({
       });
     }
     body.is_saved = session.is_saved;
-    return new Reply(body, { 'cache-control': 'private', vary: 'Authorization' });
+    return new Reply(body, { 'cache-control': 'private' });
   },
 });

@@ -75,7 +75,7 @@ const MapBody = v.strictObject({
   publisher: v.optional(PublisherSchema),
   map_data: v.optional(v.object({ center: v.object({ lat: v.number(), lng: v.number() }), zoom: v.number(), min_zoom: v.optional(v.number()), max_zoom: v.optional(v.number()), bounds: v.optional(v.array(v.number())), basemap_url: v.optional(v.string()) })),
   contact: v.optional(v.object({ email: v.optional(v.string()), phone: v.optional(v.string()), website: v.optional(v.string()), address: v.optional(v.string()), social: v.optional(v.record(v.string(), v.string())) })),
-  map_sponsors: v.optional(v.array(v.object({ name: v.string(), url: v.optional(v.string()), logo_url: v.optional(v.string()), tier: v.optional(v.string()) }))),
+  map_sponsors: v.optional(v.array(v.strictObject({ name: v.string(), url: v.nullable(v.string()), logo_url: v.nullable(v.string()), tier: v.nullable(v.picklist(['gold', 'silver', 'bronze', 'partner'])) }))),
   tag_counts: v.optional(v.array(v.strictObject({ id: Uuid, kind: v.picklist(['category', 'tag']), count: v.number() }))),
   contents: v.optional(v.array(ContentBlockSchema)),
 });
@@ -108,7 +108,7 @@ export const getMap = defineRoute({
     if (query.publisher) body.publisher = model.publishers.get(map.publisherId);
     if (query.map_data) body.map_data = d.map_data;
     if (query.contact) body.contact = d.contact;
-    if (query.map_sponsors) body.map_sponsors = d.sponsors;
+    if (query.map_sponsors) body.map_sponsors = map.sponsors;
     if (query.tag_counts) body.tag_counts = tagCounts(version);
     if (query.contents) body.contents = map.contentBlocks;
     return body;

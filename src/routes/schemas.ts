@@ -70,9 +70,9 @@ export const BrandingSchema = v.object({
 export const VersionSchema = v.strictObject({ id: Uuid, name: v.string(), status: v.literal('published'), published_at: v.nullable(Time), notes: NStr });
 
 /** A content block. */
-export const ContentBlockSchema = v.object({
-  id: Uuid, kind: v.string(), title: v.string(), body: v.optional(v.string()), url: v.optional(v.string()),
-  image_url: v.optional(v.string()), sort_order: v.number(),
+export const ContentBlockSchema = v.strictObject({
+  id: Uuid, kind: v.picklist(['text', 'image', 'video', 'link', 'notice']), title: v.string(), body: NStr, url: NStr,
+  image_url: NStr, sort_order: v.number(),
 });
 
 /** A publisher. */

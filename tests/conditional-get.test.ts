@@ -1,0 +1,75 @@
+/**
+ * Conditional GET: every 200 carries a strong ETag, If-None-Match answers 304 with no body, and the
+ * tag changes when the content or the answer changes.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { F, makeFixture } from './helpers/fixture.ts';
+import { openTestApp, type TestApp } from './helpers/app.ts';
+
+let t: TestApp;
+before(async () => { t = await openTestApp(); });
+after(async () => { await t?.close(); });
+
+const MAP = `/maps/${F.map}?info=true&markers=true`;
+
+test('every 200 carries a strong ETag, stable for the same request and content', async () => {
+  const a = await t.get(MAP);
+  const b = await t.get(MAP);
+  const etag = a.headers.get('etag');
+  assert.match(etag!, /^"[0-9a-f]{12}-[0-9a-z]+"$/);
+  assert.equal(b.headers.get('etag'), etag);
+  const other = await t.get(`/maps/${F.map}?info=true`);
+  assert.notEqual(other.headers.get('etag'), etag);
+});
+
+test('If-None-Match with the current tag gets 304, no body, and the validators', async () => {
+  const etag = (await t.get(MAP)).headers.get('etag')!;
+  for (const value of [etag, `W/${etag}`, `"nope", ${etag}`, '*']) {
+    for (const method of ['GET', 'HEAD']) {
+      const res = await t.get(MAP, { method, headers: { 'if-none-match': value } });
+      assert.equal(res.status, 304, `${method} ${value}`);
+      assert.equal(res.headers.get('etag'), etag);
+      assert.equal(res.headers.get('access-control-allow-origin'), '*');
+      assert.ok(res.headers.get('x-request-id'));
+      assert.equal(res.headers.get('content-type'), null);
+      assert.equal((await res.arrayBuffer()).byteLength, 0);
+    }
+  }
+});
+
+test('a stale or foreign tag gets the full 200', async () => {
+  const res = await t.get(MAP, { headers: { 'if-none-match': '"stale-tag"' } });
+  assert.equal(res.status, 200);
+  assert.ok((await res.json()).markers.length > 0);
+});
+
+test('errors carry no ETag and never answer 304', async () => {
+  const res = await t.get(`/maps/${F.disabled}`, { headers: { 'if-none-match': '*' } });
+  assert.equal(res.status, 404);
+  assert.equal(res.headers.get('etag'), null);
+});
+
+test('the tag changes when the content version changes, and an old tag then gets 200', async () => {
+  const before = (await t.get(MAP)).headers.get('etag')!;
+  const changed = makeFixture();
+  changed.maps[0].info.summary = 'A new summary';
+  await t.store.replaceFromText(JSON.stringify(changed));
+  const res = await t.get(MAP, { headers: { 'if-none-match': before } });
+  assert.equal(res.status, 200);
+  assert.notEqual(res.headers.get('etag'), before);
+  assert.equal((await res.json()).info.summary, 'A new summary');
+});
+
+test('GET /events/:id varies on Authorization in every answer, errors included', async () => {
+  for (const [path, headers, status] of [
+    [`/events/${F.savedEvent}`, {}, 200],
+    [`/events/${F.savedEvent}`, { authorization: 'Bearer nope' }, 401],
+    [`/events/${F.disabledEvent}`, {}, 404],
+    ['/events/not-a-uuid', {}, 400],
+  ] as const) {
+    const res = await t.get(path, { headers });
+    assert.equal(res.status, status, path);
+    assert.equal(res.headers.get('vary'), 'Authorization', `${path} ${status}`);
+  }
+});
