@@ -31,8 +31,11 @@ export interface App {
 
 interface Routed { method: string; url: string; params?: Record<string, string> }
 
-/** Normalises a base path: leading slash, no trailing slash, '' for the root. */
+/** Normalises a base path: leading slash, no trailing slash, '' for the root; only plain path characters. */
 export function normaliseBasePath(basePath = ''): string {
+  if (!/^[A-Za-z0-9._~\/-]*$/.test(basePath)) {
+    throw new Error(`base path "${basePath}" may only hold letters, digits and . _ ~ - /`);
+  }
   const trimmed = basePath.replace(/\/+$/, '');
   return trimmed === '' ? '' : trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
 }
@@ -67,10 +70,12 @@ export function createApp(deps: AppDeps): App {
     const { spec } = match;
     const { params, query } = parseParams(spec, match.params, url.searchParams);
     if (!deps.store.ready) throw new HttpError(503, 'The content is still loading; try again shortly.', { headers: { 'retry-after': '1' } });
-    const result = await spec.handle({ req, params, query, model: deps.store.model, store: deps.store, now: now(), basePath });
+    // One model for the whole request, so the body and its ETag come from the same content version.
+    const model = deps.store.model;
+    const result = await spec.handle({ req, params, query, model, store: deps.store, now: now(), basePath });
     if (result instanceof Response) return result;
     const contentType = spec.contentType ?? JSON_TYPE;
-    const version = deps.store.model.checksum;
+    const version = model.checksum;
     return result instanceof Reply
       ? jsonResponse(result.body, contentType, version, result.headers)
       : jsonResponse(result, contentType, version);

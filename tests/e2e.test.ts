@@ -92,6 +92,23 @@ describe('the demo over HTTP on Node', () => {
     assert.match(res.headers.get('cache-control')!, /private/);
   });
 
+  test('a hostile Host header or an absolute-form target does not reshape the request', async () => {
+    const { connect } = await import('node:net');
+    const raw = (request: string) => new Promise<string>((resolve, reject) => {
+      const socket = connect(server.port, '127.0.0.1', () => socket.end(request));
+      let data = '';
+      socket.on('data', (d) => (data += d));
+      socket.on('end', () => resolve(data));
+      socket.on('error', reject);
+    });
+    for (const [target, host] of [[`/maps/${map.id}/details`, 'a[b'], [`/maps/${map.id}/details`, 'a/b'],
+      [`http://elsewhere.invalid/maps/${map.id}/details`, 'x']]) {
+      const reply = await raw(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+      assert.match(reply, /^HTTP\/1\.1 200 /, `${target} with Host ${host}: ${reply.slice(0, 200)}`);
+      assert.match(reply, /access-control-allow-origin: \*/i);
+    }
+  });
+
   test('an unknown id is 404 and a malformed one is 400, both as problem+json', async () => {
     const missing = await get('/markers/00000000-0000-4000-8000-000000000000');
     assert.equal(missing.status, 404);

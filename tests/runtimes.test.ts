@@ -109,5 +109,6 @@ describe('start-up', () => {
     assert.ok(defaults !== 'help');
     assert.equal(defaults.port, 8787);
     assert.throws(() => parseConfig(['--port', 'x'], {}), /port must be an integer/);
+    assert.throws(() => parseConfig(['--base-path', '/a(b)'], {}), /base path must hold only/);
   });
 });

@@ -11,8 +11,8 @@ export function bundleJsonSchema(): Record<string, unknown> {
   return {
     ...schema,
     title: `Destination map content bundle (${BUNDLE_FORMAT})`,
-    description: 'Structure only. The loader also checks: unique ids per kind (POI ids unique across markers, paths and ' +
-      'polygons); every reference resolves (publisher, map, version, category, parent, icon, POI, list, event) and stays ' +
+    description: 'Structure only. The loader also checks: unique ids per kind (markers, paths, polygons and categories ' +
+      'share one id space); every reference resolves (publisher, map, version, category, parent, icon, POI, list, event) and stays ' +
       'within the same map; the category hierarchy has no cycle; the current version is published; polygon rings are ' +
       'closed; ends_at is not before starts_at; an association does not link a POI to itself.',
   };

@@ -27,14 +27,11 @@ export function filterKey(mapId: string, f: EventFilter): string {
     f.bbox && [f.bbox.west, f.bbox.south, f.bbox.east, f.bbox.north], f.near && [f.near.lat, f.near.lng, f.near.radiusM]]);
 }
 
-/** True when the event overlaps [from, to]: starts_at <= to and ends_at >= from. */
-export function overlaps(e: EventEntry, fromMs: number, toMs: number): boolean {
-  return e.startMs <= toMs && e.endMs >= fromMs;
-}
-
-/** Positions (in `map.events`) of every event matching the filter, in keyset order; cached. */
-export function findMatches(map: MapView, f: EventFilter): Int32Array {
-  const key = filterKey(map.id, f);
+/**
+ * Positions (in `map.events`) of every event matching the filter, in keyset order. `key` is
+ * filterKey(map.id, f); with `cache` the result is kept for the pages that follow.
+ */
+export function findMatches(map: MapView, f: EventFilter, key: string, cache = true): Int32Array {
   const cached = map.matchCache.get(key);
   if (cached) {
     // Re-insert to keep the Map in least-recently-used order.
@@ -63,6 +60,7 @@ export function findMatches(map: MapView, f: EventFilter): Int32Array {
     out.push(i);
   }
   const matches = Int32Array.from(out);
+  if (!cache) return matches;
   map.matchCache.set(key, matches);
   if (map.matchCache.size > MATCH_CACHE_SIZE) map.matchCache.delete(map.matchCache.keys().next().value!);
   return matches;

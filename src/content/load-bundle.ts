@@ -8,8 +8,12 @@ import type { BundleT } from './bundle-schema.ts';
 
 const lc = (id: string) => id.toLowerCase();
 
-/** Replaces all content in the database with `bundle`, atomically. */
-export async function loadBundle(db: Db, bundle: BundleT, checksum: string): Promise<void> {
+/**
+ * Replaces all content in the database with `bundle`, atomically, and returns what `then` builds from the
+ * loaded rows inside the same transaction (so a failure there rolls the load back too).
+ */
+export async function loadBundle<T>(db: Db, bundle: BundleT, checksum: string,
+  then: (tx: Pick<Db, 'query'>) => Promise<T> = async () => undefined as T): Promise<T> {
   const versionsOf = new Map(bundle.maps.map((m) => [lc(m.id), m.versions.map((ver) => lc(ver.id))]));
   // "version_ids omitted" means every version of the item's map: materialise it so queries stay simple.
   const itemVersions: { item_id: string; version_id: string }[] = [];
@@ -47,11 +51,12 @@ export async function loadBundle(db: Db, bundle: BundleT, checksum: string): Pro
     saved_events: bundle.sessions.flatMap((s) => s.saved_event_ids.map((event_id) => ({ account_id: s.account_id, event_id }))),
   };
 
-  await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     await tx.exec(`TRUNCATE ${[...TABLES].reverse().join(', ')}`);
     for (const table of TABLES) {
       const list = rows[table];
       if (list.length > 0) await tx.query(INSERT[table], [JSON.stringify(list)]);
     }
+    return then(tx);
   });
 }

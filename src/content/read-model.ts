@@ -157,7 +157,9 @@ export async function buildReadModel(db: Pick<Db, 'query'>): Promise<ReadModel> 
   const categoryDocs = (await q<{ doc: CategoryT }>(SELECT.categories)).map((r) => r.doc);
   const poiRows = await q<{ poi_type: PoiType; doc: MarkerT | PathT | PolygonT }>(SELECT.pois);
   const itemVersionRows = await q<{ item_id: string; version_id: string }>(SELECT.itemVersions);
-  const eventDocs = (await q<{ doc: EventT }>(SELECT.events)).map((r) => r.doc);
+  // Keyset order is (starts_at in ms, id): re-sort in JS, since PostgreSQL orders by microseconds.
+  const eventDocs = (await q<{ doc: EventT }>(SELECT.events)).map((r) => ({ doc: r.doc, ms: Date.parse(r.doc.starts_at) }))
+    .sort((a, b) => a.ms - b.ms || (a.doc.id < b.doc.id ? -1 : a.doc.id > b.doc.id ? 1 : 0)).map((r) => r.doc);
   const listDocs = (await q<{ doc: ListT }>(SELECT.lists)).map((r) => r.doc);
   const associationDocs = (await q<{ doc: AssociationT }>(SELECT.associations)).map((r) => r.doc);
 
@@ -188,21 +190,21 @@ export async function buildReadModel(db: Pick<Db, 'query'>): Promise<ReadModel> 
   }
   const publicVersionIds = (id: string) => [...(versionsOfItem.get(id) ?? [])].sort();
 
-  // POIs: public when they belong to at least one published version of an enabled map.
-  const pois = new Map<string, PoiEntry>();
-  for (const { poi_type, doc } of poiRows) {
-    const versions = versionsOfItem.get(doc.id);
-    if (!versions || versions.size === 0) continue;
-    pois.set(doc.id, buildPoi(poi_type, doc, publicVersionIds(doc.id)));
-  }
-
+  // Categories and POIs: public when they belong to at least one published version of an enabled map.
+  // A reference to a category that is not public (draft-only) is dropped, so no record names it.
+  const isPublic = (id: string) => (versionsOfItem.get(id)?.size ?? 0) > 0;
   const categories = new Map<string, CategoryRecord>();
   for (const c of categoryDocs) {
-    if (!versionsOfItem.get(c.id)?.size) continue;
+    if (!isPublic(c.id)) continue;
     categories.set(c.id, {
-      id: c.id, map_id: c.map_id, parent_id: c.parent_id, kind: c.kind, name: c.name, icon_id: orNull(c.icon_id),
-      color: orNull(c.color), sort_order: c.sort_order, version_ids: publicVersionIds(c.id),
+      id: c.id, map_id: c.map_id, parent_id: c.parent_id && isPublic(c.parent_id) ? c.parent_id : null, kind: c.kind,
+      name: c.name, icon_id: orNull(c.icon_id), color: orNull(c.color), sort_order: c.sort_order, version_ids: publicVersionIds(c.id),
     });
+  }
+  const pois = new Map<string, PoiEntry>();
+  for (const { poi_type, doc } of poiRows) {
+    if (!isPublic(doc.id)) continue;
+    pois.set(doc.id, buildPoi(poi_type, doc, publicVersionIds(doc.id), doc.category_ids.filter((id) => categories.has(id))));
   }
 
   const maps = new Map<string, MapView>();
@@ -240,7 +242,7 @@ export async function buildReadModel(db: Pick<Db, 'query'>): Promise<ReadModel> 
     map.lists.sort((a, b) => compareByName(a.summary as { name: string; id: string }, b.summary as { name: string; id: string }));
   }
 
-  // Events: rows arrive ordered by starts_at, then id, which is the keyset order of every page.
+  // Events: in keyset order (starts_at, then id), the order of every page and of eventsByPoi.
   const events = new Map<string, { map: MapView; entry: EventEntry }>();
   const eventsByPoi = new Map<string, EventEntry[]>();
   const anchorPoints = new Map<string, [number, number, number][]>();
@@ -308,14 +310,15 @@ export async function buildReadModel(db: Pick<Db, 'query'>): Promise<ReadModel> 
 
 /** Association order: configured sort order, then creation time, then id. */
 export function compareAssociations(a: AssociationRecord, b: AssociationRecord): number {
-  return a.sort_order - b.sort_order || (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0) ||
+  // Compare times, not strings: "10:00:00Z" sorts after "10:00:00.500Z" as text.
+  return a.sort_order - b.sort_order || Date.parse(a.created_at) - Date.parse(b.created_at) ||
     (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
-function buildPoi(type: PoiType, doc: MarkerT | PathT | PolygonT, versionIds: string[]): PoiEntry {
+function buildPoi(type: PoiType, doc: MarkerT | PathT | PolygonT, versionIds: string[], categoryIds: string[]): PoiEntry {
   const common = {
     id: doc.id, map_id: doc.map_id, type, name: doc.name, description: orNull(doc.description),
-    category_ids: [...new Set(doc.category_ids)], icon_id: orNull(doc.icon_id), image_url: orNull(doc.image_url),
+    category_ids: [...new Set(categoryIds)], icon_id: orNull(doc.icon_id), image_url: orNull(doc.image_url),
     website: orNull(doc.website), version_ids: versionIds, created_at: toUtc(Date.parse(doc.created_at)),
   };
   let record: PoiRecord;

@@ -14,7 +14,7 @@ export function parseTimestamp(s: string): number | null {
   if (!m) return null;
   const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
   const daysInMonth = new Date(utc(year, month, 0)).getUTCDate();
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth) return null;
+  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth) return null;
   if (m[4] === undefined) return utc(year, month - 1, day);
   const [h, min, sec] = [Number(m[4]), Number(m[5]), Number(m[6])];
   if (h > 23 || min > 59 || sec > 59) return null;

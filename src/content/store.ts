@@ -21,6 +21,8 @@ export interface SessionLookup { account_id: string; is_saved: boolean }
 export class ContentStore {
   private readonly db: Db;
   private current: ReadModel | null = null;
+  /** Replacements run one at a time, in call order. */
+  private queue: Promise<unknown> = Promise.resolve();
 
   private constructor(db: Db) {
     this.db = db;
@@ -46,7 +48,13 @@ export class ContentStore {
    * Replaces the content with the bundle in `text` (JSON). Throws BundleError listing every problem;
    * on any failure the content being served stays exactly as it was.
    */
-  async replaceFromText(text: string): Promise<ReadModel> {
+  replaceFromText(text: string): Promise<ReadModel> {
+    const run = this.queue.then(() => this.replace(text));
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  private async replace(text: string): Promise<ReadModel> {
     let input: unknown;
     try {
       input = JSON.parse(text);
@@ -54,8 +62,14 @@ export class ContentStore {
       throw new BundleError([{ path: '$', message: `not valid JSON: ${(err as Error).message}` }]);
     }
     const bundle = validateBundle(input);
-    await loadBundle(this.db, bundle, await sha256Hex(text));
-    const model = await buildReadModel(this.db);
+    let model: ReadModel;
+    try {
+      // The read model is built inside the load's transaction: if either fails, both roll back.
+      model = await loadBundle(this.db, bundle, await sha256Hex(text), buildReadModel);
+    } catch (err) {
+      // Validation should catch everything the database would refuse; if it did not, still answer as a refusal.
+      throw new BundleError([{ path: '$', message: `the content store refused the bundle: ${(err as Error).message}` }]);
+    }
     this.current = model;
     return model;
   }

@@ -1,8 +1,11 @@
 /**
  * The PGlite schema and the SQL the service runs, as constants with $n placeholders (never concatenated).
  *
- * Each table keeps the relational keys the service filters and joins on as columns, and the whole
- * validated bundle record in `doc` (jsonb), so a record comes back out exactly as it went in.
+ * Each table keeps the relational keys as columns, and the whole validated bundle record in `doc`
+ * (jsonb), so a record comes back out exactly as it went in. The read path serves from the in-memory
+ * read model; the relational columns, poi_categories, event_anchors and the events index are there
+ * for SQL over the same content (a PostgreSQL replica, or answering event filters in SQL to measure
+ * what the in-memory index is worth).
  */
 
 /** DDL run once on a fresh database. */

@@ -50,12 +50,20 @@ export function geometryVertices(g: Geometry): Position[] {
 export function representativePoint(g: Geometry): { lat: number; lng: number } {
   if (g.type === 'Point') return { lng: g.coordinates[0], lat: g.coordinates[1] };
   const pts = geometryVertices(g);
-  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
-  for (const [x, y] of pts) {
-    if (x < minX) minX = x;
-    if (x > maxX) maxX = x;
-    if (y < minY) minY = y;
-    if (y > maxY) maxY = y;
-  }
-  return { lng: round7((minX + maxX) / 2), lat: round7((minY + maxY) / 2) };
+  const box = (shift: boolean) => {
+    let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+    for (const [x0, y] of pts) {
+      const x = shift && x0 < 0 ? x0 + 360 : x0;
+      if (x < minX) minX = x;
+      if (x > maxX) maxX = x;
+      if (y < minY) minY = y;
+      if (y > maxY) maxY = y;
+    }
+    return { minX, minY, maxX, maxY };
+  };
+  // A shape spanning more than 180 degrees of longitude is taken to cross the antimeridian: measure it in [0, 360).
+  let b = box(false);
+  if (b.maxX - b.minX > 180) b = box(true);
+  const lng = (b.minX + b.maxX) / 2;
+  return { lng: round7(lng > 180 ? lng - 360 : lng), lat: round7((b.minY + b.maxY) / 2) };
 }

@@ -15,12 +15,6 @@ export function distanceM(lat1: number, lng1: number, lat2: number, lng2: number
   return distance(lng1, lat1, lng2, lat2) * 1000;
 }
 
-/** True when the point lies in the box (edges included; antimeridian-aware). */
-export function bboxContains(b: Bbox, lat: number, lng: number): boolean {
-  if (lat < b.south || lat > b.north) return false;
-  return b.west <= b.east ? lng >= b.west && lng <= b.east : lng >= b.west || lng <= b.east;
-}
-
 /** KDBush over points, each tagged with an owner number (an index into the caller's array). */
 export class PointIndex {
   private readonly index: KDBush | null;

@@ -64,8 +64,8 @@ function parameters(entries: v.ObjectEntries, where: 'path' | 'query') {
   return Object.entries(entries).map(([name, schema]) => {
     const json = toSchema(schema as v.GenericSchema);
     // A parameter may declare its documented form (an integer, say) through `v.metadata({ openapi })`.
-    const { description, openapi, pattern: _pattern, ...rest } = json as JsonSchema & { openapi?: JsonSchema; pattern?: string };
-    const documented = openapi ? { ...openapi, ...(rest.default !== undefined ? { default: Number(rest.default) } : {}) } : { ...rest, ...(_pattern ? { pattern: _pattern } : {}) };
+    const { description, openapi, ...rest } = json as JsonSchema & { openapi?: JsonSchema };
+    const documented = openapi ? { ...openapi, ...(rest.default !== undefined ? { default: Number(rest.default) } : {}) } : rest;
     return {
       name, in: where, required: where === 'path' || (schema as { type: string }).type !== 'optional',
       ...(description ? { description } : {}), schema: documented,

@@ -19,7 +19,7 @@ export const CORS_HEADERS: Record<string, string> = {
 /** Extra headers answering a CORS preflight. */
 export const PREFLIGHT_HEADERS: Record<string, string> = {
   'access-control-allow-methods': 'GET, HEAD',
-  'access-control-allow-headers': 'Authorization, If-None-Match',
+  'access-control-allow-headers': 'Authorization, If-None-Match, X-Request-Id',
   'access-control-max-age': '86400',
   allow: ALLOWED_METHODS,
 };

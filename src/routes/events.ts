@@ -91,7 +91,8 @@ export const listEvents = defineRoute({
       throw invalidParams([{ name: 'cursor', in: 'query',
         reason: 'belongs to a different set of filters, or was altered; repeat the filters of the page it came from' }]);
     }
-    const matches = findMatches(map, filter);
+    // A first page over a defaulted window ("now" to the millisecond) never repeats: don't cache it.
+    const matches = findMatches(map, filter, key, state !== null || query.from !== undefined);
     const first = state ? seekAfter(map, matches, state.s, state.i) : 0;
     const page = matches.subarray(first, first + query.limit);
     const last = page.length > 0 ? map.events[page[page.length - 1]] : null;

@@ -88,7 +88,8 @@ export const getMap = defineRoute({
   path: '/maps/:map_id',
   operationId: 'getMap',
   summary: 'A map plus the requested sections',
-  description: 'Each section flag set to `true` adds that section; versioned sections (categories, POIs, tag counts) come from `version_id` or the current version.',
+  description: 'Each section flag set to `true` adds that section; versioned sections (all_categories, categories, ' +
+    'markers, paths, polygons, tag_counts) come from `version_id` or the current version.',
   tag: 'Maps',
   pathParams: mapIdPath,
   query: { ...flags, version_id: versionIdParam },

@@ -51,11 +51,15 @@ export function parseConfig(args: readonly string[], env: Record<string, string 
   const portText = pick('port', 'PORT') ?? String(DEFAULT_PORT);
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port < 0 || port > 65535) throw new ConfigError(`port must be an integer from 0 to 65535, not "${portText}"`);
+  const basePath = pick('base-path', 'BASE_PATH') ?? '';
+  if (!/^[A-Za-z0-9._~\/-]*$/.test(basePath)) {
+    throw new ConfigError(`base path must hold only letters, digits and . _ ~ - /, not "${basePath}"`);
+  }
   return {
     port,
     host: pick('host', 'HOST') ?? '0.0.0.0',
     bundlePath: pick('bundle', 'BUNDLE_PATH') ?? DEMO_BUNDLE_PATH,
-    basePath: pick('base-path', 'BASE_PATH') ?? '',
+    basePath,
     dataDir: pick('data-dir', 'DATA_DIR'),
   };
 }

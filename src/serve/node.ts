@@ -20,13 +20,14 @@ export function nodeHandler(app: App) {
       }
       const headers = new Headers();
       for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
-      const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { method, headers });
+      // The URL is built from the request target alone: routing needs no Host, and a hostile Host must not reshape it.
+      const request = new Request(new URL(req.url ?? '/', 'http://localhost'), { method, headers });
       const response = await app.fetch(request);
       res.writeHead(response.status, Object.fromEntries(response.headers));
       res.end(response.body ? Buffer.from(await response.arrayBuffer()) : undefined);
     } catch (err) {
       console.error(JSON.stringify({ level: 'error', msg: 'adapter failure', error: String(err) }));
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/problem+json; charset=utf-8' });
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/problem+json; charset=utf-8', 'access-control-allow-origin': '*' });
       res.end(JSON.stringify({ type: 'about:blank', title: 'Internal Server Error', status: 500, detail: 'An unexpected error occurred.', instance: '/' }));
     }
   };
