@@ -73,12 +73,8 @@ export function createApp(deps: AppDeps): App {
     // One model for the whole request, so the body and its ETag come from the same content version.
     const model = deps.store.model;
     const result = await spec.handle({ req, params, query, model, store: deps.store, now: now(), basePath });
-    if (result instanceof Response) return result;
-    const contentType = spec.contentType ?? JSON_TYPE;
-    const version = model.checksum;
-    return result instanceof Reply
-      ? jsonResponse(result.body, contentType, version, result.headers)
-      : jsonResponse(result, contentType, version);
+    const reply = result instanceof Reply ? result : new Reply(result, {});
+    return jsonResponse(reply.body, spec.contentType ?? JSON_TYPE, model.checksum, reply.headers);
   }
 
   async function fetch(req: Request): Promise<Response> {

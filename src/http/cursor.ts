@@ -2,6 +2,7 @@
  * Opaque event-page cursors: keyset state (the last event's start and id), the resolved time window,
  * and a key of the filters the cursor belongs to. Never an offset.
  */
+import { hash53 } from './hash.ts';
 
 /** What a cursor carries. */
 export interface CursorState {
@@ -42,7 +43,7 @@ export function decodeCursor(cursor: string): CursorState | null {
     const bin = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
     const state = JSON.parse(new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0))));
     const ok = state && typeof state === 'object' && Object.keys(state).sort().join(',') === CURSOR_KEYS &&
-      typeof state.k === 'string' && /^[0-9a-f]{8}$/.test(state.k) && typeof state.i === 'string' && ID_RE.test(state.i) &&
+      typeof state.k === 'string' && /^[0-9a-z]{1,11}$/.test(state.k) && typeof state.i === 'string' && ID_RE.test(state.i) &&
       isTime(state.s) && isTime(state.f) && isTime(state.t) && state.f <= state.t;
     return ok ? { k: state.k, s: state.s, i: state.i, f: state.f, t: state.t } : null;
   } catch {
@@ -55,15 +56,5 @@ export function decodeCursor(cursor: string): CursorState | null {
  * with other filters, or edited by hand, no longer matches.
  */
 export function cursorKey(filterKey: string, state: Omit<CursorState, 'k'>): string {
-  return hashKey(`${filterKey}|${state.s}|${state.i}|${state.f}|${state.t}`);
-}
-
-/** A short, stable hash (FNV-1a, 32-bit, hex) of a filter key, so cursors stay small. */
-export function hashKey(key: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) {
-    h ^= key.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return (h >>> 0).toString(16).padStart(8, '0');
+  return hash53(`${filterKey}|${state.s}|${state.i}|${state.f}|${state.t}`).toString(36);
 }

@@ -24,21 +24,9 @@ export const PREFLIGHT_HEADERS: Record<string, string> = {
   allow: ALLOWED_METHODS,
 };
 
-const encoder = new TextEncoder();
+import { hash53 } from './hash.ts';
 
-/** cyrb53: a fast 53-bit string hash, for ETags. */
-export function hash53(text: string, seed = 0): number {
-  let h1 = 0xdeadbeef ^ seed;
-  let h2 = 0x41c6ce57 ^ seed;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ ch, 2654435761);
-    h2 = Math.imul(h2 ^ ch, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
-}
+const encoder = new TextEncoder();
 
 /**
  * Serialises a body once, with its length and a strong ETag: the content version and a hash of the

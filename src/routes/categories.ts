@@ -3,7 +3,7 @@
  * /places-of-interest/tags-pois-orders.
  */
 import * as v from 'valibot';
-import { compareByName, compareCustom, type CategoryRecord, type VersionContent } from '../content/read-model.ts';
+import { compareByName, type CategoryRecord, type VersionContent } from '../content/read-model.ts';
 import { notFound, type ParamError } from '../http/errors.ts';
 import { flag, oneOf, optionalUuid, uuid } from '../http/params.ts';
 import { defineRoute } from '../http/route.ts';
@@ -11,11 +11,8 @@ import { categoryTree } from './maps.ts';
 import { CategoryNode, CategorySchema, PoiSummarySchema, Uuid } from './schemas.ts';
 import { findMap, findVersion, mapIdPath, versionIdParam } from './shared.ts';
 
-/** Sibling orders of `sort_type`. */
-const SORTS = {
-  custom: compareCustom,
-  alphabetical: (a: CategoryRecord, b: CategoryRecord) => compareByName(a, b),
-} as const;
+/** Alphabetical sibling order: name, then id. */
+const alphabetical = (a: CategoryRecord, b: CategoryRecord) => compareByName(a, b);
 
 function popularity(version: VersionContent) {
   return (a: CategoryRecord, b: CategoryRecord) =>
@@ -44,7 +41,8 @@ export const listCategoryItems = defineRoute({
     const map = findMap(model, params.map_id);
     const version = findVersion(map, query.version_id);
     const sortType = query.sort_type ?? 'custom';
-    const sort = sortType === 'popularity' ? popularity(version) : SORTS[sortType];
+    // Children are stored in custom order already; only the other orders need a sort.
+    const sort = sortType === 'popularity' ? popularity(version) : sortType === 'alphabetical' ? alphabetical : undefined;
     return { map_id: map.id, version_id: version.id, sort_type: sortType, items: categoryTree(version, { sort, counts: query.include_counts }) };
   },
 });
