@@ -242,6 +242,7 @@ function failingOnInsert(db: Db, n: number): Db & { failed: () => boolean } {
     query: (sql, params) => db.query(sql, params),
     exec: (sql) => db.exec(sql),
     close: () => db.close(),
+    dumpDataDir: (compression) => db.dumpDataDir(compression),
     failed: () => failed,
     transaction: (fn) => db.transaction((tx) => {
       let inserts = 0;
@@ -395,7 +396,8 @@ describe('the content store', () => {
     // Reach the store's database (private by type only) and make the load fail after truncating and some inserts.
     const db = (t.store as unknown as { db: Db }).db;
     const original = db.transaction;
-    const base: Db = { query: db.query.bind(db), exec: db.exec.bind(db), close: db.close.bind(db), transaction: original.bind(db) };
+    const base: Db = { query: db.query.bind(db), exec: db.exec.bind(db), close: db.close.bind(db),
+      dumpDataDir: db.dumpDataDir.bind(db), transaction: original.bind(db) };
     db.transaction = failingOnInsert(base, 12).transaction;
     try {
       await assert.rejects(t.store.replaceFromText(JSON.stringify(makeFixture({ seed: 7 }))), /injected failure on insert 12/);

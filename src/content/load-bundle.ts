@@ -8,6 +8,9 @@ import type { BundleT } from './bundle-schema.ts';
 
 const lc = (id: string) => id.toLowerCase();
 
+/** Rows per INSERT statement. */
+export const INSERT_BATCH = 20_000;
+
 /**
  * Replaces all content in the database with `bundle`, atomically, and returns what `then` builds from the
  * loaded rows inside the same transaction (so a failure there rolls the load back too).
@@ -55,7 +58,10 @@ export async function loadBundle<T>(db: Db, bundle: BundleT, checksum: string,
     await tx.exec(`TRUNCATE ${[...TABLES].reverse().join(', ')}`);
     for (const table of TABLES) {
       const list = rows[table];
-      if (list.length > 0) await tx.query(INSERT[table], [JSON.stringify(list)]);
+      // Batches keep each JSON parameter far below PGlite's 1 GiB message limit, even for a million events.
+      for (let i = 0; i < list.length; i += INSERT_BATCH) {
+        await tx.query(INSERT[table], [JSON.stringify(list.slice(i, i + INSERT_BATCH))]);
+      }
     }
     return then(tx);
   });

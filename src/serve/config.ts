@@ -10,11 +10,14 @@ export interface ServerConfig {
   host: string;
   bundlePath: string;
   basePath: string;
-  dataDir?: string;
+  /** Directory of PGlite data snapshots, keyed by the bundle's checksum. */
+  dataDir: string;
 }
 
 /** The demo destination shipped in data/. */
 export const DEMO_BUNDLE_PATH = fileURLToPath(new URL('../../data/demo-bundle.json', import.meta.url));
+/** Default directory of data snapshots, relative to the working directory. */
+export const DEFAULT_DATA_DIR = '.data';
 /** Default port, as hosting platforms expect it to be overridable with PORT. */
 export const DEFAULT_PORT = 8787;
 
@@ -28,7 +31,9 @@ Options (each also read from the environment variable in brackets; a flag wins):
   --port <n>           port to listen on [PORT]                default: ${DEFAULT_PORT}
   --host <addr>        address to bind [HOST]                  default: 0.0.0.0
   --base-path <path>   mount every route under this prefix [BASE_PATH], e.g. /api/v1
-  --data-dir <path>    keep the PGlite database in this directory [DATA_DIR]; default: in memory
+  --data-dir <path>    where PGlite data snapshots are kept [DATA_DIR]      default: ${DEFAULT_DATA_DIR}
+                       A snapshot is named by the bundle's checksum; a restart with the same bundle
+                       reopens it instead of running initdb and the load. Unwritable: a warning, no snapshot.
   --help               print this text
 `;
 
@@ -60,6 +65,6 @@ export function parseConfig(args: readonly string[], env: Record<string, string 
     host: pick('host', 'HOST') ?? '0.0.0.0',
     bundlePath: pick('bundle', 'BUNDLE_PATH') ?? DEMO_BUNDLE_PATH,
     basePath,
-    dataDir: pick('data-dir', 'DATA_DIR'),
+    dataDir: pick('data-dir', 'DATA_DIR') ?? DEFAULT_DATA_DIR,
   };
 }

@@ -28,14 +28,18 @@ export async function start(args: readonly string[], env: Record<string, string 
   } catch (err) {
     return { exitCode: 1, message: `error: cannot read the content bundle ${config.bundlePath}: ${(err as Error).message}` };
   }
-  const store = await ContentStore.open({ dataDir: config.dataDir });
+  const began = performance.now();
+  let opened: Awaited<ReturnType<typeof ContentStore.openBundle>>;
   try {
-    await store.replaceFromText(text);
+    opened = await ContentStore.openBundle(text, { dir: config.dataDir });
   } catch (err) {
-    await store.close();
     if (err instanceof BundleError) return { exitCode: 1, message: `error: ${config.bundlePath}: ${err.message}` };
     throw err;
   }
+  const { store, from } = opened;
+  if (from.warning) console.error(JSON.stringify({ level: 'warn', msg: from.warning }));
+  console.log(JSON.stringify({ level: 'info', msg: 'content loaded', source: from.source, checksum: store.model.checksum,
+    ms: Math.round(performance.now() - began), ...(from.wroteSnapshot ? { snapshot: from.wroteSnapshot } : {}) }));
   return { app: createApp({ store, basePath: config.basePath }), config, store };
 }
 
