@@ -1,12 +1,22 @@
 /**
- * createApp: the one standards-only Fetch handler. Routing (itty-router), method handling, CORS,
- * HEAD, request ids and the single place where errors become problem+json.
+ * createApp: the one request handler. Routing (itty-router), method handling, CORS, HEAD, request ids,
+ * caching and compression, and the single place where errors become problem+json.
+ *
+ * `serve` works on a runtime-neutral request and answer (AppRequest, AppResponse); `fetch` wraps it in
+ * the standard Fetch Request → Response, which Bun.serve and Deno.serve call directly. The Node adapter
+ * calls `serve` itself, so Node never builds a Request or a Response object per request.
  */
 import { Router } from 'itty-router';
 import type { ContentStore } from './content/store.ts';
-import { HttpError, problemResponse } from './http/errors.ts';
-import { parseParams, Reply, type RouteSpec } from './http/route.ts';
-import { ALLOWED_METHODS, CORS_HEADERS, JSON_TYPE, PREFLIGHT_HEADERS, etagMatches, jsonResponse, requestIdFor } from './http/respond.ts';
+import type { ReadModel } from './content/read-model.ts';
+import { negotiateEncoding } from './http/compress.ts';
+import { HttpError, problemAnswer } from './http/errors.ts';
+import { parseParams, PrivateReply, type RouteSpec } from './http/route.ts';
+import {
+  ALLOWED_METHODS, CACHE_CONTROL, CORS_HEADERS, etagMatches, JSON_TYPE, PREFLIGHT_HEADERS, requestIdFor,
+  type AppRequest, type AppResponse,
+} from './http/respond.ts';
+import { PreparedBody, ResponseCache } from './http/response-cache.ts';
 import { routes as allRoutes } from './routes/index.ts';
 
 /** Longest request target (path and query) accepted before answering 414. */
@@ -23,9 +33,10 @@ export interface AppDeps {
   logError?: (entry: Record<string, unknown>) => void;
 }
 
-/** The Fetch handler and the routes it serves. */
+/** The handler in both forms, and the routes it serves. */
 export interface App {
   fetch(req: Request): Promise<Response>;
+  serve(req: AppRequest): Promise<AppResponse>;
   routes: readonly RouteSpec[];
 }
 
@@ -40,6 +51,9 @@ export function normaliseBasePath(basePath = ''): string {
   return trimmed === '' ? '' : trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
 }
 
+/** The answer of one request before the per-request headers: a prepared body, or a finished answer. */
+type Outcome = { prepared: PreparedBody } | { answer: AppResponse };
+
 /** Builds the app over a content store. */
 export function createApp(deps: AppDeps): App {
   const now = deps.now ?? (() => new Date());
@@ -50,21 +64,39 @@ export function createApp(deps: AppDeps): App {
   // Routes are matched on path alone; the method is decided afterwards, so a known path gets 405, not 404.
   for (const spec of routes) router.all(spec.path, (routed: Routed) => ({ spec, params: routed.params ?? {} }));
 
+  // The response cache belongs to one content version: a new model starts an empty one.
+  let cachedModel: ReadModel | null = null;
+  let cache = new ResponseCache();
+  function cacheFor(model: ReadModel): ResponseCache {
+    if (model !== cachedModel) {
+      cachedModel = model;
+      cache = new ResponseCache();
+    }
+    return cache;
+  }
+
   /** The route a request matched, so its own headers reach error responses too. */
   interface Matched { spec?: RouteSpec }
 
-  async function handle(req: Request, matched: Matched): Promise<Response> {
-    const url = new URL(req.url);
-    const target = url.pathname.length + url.search.length;
-    if (target > MAX_TARGET_LENGTH) {
-      throw new HttpError(414, `The request target is ${target} characters long; the limit is ${MAX_TARGET_LENGTH}.`);
+  async function handle(req: AppRequest, matched: Matched): Promise<Outcome> {
+    if (req.target.length > MAX_TARGET_LENGTH) {
+      throw new HttpError(414, `The request target is ${req.target.length} characters long; the limit is ${MAX_TARGET_LENGTH}.`);
     }
-    const match = (await router.fetch({ method: req.method, url: req.url })) as
+    const readable = req.method === 'GET' || req.method === 'HEAD';
+    // A repeated content request is answered from memory, before routing: same target, same content, same answer.
+    if (readable && deps.store.ready) {
+      const hit = cacheFor(deps.store.model).get(req.target);
+      if (hit && !(hit.variesByAuthorization && req.header('authorization') !== null)) return { prepared: hit };
+    }
+    const url = new URL(req.target, 'http://localhost');
+    const match = (await router.fetch({ method: req.method, url: url.href })) as
       { spec: RouteSpec; params: Record<string, string> } | undefined;
     if (!match) throw new HttpError(404, `No route matches ${url.pathname}.`);
     matched.spec = match.spec;
-    if (req.method === 'OPTIONS') return new Response(null, { status: 204, headers: PREFLIGHT_HEADERS });
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
+    if (req.method === 'OPTIONS') {
+      return { answer: { status: 204, headers: { ...PREFLIGHT_HEADERS, 'cache-control': CACHE_CONTROL.none }, body: null } };
+    }
+    if (!readable) {
       throw new HttpError(405, `${req.method} is not allowed; this API is read-only.`, { headers: { allow: ALLOWED_METHODS } });
     }
     const { spec } = match;
@@ -72,48 +104,64 @@ export function createApp(deps: AppDeps): App {
     if (!deps.store.ready) throw new HttpError(503, 'The content is still loading; try again shortly.', { headers: { 'retry-after': '1' } });
     // One model for the whole request, so the body and its ETag come from the same content version.
     const model = deps.store.model;
-    const result = await spec.handle({ req, params, query, model, store: deps.store, now: now(), basePath });
-    const reply = result instanceof Reply ? result : new Reply(result, {});
-    return jsonResponse(reply.body, spec.contentType ?? JSON_TYPE, model.checksum, reply.headers);
+    const result = await spec.handle({ header: req.header, params, query, model, store: deps.store, now: now(), basePath });
+    const personal = result instanceof PrivateReply;
+    const cacheClass = personal ? 'private' : spec.cacheClass?.(query) ?? 'content';
+    const text = JSON.stringify(personal ? result.body : result);
+    const prepared = new PreparedBody(text, spec.contentType ?? JSON_TYPE, model.checksum, cacheClass, spec.headers ?? {});
+    if (cacheClass === 'content') cacheFor(model).set(req.target, prepared);
+    return { prepared };
   }
 
-  async function fetch(req: Request): Promise<Response> {
-    const requestId = requestIdFor(req);
+  /** Adds what every answer carries (CORS, the request id) and applies HEAD and If-None-Match. */
+  function finish(req: AppRequest, outcome: Outcome, requestId: string, spec: RouteSpec | undefined): AppResponse {
+    if ('answer' in outcome) {
+      const { status, headers, body } = outcome.answer;
+      return { status, headers: { ...headers, ...CORS_HEADERS, ...spec?.headers, 'x-request-id': requestId }, body };
+    }
+    const variant = outcome.prepared.variant(negotiateEncoding(req.header('accept-encoding')));
+    const headers: Record<string, string> = { ...variant.headers, ...CORS_HEADERS, 'x-request-id': requestId };
+    // Conditional GET: a matching If-None-Match gets 304 with the validators and no body.
+    const ifNoneMatch = req.header('if-none-match');
+    if (ifNoneMatch !== null && etagMatches(ifNoneMatch, headers.etag)) {
+      const { 'content-type': _type, 'content-length': _length, 'content-encoding': _encoding, ...rest } = headers;
+      return { status: 304, headers: rest, body: null };
+    }
+    // HEAD: the same status and headers as GET, no body.
+    return { status: 200, headers, body: req.method === 'HEAD' ? null : variant.body };
+  }
+
+  async function serve(req: AppRequest): Promise<AppResponse> {
+    const requestId = requestIdFor(req.header('x-request-id'));
     const matched: Matched = {};
-    let res: Response;
+    let outcome: Outcome;
     try {
-      res = await handle(req, matched);
+      outcome = await handle(req, matched);
     } catch (err) {
-      const instance = safePath(req.url);
-      if (err instanceof HttpError) res = problemResponse(err, instance);
+      const instance = safePath(req.target);
+      if (err instanceof HttpError) outcome = { answer: problemAnswer(err, instance) };
       else {
         logError({ level: 'error', request_id: requestId, method: req.method, path: instance,
           error: err instanceof Error ? err.stack ?? err.message : String(err) });
-        res = problemResponse(new HttpError(500, 'An unexpected error occurred; it has been logged with the request id.'), instance);
+        outcome = { answer: problemAnswer(new HttpError(500, 'An unexpected error occurred; it has been logged with the request id.'), instance) };
       }
+      if (req.method === 'HEAD') outcome.answer.body = null;
     }
-    const headers = new Headers(res.headers);
-    for (const [k, val] of Object.entries({ ...CORS_HEADERS, ...matched.spec?.headers })) headers.set(k, val);
-    headers.set('x-request-id', requestId);
-    // Conditional GET: a matching If-None-Match gets 304 with the validators and no body.
-    const ifNoneMatch = req.headers.get('if-none-match');
-    const etag = headers.get('etag');
-    if (res.status === 200 && ifNoneMatch !== null && etag !== null && etagMatches(ifNoneMatch, etag)) {
-      headers.delete('content-type');
-      headers.delete('content-length');
-      return new Response(null, { status: 304, headers });
-    }
-    // HEAD: the same status and headers as GET, no body.
-    const body = req.method === 'HEAD' ? null : res.body;
-    return new Response(body, { status: res.status, headers });
+    return finish(req, outcome, requestId, matched.spec);
   }
 
-  return { fetch, routes };
+  async function fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const answer = await serve({ method: request.method, target: url.pathname + url.search, header: (name) => request.headers.get(name) });
+    return new Response(answer.body, { status: answer.status, headers: answer.headers });
+  }
+
+  return { fetch, serve, routes };
 }
 
-function safePath(url: string): string {
+function safePath(target: string): string {
   try {
-    return new URL(url).pathname;
+    return new URL(target, 'http://localhost').pathname;
   } catch {
     return '/';
   }

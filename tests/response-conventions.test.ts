@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { createApp } from '../src/app.ts';
 import { openTestApp, readDemoBundle, type TestApp } from './helpers/app.ts';
 
 const demo = await readDemoBundle();
@@ -79,10 +80,18 @@ test('paging computes the matches of a filter set once: later pages and totals r
   }
 });
 
-test('a first page over a defaulted window is not cached, since "now" never repeats', async () => {
+test('a defaulted window starts at "now" to the whole second, so requests within a second share one match list', async () => {
   const view = t.store.model.maps.get(map.id)!;
+  let clock = Date.parse('2026-11-22T10:00:00.100Z');
+  const timed = createApp({ store: t.store, now: () => new Date(clock), logError: () => {} });
+  const get = async () => (await timed.fetch(new Request(`http://test.local/events?map_id=${map.id}`))).json() as Promise<{ total: number }>;
   view.matchCache.clear();
-  const { status } = await t.json(`/events?map_id=${map.id}`);
-  assert.equal(status, 200);
-  assert.equal(view.matchCache.size, 0);
+  const first = await get();
+  clock += 800; // 10:00:00.900, the same second
+  assert.deepEqual(await get(), first);
+  assert.equal(view.matchCache.size, 1, 'one filter set within the second');
+  assert.match([...view.matchCache.keys()][0], new RegExp(`,${Date.parse('2026-11-22T10:00:00Z')},`));
+  clock += 200; // 10:00:01.000, the next second
+  await get();
+  assert.equal(view.matchCache.size, 2, 'a new second is a new filter set');
 });

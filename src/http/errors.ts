@@ -1,7 +1,8 @@
 /**
- * Errors as values: handlers throw HttpError, and `problemResponse` is the one place that turns an
+ * Errors as values: handlers throw HttpError, and `problemAnswer` is the one place that turns an
  * error into RFC 9457 problem+json.
  */
+import { CACHE_CONTROL, PROBLEM_TYPE, utf8, type AppResponse } from './respond.ts';
 
 /** One offending request parameter. */
 export interface ParamError {
@@ -15,7 +16,7 @@ const TITLES: Record<number, string> = {
   414: 'URI Too Long', 500: 'Internal Server Error', 503: 'Service Unavailable',
 };
 
-/** An error with an HTTP status, turned into problem+json by `problemResponse`. */
+/** An error with an HTTP status, turned into problem+json by `problemAnswer`. */
 export class HttpError extends Error {
   readonly status: number;
   readonly errors?: ParamError[];
@@ -40,8 +41,8 @@ export function notFound(what: string): HttpError {
   return new HttpError(404, `${what} was not found.`);
 }
 
-/** Builds the problem+json response for an HttpError. */
-export function problemResponse(err: HttpError, instance: string): Response {
+/** Builds the problem+json answer for an HttpError. Errors are never stored by caches. */
+export function problemAnswer(err: HttpError, instance: string): AppResponse {
   const body: Record<string, unknown> = {
     type: 'about:blank',
     title: TITLES[err.status] ?? 'Error',
@@ -50,8 +51,11 @@ export function problemResponse(err: HttpError, instance: string): Response {
     instance,
   };
   if (err.errors) body.errors = err.errors;
-  return new Response(JSON.stringify(body), {
+  const bytes = utf8(JSON.stringify(body));
+  return {
     status: err.status,
-    headers: { 'content-type': 'application/problem+json; charset=utf-8', ...err.headers },
-  });
+    headers: { 'content-type': PROBLEM_TYPE, 'content-length': String(bytes.byteLength), 'cache-control': CACHE_CONTROL.none,
+      ...err.headers },
+    body: bytes,
+  };
 }

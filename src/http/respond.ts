@@ -1,11 +1,15 @@
 /**
- * Response building and the headers every response carries.
+ * Response building: the runtime-neutral request and response the app works with, the headers every
+ * response carries, cache lifetimes, ETags and content negotiation.
  */
+import { hash53 } from './hash.ts';
 
 /** JSON content type. */
 export const JSON_TYPE = 'application/json; charset=utf-8';
 /** GeoJSON content type (RFC 7946). */
 export const GEOJSON_TYPE = 'application/geo+json; charset=utf-8';
+/** problem+json content type (RFC 9457). */
+export const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
 
 /** Methods every route answers. */
 export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
@@ -24,22 +28,59 @@ export const PREFLIGHT_HEADERS: Record<string, string> = {
   allow: ALLOWED_METHODS,
 };
 
-import { hash53 } from './hash.ts';
+/**
+ * Cache lifetimes (Cache-Control) by kind of answer:
+ * - `content`: depends only on the content version and the request. Fresh for 5 minutes, then served stale
+ *   for up to a day while the cache revalidates (a 304 costs next to nothing).
+ * - `live`: depends on "now" as well (event windows that default to the current time): fresh for 30 seconds.
+ * - `private`: carries the caller's own data (`is_saved`): only the caller's browser may keep it, and it
+ *   must revalidate every time.
+ * - `none`: errors, health checks and preflights are not stored.
+ */
+export const CACHE_CONTROL = {
+  content: 'public, max-age=300, stale-while-revalidate=86400',
+  live: 'public, max-age=30, stale-while-revalidate=30',
+  private: 'private, no-cache',
+  none: 'no-store',
+} as const;
+
+/** A kind of cache lifetime. */
+export type CacheClass = keyof typeof CACHE_CONTROL;
+
+/** The parts of a request the app reads. Built from a Fetch Request, or directly by the Node adapter. */
+export interface AppRequest {
+  method: string;
+  /** The request target: the path and query exactly as received (`/maps/x?info=true`). */
+  target: string;
+  /** A request header by lower-case name; null when absent. */
+  header(name: string): string | null;
+}
+
+/** An answer: status, headers and body bytes (null for no body). */
+export interface AppResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Uint8Array<ArrayBuffer> | null;
+}
 
 const encoder = new TextEncoder();
 
+/** Encodes text as UTF-8. */
+export function utf8(text: string): Uint8Array<ArrayBuffer> {
+  return encoder.encode(text);
+}
+
 /**
- * Serialises a body once, with its length and a strong ETag: the content version and a hash of the
- * exact bytes, so equal bodies share a tag and any change of content or answer changes it.
+ * A strong ETag: the content version and a hash of the exact body text, so equal answers share a tag and
+ * any change of content or request changes it. Each content coding gets its own tag (`-br`, `-gzip`).
  */
-export function jsonResponse(body: unknown, contentType: string, contentVersion: string, headers: Record<string, string> = {}): Response {
-  const text = JSON.stringify(body);
-  const bytes = encoder.encode(text);
-  const etag = `"${contentVersion.slice(0, 12)}-${hash53(text).toString(36)}"`;
-  return new Response(bytes, {
-    status: 200,
-    headers: { 'content-type': contentType, 'content-length': String(bytes.byteLength), etag, ...headers },
-  });
+export function makeEtag(contentVersion: string, text: string): string {
+  return `"${contentVersion.slice(0, 12)}-${hash53(text).toString(36)}"`;
+}
+
+/** The ETag of a body sent in a content coding: the identity tag with the coding appended. */
+export function encodedEtag(etag: string, encoding: string): string {
+  return `${etag.slice(0, -1)}-${encoding}"`;
 }
 
 /** True when an If-None-Match value matches the ETag (weak comparison, as RFC 9110 asks for GET). */
@@ -50,7 +91,12 @@ export function etagMatches(ifNoneMatch: string, etag: string): boolean {
 }
 
 /** A request id is echoed only when it is short and plain; otherwise a new one is made. */
-export function requestIdFor(req: Request): string {
-  const given = req.headers.get('x-request-id');
-  return given && /^[A-Za-z0-9._:@\/+=-]{1,128}$/.test(given) ? given : crypto.randomUUID();
+export function requestIdFor(given: string | null): string {
+  return given && given.length <= 128 && /^[A-Za-z0-9._:@\/+=-]+$/.test(given) ? given : crypto.randomUUID();
+}
+
+/** Adds a token to a Vary header value (case-insensitively, once). */
+export function addVary(current: string | undefined, token: string): string {
+  if (!current) return token;
+  return current.split(',').some((t) => t.trim().toLowerCase() === token.toLowerCase()) ? current : `${current}, ${token}`;
 }

@@ -7,6 +7,7 @@ import * as v from 'valibot';
 import type { ContentStore } from '../content/store.ts';
 import type { ReadModel } from '../content/read-model.ts';
 import { invalidParams, type ParamError } from './errors.ts';
+import type { CacheClass } from './respond.ts';
 
 type Entries = v.ObjectEntries;
 /** The typed output of a set of parameter schemas. */
@@ -14,7 +15,8 @@ export type ParamsOf<E extends Entries> = v.InferOutput<v.ObjectSchema<E, undefi
 
 /** What a handler gets. */
 export interface RouteContext<P, Q> {
-  req: Request;
+  /** A request header by lower-case name; null when absent. */
+  header(name: string): string | null;
   params: P;
   query: Q;
   model: ReadModel;
@@ -24,13 +26,11 @@ export interface RouteContext<P, Q> {
   basePath: string;
 }
 
-/** A body with extra response headers (for example `Cache-Control: private`). */
-export class Reply {
+/** A body that carries the caller's own data: `Cache-Control: private`, never kept by the response cache. */
+export class PrivateReply {
   readonly body: unknown;
-  readonly headers: Record<string, string>;
-  constructor(body: unknown, headers: Record<string, string>) {
+  constructor(body: unknown) {
     this.body = body;
-    this.headers = headers;
   }
 }
 
@@ -53,6 +53,11 @@ export interface RouteSpec<P extends Entries = Entries, Q extends Entries = Entr
   contentType?: string;
   /** Headers on every response of the route, errors included (`Vary: Authorization`, say). */
   headers?: Record<string, string>;
+  /**
+   * `live` when the answer to this query depends on the current time (a window defaulting to now): a short
+   * Cache-Control lifetime and no server-side caching. Default `content`: depends only on content and request.
+   */
+  cacheClass?: (query: ParamsOf<Q>) => 'content' | 'live';
   /** Error statuses the route can answer besides 400 (listed in OpenAPI). */
   errors: number[];
   handle(ctx: RouteContext<ParamsOf<P>, ParamsOf<Q>>): unknown | Promise<unknown>;

@@ -7,7 +7,7 @@ import { sha256Hex } from '../content/store.ts';
 import { cursorKey, decodeCursor, encodeCursor, type CursorState } from '../http/cursor.ts';
 import { HttpError, invalidParams, notFound, type ParamError } from '../http/errors.ts';
 import { bbox, int, near, optionalInt, textList, timestamp, uuid, uuidList } from '../http/params.ts';
-import { defineRoute, Reply } from '../http/route.ts';
+import { defineRoute, PrivateReply } from '../http/route.ts';
 import { EventSchema, PoiRecordSchema, Uuid } from './schemas.ts';
 import { findMap } from './shared.ts';
 
@@ -27,6 +27,14 @@ function checkWindowOrder(q: { from?: number; to?: number }, bad: Set<string>): 
   return q.from > q.to ? [{ name: 'to', in: 'query', reason: 'must not be earlier than from' }] : [];
 }
 
+/**
+ * "Now" as a default window start, to the whole second: every request in the same second shares one filter
+ * set, so its match list is computed once and reused (rather than once per request).
+ */
+function wholeSecond(now: Date): number {
+  return Math.floor(now.getTime() / 1000) * 1000;
+}
+
 function nextCursor(key: string, position: Omit<CursorState, 'k'>): string {
   return encodeCursor({ k: cursorKey(key, position), ...position });
 }
@@ -43,7 +51,7 @@ export const listEvents = defineRoute({
   pathParams: {},
   query: {
     map_id: uuid('Map UUID'),
-    from: timestamp('Window start, RFC 3339 date-time with Z or an offset, or a date (00:00 UTC). Default: now'),
+    from: timestamp('Window start, RFC 3339 date-time with Z or an offset, or a date (00:00 UTC). Default: now, to the whole second'),
     to: timestamp('Window end. Default: 30 days after from'),
     event_types: textList('Comma-separated event types (any of them), case-insensitive'),
     tags: textList('Comma-separated free-text tags (an event matches when it has any of them), case-insensitive'),
@@ -71,13 +79,15 @@ export const listEvents = defineRoute({
     total: v.pipe(v.number(), v.description('Events matching the filters across all pages')),
   }),
   errors: [404],
+  // A cursor carries its window, so only a first page with a defaulted `from` depends on the clock.
+  cacheClass: (q) => (q.from === undefined && q.cursor === undefined ? 'live' : 'content'),
   handle({ query, model, now }) {
     const map = findMap(model, query.map_id);
     let fromMs = query.from;
     let toMs = query.to;
     const state = query.cursor ?? null;
     // A defaulted window comes from the cursor, so "now" does not move between pages.
-    fromMs ??= state?.f ?? now.getTime();
+    fromMs ??= state?.f ?? wholeSecond(now);
     toMs ??= state?.t ?? fromMs + DEFAULT_WINDOW_MS;
     if (fromMs > toMs) {
       throw invalidParams([{ name: 'to', in: 'query', reason: `must not be earlier than from (${new Date(fromMs).toISOString()})` }]);
@@ -91,8 +101,7 @@ export const listEvents = defineRoute({
       throw invalidParams([{ name: 'cursor', in: 'query',
         reason: 'belongs to a different set of filters, or was altered; repeat the filters of the page it came from' }]);
     }
-    // A first page over a defaulted window ("now" to the millisecond) never repeats: don't cache it.
-    const matches = findMatches(map, filter, key, state !== null || query.from !== undefined);
+    const matches = findMatches(map, filter, key);
     const first = state ? seekAfter(map, matches, state.s, state.i) : 0;
     const page = matches.subarray(first, first + query.limit);
     const last = page.length > 0 ? map.events[page[page.length - 1]] : null;
@@ -121,6 +130,7 @@ export const upcomingByPoi = defineRoute({
     limit_per_poi: int(1, 20, 5, 'Maximum events per POI, 1 to 20. Default 5'),
   },
   crossCheck: checkWindowOrder,
+  cacheClass: (q) => (q.from === undefined ? 'live' : 'content'),
   response: v.pipe(v.record(Uuid, v.array(EventSchema)), v.description('Requested POI id -> its upcoming events, by starts_at then id')),
   errors: [],
   handle({ query, model, now }) {
@@ -159,12 +169,12 @@ export const getEvent = defineRoute({
     is_saved: v.optional(v.pipe(v.boolean(), v.description('Only for account-session callers'))),
   }),
   errors: [401, 404],
-  async handle({ req, params, model, store, now }) {
+  async handle({ header, params, model, store, now }) {
     const found = model.events.get(params.id);
     if (!found) throw notFound(`Event ${params.id}`);
     const { entry } = found;
     const body: Record<string, unknown> = { ...entry.summary, pois: entry.poiIds.map((id) => model.pois.get(id)!.record) };
-    const auth = req.headers.get('authorization');
+    const auth = header('authorization');
     if (auth === null) return body;
     const token = BEARER_RE.exec(auth.trim())?.[1];
     const session = token ? await store.lookupSession(await sha256Hex(token), entry.id, now) : null;
@@ -174,6 +184,6 @@ export const getEvent = defineRoute({
       });
     }
     body.is_saved = session.is_saved;
-    return new Reply(body, { 'cache-control': 'private' });
+    return new PrivateReply(body);
   },
 });
