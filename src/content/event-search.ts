@@ -49,7 +49,8 @@ export function findMatches(map: MapView, f: EventFilter, key: string, cache = t
   const types = f.types && new Set(f.types);
   const out: number[] = [];
   const events = map.events;
-  for (let i = 0; i < events.length; i++) {
+  // No event starting before this can still be running at `from`: skip them with a binary search.
+  for (let i = firstStartingFrom(events, f.fromMs - map.longestEventMs); i < events.length; i++) {
     const e = events[i];
     // Events are sorted by start, so none after this one can start by `to`.
     if (e.startMs > f.toMs) break;
@@ -64,6 +65,18 @@ export function findMatches(map: MapView, f: EventFilter, key: string, cache = t
   map.matchCache.set(key, matches);
   if (map.matchCache.size > MATCH_CACHE_SIZE) map.matchCache.delete(map.matchCache.keys().next().value!);
   return matches;
+}
+
+/** Index of the first event (in start order) starting at or after `ms`. */
+function firstStartingFrom(events: readonly EventEntry[], ms: number): number {
+  let lo = 0;
+  let hi = events.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (events[mid].startMs < ms) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** Keyset order: starts_at, then id. */

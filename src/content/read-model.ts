@@ -91,6 +91,7 @@ export interface MapView {
   events: EventEntry[]; // by starts_at, then id
   eventIndex: PointIndex; // anchor points -> position in `events`
   matchCache: Map<string, Int32Array>; // filter key -> matching positions in `events`
+  longestEventMs: number; // the longest event's duration, so a window scan can start by binary search
 }
 
 /** A verified list. */
@@ -218,7 +219,7 @@ export async function buildReadModel(db: Pick<Db, 'query'>): Promise<ReadModel> 
         .map((c) => ({ id: c.id, kind: c.kind, title: c.title, body: orNull(c.body), url: orNull(c.url),
           image_url: orNull(c.image_url), sort_order: c.sort_order })),
       sponsors: m.sponsors.map((sp) => ({ name: sp.name, url: orNull(sp.url), logo_url: orNull(sp.logo_url), tier: orNull(sp.tier) })),
-      lists: [], events: [], eventIndex: new PointIndex([], 0), matchCache: new Map(), categoryPoiOrder: new Map(),
+      lists: [], events: [], eventIndex: new PointIndex([], 0), matchCache: new Map(), longestEventMs: 0, categoryPoiOrder: new Map(),
     });
   }
   for (const c of categoryDocs) if (c.poi_order) maps.get(c.map_id)?.categoryPoiOrder.set(c.id, [...new Set(c.poi_order)]);
@@ -264,6 +265,7 @@ export async function buildReadModel(db: Pick<Db, 'query'>): Promise<ReadModel> 
     };
     const position = map.events.length;
     map.events.push(entry);
+    map.longestEventMs = Math.max(map.longestEventMs, endMs - startMs);
     events.set(e.id, { map, entry });
     for (const id of poiIds) {
       const list = eventsByPoi.get(id);

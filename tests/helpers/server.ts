@@ -12,7 +12,7 @@ const BIN = `${ROOT}node_modules/.bin/`;
 export const RUNTIMES = {
   node: [process.execPath, 'src/serve/node.ts'],
   bun: [`${BIN}bun`, 'src/serve/bun.ts'],
-  deno: [`${BIN}deno`, 'run', '--allow-net', '--allow-read', '--allow-env', 'src/serve/deno.ts'],
+  deno: [`${BIN}deno`, 'run', '--allow-net', '--allow-read', '--allow-write', '--allow-env', 'src/serve/deno.ts'],
 } as const;
 
 /** A runtime name. */

@@ -1,0 +1,235 @@
+/**
+ * HTTP caching and compression, proven over real HTTP: strong ETags and 304s, Cache-Control by kind of
+ * answer, Vary, br and gzip negotiation, each cacheable body compressed once per content version, and
+ * the response cache emptied when the content changes. The per-runtime part runs the real service on
+ * Node, Bun and Deno.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { createApp } from '../src/app.ts';
+import { MIN_COMPRESS_BYTES, negotiateEncoding } from '../src/http/compress.ts';
+import { CACHE_CONTROL } from '../src/http/respond.ts';
+import { PreparedBody, ResponseCache } from '../src/http/response-cache.ts';
+import { openTestApp, type TestApp } from './helpers/app.ts';
+import { F, makeFixture } from './helpers/fixture.ts';
+import { listen, rawRequest, type RawResponse } from './helpers/http.ts';
+import { RUNTIMES, startServer, type Runtime, type RunningServer } from './helpers/server.ts';
+
+const DEMO = {
+  map: '8a434eb5-da02-5a4d-9418-14bc57c86c50',
+  marker: 'e5810d23-f0db-5cec-8426-91a6a6cf88c2',
+  event: '179d4d26-d7e6-57b7-94c3-dad40fdbcd1a',
+  savedEvent: 'e9fb62be-942f-53d6-9ad0-355aa18033ca',
+  token: 'demo-session-token',
+};
+const BIG = `/maps/${DEMO.map}?info=true&markers=true&all_categories=true`;
+const SMALL = `/markers/${DEMO.marker}`;
+
+const varyTokens = (res: RawResponse) => (res.headers.vary ?? '').split(',').map((t) => t.trim().toLowerCase()).filter(Boolean);
+
+function decode(res: RawResponse): Buffer {
+  const coding = res.headers['content-encoding'];
+  if (coding === 'br') return brotliDecompressSync(res.body);
+  if (coding === 'gzip') return gunzipSync(res.body);
+  assert.equal(coding, undefined, `unexpected content coding ${coding}`);
+  return res.body;
+}
+
+for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
+  describe(`caching and compression on ${runtime}`, () => {
+    let server: RunningServer;
+    const get = (path: string, headers: Record<string, string> = {}, method = 'GET') => rawRequest(`${server.base}${path}`, { method, headers });
+    before(async () => { server = await startServer(runtime); });
+    after(async () => { await server?.stop(); });
+
+    test('a content answer is public with max-age and stale-while-revalidate, and a strong ETag', async () => {
+      const res = await get(BIG);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers['cache-control'], CACHE_CONTROL.content);
+      assert.match(res.headers['cache-control'], /^public, max-age=\d+, stale-while-revalidate=\d+$/);
+      assert.match(res.headers.etag, /^"[0-9a-f]{12}-[0-9a-z]+"$/, 'strong, not W/');
+      assert.equal(Number(res.headers['content-length']), res.body.length);
+      const again = await get(BIG);
+      assert.equal(again.headers.etag, res.headers.etag);
+      assert.notEqual((await get(`/maps/${DEMO.map}?info=true`)).headers.etag, res.headers.etag, 'another request, another tag');
+    });
+
+    test('If-None-Match answers 304 with no body and the same validators, for GET and HEAD', async () => {
+      const first = await get(BIG);
+      for (const method of ['GET', 'HEAD']) {
+        const res = await get(BIG, { 'if-none-match': first.headers.etag }, method);
+        assert.equal(res.status, 304, method);
+        assert.equal(res.body.length, 0);
+        assert.equal(res.headers.etag, first.headers.etag);
+        assert.equal(res.headers['cache-control'], CACHE_CONTROL.content);
+        assert.deepEqual(varyTokens(res), varyTokens(first));
+      }
+      assert.equal((await get(BIG, { 'if-none-match': '"other"' })).status, 200);
+    });
+
+    test('HEAD answers the headers of GET with no body', async () => {
+      const full = await get(BIG, { 'accept-encoding': 'gzip' });
+      const head = await get(BIG, { 'accept-encoding': 'gzip' }, 'HEAD');
+      assert.equal(head.status, 200);
+      assert.equal(head.body.length, 0);
+      for (const name of ['etag', 'cache-control', 'content-type', 'content-encoding', 'vary']) {
+        assert.equal(head.headers[name], full.headers[name], name);
+      }
+    });
+
+    test('bodies over 1 KiB are compressed with br or gzip as Accept-Encoding asks, with Vary: Accept-Encoding', async () => {
+      const plain = await get(BIG);
+      assert.ok(plain.body.length > MIN_COMPRESS_BYTES);
+      assert.equal(plain.headers['content-encoding'], undefined, 'no Accept-Encoding: identity');
+      assert.ok(varyTokens(plain).includes('accept-encoding'), 'the identity answer varies too');
+      const tags = new Set([plain.headers.etag]);
+      for (const [accept, coding] of [['gzip', 'gzip'], ['br', 'br'], ['gzip, deflate, br', 'br'], ['br;q=0, gzip', 'gzip'],
+        ['gzip;q=0.5, br;q=0.8', 'br'], ['*', 'br'], ['identity', undefined], ['br;q=0, gzip;q=0', undefined]] as const) {
+        const res = await get(BIG, { 'accept-encoding': accept });
+        assert.equal(res.status, 200);
+        assert.equal(res.headers['content-encoding'], coding, accept);
+        assert.ok(varyTokens(res).includes('accept-encoding'), accept);
+        assert.deepEqual(decode(res), plain.body, `${accept}: the same bytes once decoded`);
+        assert.equal(Number(res.headers['content-length']), res.body.length);
+        if (coding) {
+          assert.ok(res.body.length < plain.body.length / 2, `${accept} compresses`);
+          tags.add(res.headers.etag);
+          // Each representation has its own strong tag, and revalidates against it.
+          assert.equal((await get(BIG, { 'accept-encoding': accept, 'if-none-match': res.headers.etag })).status, 304);
+        }
+      }
+      assert.equal(tags.size, 3, 'identity, gzip and br have different ETags');
+    });
+
+    test('bodies of 1 KiB or less are sent as they are', async () => {
+      const res = await get(SMALL, { 'accept-encoding': 'gzip, br' });
+      assert.equal(res.status, 200);
+      assert.ok(res.body.length <= MIN_COMPRESS_BYTES, `${res.body.length} bytes`);
+      assert.equal(res.headers['content-encoding'], undefined);
+      assert.ok(!varyTokens(res).includes('accept-encoding'));
+    });
+
+    test('event queries whose window defaults to now get the short lifetime; explicit windows and cursors the long one', async () => {
+      const live = await get(`/events?map_id=${DEMO.map}&limit=2`);
+      assert.equal(live.status, 200);
+      assert.equal(live.headers['cache-control'], CACHE_CONTROL.live);
+      const cursor = JSON.parse(live.body.toString()).next_cursor;
+      if (cursor) assert.equal((await get(`/events?map_id=${DEMO.map}&limit=2&cursor=${cursor}`)).headers['cache-control'], CACHE_CONTROL.content);
+      assert.equal((await get(`/events?map_id=${DEMO.map}&from=2027-01-01&limit=2`)).headers['cache-control'], CACHE_CONTROL.content);
+      assert.equal((await get(`/events/upcoming-by-poi?poi_ids=${DEMO.marker}`)).headers['cache-control'], CACHE_CONTROL.live);
+      assert.equal((await get(`/events/upcoming-by-poi?poi_ids=${DEMO.marker}&from=2027-01-01`)).headers['cache-control'], CACHE_CONTROL.content);
+    });
+
+    test('an answer with is_saved is private, varies on Authorization, and never reaches another caller', async () => {
+      const path = `/events/${DEMO.savedEvent}`;
+      const anonymous = await get(path);
+      assert.equal(anonymous.headers['cache-control'], CACHE_CONTROL.content);
+      assert.ok(varyTokens(anonymous).includes('authorization'));
+      assert.equal(JSON.parse(anonymous.body.toString()).is_saved, undefined);
+      const mine = await get(path, { authorization: `Bearer ${DEMO.token}` });
+      assert.equal(mine.status, 200);
+      assert.equal(mine.headers['cache-control'], CACHE_CONTROL.private);
+      assert.match(mine.headers['cache-control'], /^private/);
+      assert.ok(varyTokens(mine).includes('authorization'));
+      assert.equal(JSON.parse(mine.body.toString()).is_saved, true);
+      assert.notEqual(mine.headers.etag, anonymous.headers.etag);
+      assert.equal(JSON.parse((await get(path)).body.toString()).is_saved, undefined, 'the private answer was not cached');
+      assert.equal((await get(path, { authorization: 'Bearer wrong' })).status, 401, 'a cached public answer does not bypass the token check');
+    });
+
+    test('errors are not stored by caches', async () => {
+      for (const path of [`/markers/${DEMO.event}`, '/markers/nope', '/nowhere']) {
+        const res = await get(path);
+        assert.ok(res.status >= 400, path);
+        assert.equal(res.headers['cache-control'], CACHE_CONTROL.none, path);
+        assert.equal(res.headers.etag, undefined, path);
+      }
+    });
+  });
+}
+
+describe('the response cache', () => {
+  let t: TestApp;
+  before(async () => { t = await openTestApp(); });
+  after(async () => { await t?.close(); });
+  const MAP = `/maps/${F.map}?info=true&markers=true&paths=true&polygons=true`;
+  const serve = (target: string, headers: Record<string, string> = {}) =>
+    t.app.serve({ method: 'GET', target, header: (name) => headers[name] ?? null });
+
+  test('a cacheable body is serialized and compressed once per content version', async () => {
+    for (const coding of [undefined, 'gzip', 'br']) {
+      const headers: Record<string, string> = coding ? { 'accept-encoding': coding } : {};
+      const a = await serve(MAP, headers);
+      const b = await serve(MAP, headers);
+      assert.ok(a.body && a.body.length > MIN_COMPRESS_BYTES);
+      assert.equal(a.headers['content-encoding'], coding);
+      assert.equal(a.body, b.body, `${coding ?? 'identity'}: the very same bytes, not a second serialization or compression`);
+    }
+  });
+
+  test('answers that depend on now or on the caller are computed per request', async () => {
+    const live = `/events?map_id=${F.map}&limit=200`;
+    assert.notEqual((await serve(live)).body, (await serve(live)).body);
+  });
+
+  test('a new content version empties it: same request, new body and ETag, old ETag no longer matches', async () => {
+    const bundle = makeFixture();
+    const server = await listen(t.app);
+    try {
+      const target = `/markers/${bundle.markers[0].id}`;
+      const before = await rawRequest(`${server.base}${target}`);
+      const beforeBig = await rawRequest(`${server.base}${MAP}`, { headers: { 'accept-encoding': 'br' } });
+      assert.equal(before.status, 200);
+      bundle.markers[0].name = 'Renamed in the next content version';
+      await t.store.replaceFromText(JSON.stringify(bundle));
+      const after = await rawRequest(`${server.base}${target}`);
+      assert.equal(JSON.parse(after.body.toString()).name, 'Renamed in the next content version');
+      assert.notEqual(after.headers.etag, before.headers.etag);
+      assert.equal((await rawRequest(`${server.base}${target}`, { headers: { 'if-none-match': before.headers.etag } })).status, 200);
+      const afterBig = await rawRequest(`${server.base}${MAP}`, { headers: { 'accept-encoding': 'br' } });
+      assert.notEqual(afterBig.headers.etag, beforeBig.headers.etag, 'compressed variants are rebuilt too');
+      assert.match(decode(afterBig).toString(), /Renamed in the next content version/);
+    } finally {
+      await server.close();
+      await t.store.replaceFromText(JSON.stringify(makeFixture()));
+    }
+  });
+
+  test('it is bounded in entries and bytes, oldest first', () => {
+    const cache = new ResponseCache({ entries: 3, bytes: 10_000 });
+    const body = (n: number) => new PreparedBody(JSON.stringify('x'.repeat(n)), 'application/json', 'v', 'content', {});
+    for (const key of ['a', 'b', 'c', 'd']) cache.set(key, body(10));
+    assert.deepEqual(cache.stats().entries, 3);
+    assert.equal(cache.get('a'), undefined);
+    assert.ok(cache.get('d'));
+    cache.set('big', body(9_000));
+    assert.ok(cache.stats().bytes <= 10_000);
+    const grown = cache.get('big')!;
+    grown.variant('gzip');
+    assert.ok(cache.stats().bytes <= 10_000, 'compressed variants count against the limit');
+  });
+
+  test('Accept-Encoding negotiation follows q-values and *', () => {
+    const cases: [string | null, string | null][] = [
+      [null, null], ['', null], ['gzip', 'gzip'], ['br', 'br'], ['gzip, br', 'br'], ['br;q=0.5, gzip', 'gzip'],
+      ['br;q=0, gzip;q=0', null], ['*', 'br'], ['*;q=0', null], ['gzip;q=0, *', 'br'], ['br;q=0, *;q=0.1', 'gzip'],
+      ['identity', null], ['deflate', null], ['x-gzip', 'gzip'], ['GZIP;Q=1.0', 'gzip'], ['gzip;q=2', null],
+    ];
+    for (const [accept, expected] of cases) assert.equal(negotiateEncoding(accept), expected, String(accept));
+  });
+});
+
+test('a fresh app over a fixture answers from its own cache only (apps never share one)', async () => {
+  const a = await openTestApp();
+  try {
+    const other = createApp({ store: a.store, now: () => F.now });
+    const target = `/maps/${F.map}?info=true`;
+    const one = await a.app.serve({ method: 'GET', target, header: () => null });
+    const two = await other.serve({ method: 'GET', target, header: () => null });
+    assert.deepEqual(one.body, two.body);
+    assert.notEqual(one.body, two.body);
+  } finally {
+    await a.close();
+  }
+});
