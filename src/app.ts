@@ -11,9 +11,10 @@ import type { ContentStore } from './content/store.ts';
 import type { ReadModel } from './content/read-model.ts';
 import { negotiateEncoding } from './http/compress.ts';
 import { HttpError, problemAnswer } from './http/errors.ts';
+import { createLogger, type Logger } from './http/log.ts';
 import { parseParams, PrivateReply, type RouteSpec } from './http/route.ts';
 import {
-  ALLOWED_METHODS, CACHE_CONTROL, CORS_HEADERS, etagMatches, JSON_TYPE, PREFLIGHT_HEADERS, requestIdFor,
+  addVary, ALLOWED_METHODS, CACHE_CONTROL, CORS_HEADERS, etagMatches, JSON_TYPE, PREFLIGHT_HEADERS, requestIdFor, utf8,
   type AppRequest, type AppResponse,
 } from './http/respond.ts';
 import { PreparedBody, ResponseCache } from './http/response-cache.ts';
@@ -29,8 +30,10 @@ export interface AppDeps {
   basePath?: string;
   /** Clock for "now" defaults; tests pin it. */
   now?: () => Date;
-  /** Where unexpected errors are logged (with the request id); default stderr as JSON. */
-  logError?: (entry: Record<string, unknown>) => void;
+  /** Structured logs: one access-log line per request (info) and unexpected errors. Default: info, to stdout/stderr. */
+  logger?: Logger;
+  /** Origins allowed by CORS: `*` (default, a public API) or a list, echoed back when the request's Origin is in it. */
+  corsOrigins?: '*' | readonly string[];
 }
 
 /** The handler in both forms, and the routes it serves. */
@@ -57,7 +60,8 @@ type Outcome = { prepared: PreparedBody } | { answer: AppResponse };
 /** Builds the app over a content store. */
 export function createApp(deps: AppDeps): App {
   const now = deps.now ?? (() => new Date());
-  const logError = deps.logError ?? ((entry) => console.error(JSON.stringify(entry)));
+  const logger = deps.logger ?? createLogger('info');
+  const corsOrigins = deps.corsOrigins ?? '*';
   const basePath = normaliseBasePath(deps.basePath);
   const router = Router({ base: basePath });
   const routes = allRoutes as readonly RouteSpec[];
@@ -83,6 +87,8 @@ export function createApp(deps: AppDeps): App {
       throw new HttpError(414, `The request target is ${req.target.length} characters long; the limit is ${MAX_TARGET_LENGTH}.`);
     }
     const readable = req.method === 'GET' || req.method === 'HEAD';
+    const health = readable ? healthAnswer(req.target) : null;
+    if (health) return { answer: health };
     // A repeated content request is answered from memory, before routing: same target, same content, same answer.
     if (readable && deps.store.ready) {
       const hit = cacheFor(deps.store.model).get(req.target);
@@ -113,14 +119,20 @@ export function createApp(deps: AppDeps): App {
     return { prepared };
   }
 
+  /** With a list of origins, the CORS headers depend on Origin, so caches must key on it. */
+  function withVaryOrigin(headers: Record<string, string>): Record<string, string> {
+    if (corsOrigins !== '*') headers.vary = addVary(headers.vary, 'Origin');
+    return headers;
+  }
+
   /** Adds what every answer carries (CORS, the request id) and applies HEAD and If-None-Match. */
   function finish(req: AppRequest, outcome: Outcome, requestId: string, spec: RouteSpec | undefined): AppResponse {
     if ('answer' in outcome) {
       const { status, headers, body } = outcome.answer;
-      return { status, headers: { ...headers, ...CORS_HEADERS, ...spec?.headers, 'x-request-id': requestId }, body };
+      return { status, headers: withVaryOrigin({ ...headers, ...corsHeaders(req), ...spec?.headers, 'x-request-id': requestId }), body };
     }
     const variant = outcome.prepared.variant(negotiateEncoding(req.header('accept-encoding')));
-    const headers: Record<string, string> = { ...variant.headers, ...CORS_HEADERS, 'x-request-id': requestId };
+    const headers = withVaryOrigin({ ...variant.headers, ...corsHeaders(req), 'x-request-id': requestId });
     // Conditional GET: a matching If-None-Match gets 304 with the validators and no body.
     const ifNoneMatch = req.header('if-none-match');
     if (ifNoneMatch !== null && etagMatches(ifNoneMatch, headers.etag)) {
@@ -131,7 +143,35 @@ export function createApp(deps: AppDeps): App {
     return { status: 200, headers, body: req.method === 'HEAD' ? null : variant.body };
   }
 
+  /** The CORS headers for a request: `*`, or its Origin when that is in the allowed list. */
+  function corsHeaders(req: AppRequest): Record<string, string> {
+    if (corsOrigins === '*') return CORS_HEADERS;
+    const origin = req.header('origin');
+    return origin !== null && corsOrigins.includes(origin) ? { ...CORS_HEADERS, 'access-control-allow-origin': origin } : {};
+  }
+
+  /** GET /healthz (the process answers) and /readyz (content and indexes loaded), at the root, never cached. */
+  function healthAnswer(target: string): AppResponse | null {
+    const path = target.split('?', 1)[0];
+    if (path !== '/healthz' && path !== '/readyz') return null;
+    const ready = deps.store.ready;
+    const status = path === '/healthz' || ready ? 200 : 503;
+    const body = utf8(JSON.stringify(path === '/healthz' ? { status: 'ok' }
+      : ready ? { status: 'ready', content_version: deps.store.model.checksum } : { status: 'loading' }));
+    return { status, headers: { 'content-type': JSON_TYPE, 'content-length': String(body.byteLength), 'cache-control': CACHE_CONTROL.none }, body };
+  }
+
   async function serve(req: AppRequest): Promise<AppResponse> {
+    const began = performance.now();
+    const answer = await answerRequest(req);
+    if (logger.enabled('info')) {
+      logger.log('info', 'request', { request_id: answer.headers['x-request-id'], method: req.method, path: req.target.slice(0, 2048),
+        status: answer.status, bytes: answer.body?.byteLength ?? 0, ms: Math.round((performance.now() - began) * 100) / 100 });
+    }
+    return answer;
+  }
+
+  async function answerRequest(req: AppRequest): Promise<AppResponse> {
     const requestId = requestIdFor(req.header('x-request-id'));
     const matched: Matched = {};
     let outcome: Outcome;
@@ -141,7 +181,7 @@ export function createApp(deps: AppDeps): App {
       const instance = safePath(req.target);
       if (err instanceof HttpError) outcome = { answer: problemAnswer(err, instance) };
       else {
-        logError({ level: 'error', request_id: requestId, method: req.method, path: instance,
+        logger.log('error', 'unexpected error', { request_id: requestId, method: req.method, path: instance,
           error: err instanceof Error ? err.stack ?? err.message : String(err) });
         outcome = { answer: problemAnswer(new HttpError(500, 'An unexpected error occurred; it has been logged with the request id.'), instance) };
       }

@@ -5,6 +5,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createApp } from '../src/app.ts';
+import { createLogger } from '../src/http/log.ts';
+import { recordErrors } from './helpers/app.ts';
 import type { ContentStore } from '../src/content/store.ts';
 
 const MAP = '/maps/6f1c1d59-2f43-4a53-9d52-b6dfc1a2d0a1';
@@ -15,7 +17,7 @@ test('an unexpected error becomes a 500 problem that leaks nothing and is logged
     ready: true,
     get model(): never { throw new Error('SELECT doc FROM maps WHERE secret = 1'); },
   } as unknown as ContentStore;
-  const app = createApp({ store: broken, logError: (entry) => logged.push(entry) });
+  const app = createApp({ store: broken, logger: recordErrors(logged) });
   const res = await app.fetch(new Request(`http://x${MAP}`, { headers: { 'x-request-id': 'req-42' } }));
   assert.equal(res.status, 500);
   assert.equal(res.headers.get('content-type'), 'application/problem+json; charset=utf-8');
@@ -32,7 +34,7 @@ test('an unexpected error becomes a 500 problem that leaks nothing and is logged
 
 test('before content is loaded every route answers 503 with Retry-After', async () => {
   const empty = { ready: false } as unknown as ContentStore;
-  const app = createApp({ store: empty, logError: () => assert.fail('a 503 is not an unexpected error') });
+  const app = createApp({ store: empty, logger: createLogger('error', () => assert.fail('a 503 is not an unexpected error')) });
   const res = await app.fetch(new Request(`http://x${MAP}`));
   assert.equal(res.status, 503);
   assert.equal(res.headers.get('retry-after'), '1');

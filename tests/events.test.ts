@@ -9,7 +9,7 @@ import * as v from 'valibot';
 import { createApp } from '../src/app.ts';
 import { getEvent, listEvents, upcomingByPoi } from '../src/routes/events.ts';
 import type { BundleT } from '../src/content/bundle-schema.ts';
-import { openTestApp, type TestApp } from './helpers/app.ts';
+import { openTestApp, QUIET, type TestApp } from './helpers/app.ts';
 import { F, makeFixture, mulberry32, uuidFor } from './helpers/fixture.ts';
 import {
   buildReference, filterEvents, haversineM, upcomingForPoi, type RefBbox, type RefEventQuery, type Reference,
@@ -507,7 +507,7 @@ describe('GET /events cursors', () => {
   });
 
   test('a defaulted window is carried by the cursor, so page 2 continues page 1 even after "now" has moved', async () => {
-    const later = createApp({ store: t.store, now: () => new Date(NOW + 12 * DAY), logError: () => {} });
+    const later = createApp({ store: t.store, now: () => new Date(NOW + 12 * DAY), logger: QUIET });
     const fixedWindow = ids(filterEvents(ref, { mapId: F.map, fromMs: NOW, toMs: NOW + WINDOW_30D }));
     const movedWindow = ids(filterEvents(ref, { mapId: F.map, fromMs: NOW + 12 * DAY, toMs: NOW + 42 * DAY }));
     assert.ok(fixedWindow.length > 8);

@@ -7,7 +7,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createApp, type App } from '../src/app.ts';
-import { openTestApp, type TestApp } from './helpers/app.ts';
+import { openTestApp, QUIET, recordErrors, type TestApp } from './helpers/app.ts';
 import { F, makeFixture, mulberry32, uuidFor } from './helpers/fixture.ts';
 
 const bundle = makeFixture();
@@ -18,7 +18,7 @@ let watched: App;
 
 before(async () => {
   t = await openTestApp(bundle);
-  watched = createApp({ store: t.store, now: () => F.now, logError: (entry) => logged.push(entry) });
+  watched = createApp({ store: t.store, now: () => F.now, logger: recordErrors(logged) });
 });
 after(async () => {
   await t?.close();
@@ -130,7 +130,7 @@ describe('methods', () => {
 describe('base path', () => {
   test('a configured base path mounts every route under it, and the root routes answer 404', async () => {
     for (const basePath of ['/api/v1', '/api/v1/', 'api/v1']) {
-      const mounted = createApp({ store: t.store, basePath, now: () => F.now, logError: () => {} });
+      const mounted = createApp({ store: t.store, basePath, now: () => F.now, logger: QUIET });
       const fetch = (path: string, init?: RequestInit) => mounted.fetch(new Request(`http://test.local${path}`, init));
       for (const path of SAMPLES) {
         const res = await fetch(`/api/v1${path}`);

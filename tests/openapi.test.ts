@@ -12,7 +12,7 @@ import type { BundleT } from '../src/content/bundle-schema.ts';
 import type { RouteSpec } from '../src/http/route.ts';
 import { apiRoutes } from '../src/routes/index.ts';
 import { DEMO_BUNDLE_PATH } from '../src/serve/config.ts';
-import { openTestApp, readDemoBundle, type TestApp } from './helpers/app.ts';
+import { openTestApp, QUIET, readDemoBundle, type TestApp } from './helpers/app.ts';
 import { F, makeFixture, uuidFor } from './helpers/fixture.ts';
 
 type Param = { in: 'path' | 'query'; required: boolean };
@@ -543,7 +543,7 @@ function requiredQuery(route: RouteSpec, mapId: string): Record<string, string> 
 
 test('servers[0].url is "/" at the root and the configured base path when one is set', async () => {
   assert.deepEqual(doc.servers, [{ url: '/' }]);
-  const mounted = createApp({ store: t.store, basePath: '/api/v1', now: () => F.now, logError: () => {} });
+  const mounted = createApp({ store: t.store, basePath: '/api/v1', now: () => F.now, logger: QUIET });
   const res = await mounted.fetch(new Request('http://test.local/api/v1/openapi.json'));
   assert.equal(res.status, 200);
   const mountedDoc = await res.json();
@@ -555,7 +555,7 @@ test('servers[0].url is "/" at the root and the configured base path when one is
   assert.equal(viaServer.status, 200);
   assert.equal((await mounted.fetch(new Request('http://test.local/openapi.json'))).status, 404, 'nothing is served outside the base path');
   // A base path given without its leading slash or with a trailing one is normalised.
-  const loose = createApp({ store: t.store, basePath: 'api/v2/', now: () => F.now, logError: () => {} });
+  const loose = createApp({ store: t.store, basePath: 'api/v2/', now: () => F.now, logger: QUIET });
   const looseDoc = await (await loose.fetch(new Request('http://test.local/api/v2/openapi.json'))).json();
   assert.deepEqual(looseDoc.servers, [{ url: '/api/v2' }]);
 });

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createApp } from '../src/app.ts';
-import { openTestApp, readDemoBundle, type TestApp } from './helpers/app.ts';
+import { openTestApp, QUIET, readDemoBundle, type TestApp } from './helpers/app.ts';
 
 const demo = await readDemoBundle();
 const map = demo.maps.find((m) => m.enabled && m.versions.length > 2)!;
@@ -83,7 +83,7 @@ test('paging computes the matches of a filter set once: later pages and totals r
 test('a defaulted window starts at "now" to the whole second, so requests within a second share one match list', async () => {
   const view = t.store.model.maps.get(map.id)!;
   let clock = Date.parse('2026-11-22T10:00:00.100Z');
-  const timed = createApp({ store: t.store, now: () => new Date(clock), logError: () => {} });
+  const timed = createApp({ store: t.store, now: () => new Date(clock), logger: QUIET });
   const get = async () => (await timed.fetch(new Request(`http://test.local/events?map_id=${map.id}`))).json() as Promise<{ total: number }>;
   view.matchCache.clear();
   const first = await get();

@@ -3,15 +3,24 @@
  * entry files pass in their own argv and env.
  */
 import { fileURLToPath } from 'node:url';
+import { parseTimestamp } from '../content/rfc3339.ts';
+import { LOG_LEVELS, type LogLevel } from '../http/log.ts';
 
 /** Every setting the server reads. */
 export interface ServerConfig {
   port: number;
   host: string;
   bundlePath: string;
+  /** False when bundlePath is the default (the demo). */
+  bundleGiven: boolean;
   basePath: string;
   /** Directory of PGlite data snapshots, keyed by the bundle's checksum. */
   dataDir: string;
+  logLevel: LogLevel;
+  /** `*`, or the origins CORS allows. */
+  corsOrigins: '*' | string[];
+  /** Answer as if the time were this (demos, kiosks pinned to a day, reproducible tests); default the real clock. */
+  fixedTime?: Date;
 }
 
 /** The demo destination shipped in data/. */
@@ -34,8 +43,19 @@ Options (each also read from the environment variable in brackets; a flag wins):
   --data-dir <path>    where PGlite data snapshots are kept [DATA_DIR]      default: ${DEFAULT_DATA_DIR}
                        A snapshot is named by the bundle's checksum; a restart with the same bundle
                        reopens it instead of running initdb and the load. Unwritable: a warning, no snapshot.
+  --log-level <level>  ${LOG_LEVELS.join(', ')} [LOG_LEVEL]   default: info
+                       info writes one JSON access-log line per request, with its request id.
+  --cors-origin <list> * or comma-separated origins allowed by CORS [CORS_ORIGIN]   default: *
+  --fixed-time <time>  answer as if it were this RFC 3339 time [FIXED_TIME]   default: the real clock
+                       (for demos and kiosks pinned to a day, and reproducible tests)
   --help               print this text
+
+Health: GET /healthz answers 200 while the process runs; GET /readyz answers 200 once the content
+and its indexes are loaded, 503 before.
 `;
+
+/** Every flag that takes a value. */
+const FLAGS = ['bundle', 'port', 'host', 'base-path', 'data-dir', 'log-level', 'cors-origin', 'fixed-time'];
 
 /** Thrown for a bad flag or setting; the message says which. */
 export class ConfigError extends Error {}
@@ -47,7 +67,7 @@ export function parseConfig(args: readonly string[], env: Record<string, string 
     const arg = args[i];
     if (arg === '--help' || arg === '-h') return 'help';
     const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
-    if (!m || !['bundle', 'port', 'host', 'base-path', 'data-dir'].includes(m[1])) throw new ConfigError(`unknown option ${arg}; see --help`);
+    if (!m || !FLAGS.includes(m[1])) throw new ConfigError(`unknown option ${arg}; see --help`);
     const value = m[2] ?? args[++i];
     if (value === undefined) throw new ConfigError(`option --${m[1]} needs a value`);
     flags.set(m[1], value);
@@ -60,10 +80,25 @@ export function parseConfig(args: readonly string[], env: Record<string, string 
   if (!/^[A-Za-z0-9._~\/-]*$/.test(basePath)) {
     throw new ConfigError(`base path must hold only letters, digits and . _ ~ - /, not "${basePath}"`);
   }
+  const logLevel = (pick('log-level', 'LOG_LEVEL') ?? 'info').toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new ConfigError(`log level must be one of ${LOG_LEVELS.join(', ')}, not "${logLevel}"`);
+  const cors = (pick('cors-origin', 'CORS_ORIGIN') ?? '*').trim();
+  const corsOrigins = cors === '*' ? '*' : cors.split(',').map((o) => o.trim()).filter(Boolean);
+  for (const origin of corsOrigins === '*' ? [] : corsOrigins) {
+    if (!/^https?:\/\/[^/\s]+$/.test(origin)) throw new ConfigError(`CORS origin must be * or origins like https://example.org, not "${origin}"`);
+  }
+  if (corsOrigins !== '*' && corsOrigins.length === 0) throw new ConfigError('CORS origin must be * or at least one origin');
+  const fixedText = pick('fixed-time', 'FIXED_TIME');
+  const fixedMs = fixedText === undefined ? undefined : parseTimestamp(fixedText);
+  if (fixedMs === null) throw new ConfigError(`fixed time must be an RFC 3339 date-time, not "${fixedText}"`);
   return {
+    logLevel: logLevel as LogLevel,
+    corsOrigins,
+    ...(fixedMs !== undefined ? { fixedTime: new Date(fixedMs) } : {}),
     port,
     host: pick('host', 'HOST') ?? '0.0.0.0',
     bundlePath: pick('bundle', 'BUNDLE_PATH') ?? DEMO_BUNDLE_PATH,
+    bundleGiven: pick('bundle', 'BUNDLE_PATH') !== undefined,
     basePath,
     dataDir: pick('data-dir', 'DATA_DIR') ?? DEFAULT_DATA_DIR,
   };

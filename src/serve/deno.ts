@@ -1,7 +1,7 @@
 /**
  * Deno entry: Deno.serve in front of the Fetch handler.
  */
-import { listeningMessage, start } from './start.ts';
+import { logListening, start } from './start.ts';
 
 declare const Deno: {
   args: string[];
@@ -17,12 +17,23 @@ if ('exitCode' in started) {
   (started.exitCode === 0 ? console.log : console.error)(started.message);
   Deno.exit(started.exitCode);
 }
-const { app, config, store } = started;
-const server = Deno.serve({ port: config.port, hostname: config.host, onListen: ({ port }) => console.log(listeningMessage('deno', config, port)) }, app.fetch);
+const { app, config, store, logger, load } = started;
+const server = Deno.serve({ port: config.port, hostname: config.host, onListen: ({ port }) => logListening(logger, 'deno', config, port) }, app.fetch);
+// Stop accepting connections, let the requests in flight finish, close PGlite, exit 0.
+let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   Deno.addSignalListener(signal, async () => {
+    if (stopping) return;
+    stopping = true;
+    logger.log('info', 'shutting down', { signal });
     await server.shutdown();
     await store.close();
     Deno.exit(0);
   });
+}
+try {
+  await load();
+} catch (err) {
+  logger.log('error', 'the content failed to load', { error: String(err) });
+  Deno.exit(1);
 }

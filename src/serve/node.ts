@@ -3,25 +3,33 @@
  */
 import { createServer } from 'node:http';
 import { nodeHandler } from './node-adapter.ts';
-import { listeningMessage, start } from './start.ts';
+import { logListening, start } from './start.ts';
 
 const started = await start(process.argv.slice(2), process.env);
 if ('exitCode' in started) {
   (started.exitCode === 0 ? console.log : console.error)(started.message);
   process.exit(started.exitCode);
 }
-const { app, config, store } = started;
+const { app, config, store, logger, load } = started;
 const server = createServer(nodeHandler(app));
 server.listen(config.port, config.host, () => {
   const address = server.address();
-  console.log(listeningMessage('node', config, typeof address === 'object' && address ? address.port : config.port));
+  logListening(logger, 'node', config, typeof address === 'object' && address ? address.port : config.port);
 });
+// Stop accepting connections, let the requests in flight finish, close PGlite, exit 0.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
+    logger.log('info', 'shutting down', { signal });
     server.close(async () => {
       await store.close();
       process.exit(0);
     });
     server.closeIdleConnections();
   });
+}
+try {
+  await load();
+} catch (err) {
+  logger.log('error', 'the content failed to load', { error: String(err) });
+  process.exit(1);
 }

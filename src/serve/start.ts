@@ -1,18 +1,33 @@
 /**
- * Start-up shared by every runtime: read the config, load the bundle into PGlite, build the app.
- * The runtime entry files only add the listening socket.
+ * Start-up shared by every runtime. `start` reads the settings and stages the bundle (everything that can
+ * refuse it) before any port is opened; the entry file then listens, and calls `load`, during which
+ * /healthz answers and /readyz says 503.
  */
 import { readFile } from 'node:fs/promises';
 import { createApp, type App } from '../app.ts';
-import { ContentStore } from '../content/store.ts';
+import { ContentStore, type SnapshotOptions } from '../content/store.ts';
 import { BundleError } from '../content/validate-bundle.ts';
+import type { PgliteAssets } from '../db/pglite.ts';
+import { createLogger, type Logger } from '../http/log.ts';
 import { ConfigError, parseConfig, USAGE, type ServerConfig } from './config.ts';
 
-/** A loaded app with its config, or the exit code and message to stop with. */
-export type Started = { app: App; config: ServerConfig; store: ContentStore } | { exitCode: number; message: string };
+/** What a packaged program (the compiled binary) brings along instead of files on disk. */
+export interface StartOptions {
+  /** PGlite's wasm modules and data files. */
+  assets?: PgliteAssets;
+  /** A prebuilt data snapshot of the demo bundle. */
+  builtInSnapshot?: SnapshotOptions['builtIn'];
+  /** The demo bundle's text, served when no bundle path is set. */
+  demoBundle?: () => Promise<string>;
+}
 
-/** Parses settings and loads the bundle; a bad bundle stops start-up before any port is opened. */
-export async function start(args: readonly string[], env: Record<string, string | undefined>): Promise<Started> {
+/** A staged app with its config, or the exit code and message to stop with. */
+export type Started =
+  | { app: App; config: ServerConfig; store: ContentStore; logger: Logger; load(): Promise<void> }
+  | { exitCode: number; message: string };
+
+/** Parses settings and stages the bundle; a bad bundle stops start-up before any port is opened. */
+export async function start(args: readonly string[], env: Record<string, string | undefined>, options: StartOptions = {}): Promise<Started> {
   let config: ServerConfig;
   try {
     const parsed = parseConfig(args, env);
@@ -22,29 +37,39 @@ export async function start(args: readonly string[], env: Record<string, string 
     if (err instanceof ConfigError) return { exitCode: 2, message: `error: ${err.message}` };
     throw err;
   }
+  const logger = createLogger(config.logLevel);
+  const useBuiltIn = options.demoBundle && !config.bundleGiven;
   let text: string;
   try {
-    text = await readFile(config.bundlePath, 'utf8');
+    text = useBuiltIn ? await options.demoBundle!() : await readFile(config.bundlePath, 'utf8');
   } catch (err) {
     return { exitCode: 1, message: `error: cannot read the content bundle ${config.bundlePath}: ${(err as Error).message}` };
   }
   const began = performance.now();
-  let opened: Awaited<ReturnType<typeof ContentStore.openBundle>>;
+  const snapshots: SnapshotOptions = { dir: config.dataDir, builtIn: options.builtInSnapshot };
+  let staged: Awaited<ReturnType<typeof ContentStore.stage>>;
   try {
-    opened = await ContentStore.openBundle(text, { dir: config.dataDir });
+    staged = await ContentStore.stage(text, snapshots);
   } catch (err) {
     if (err instanceof BundleError) return { exitCode: 1, message: `error: ${config.bundlePath}: ${err.message}` };
     throw err;
   }
-  const { store, from } = opened;
-  if (from.warning) console.error(JSON.stringify({ level: 'warn', msg: from.warning }));
-  console.log(JSON.stringify({ level: 'info', msg: 'content loaded', source: from.source, checksum: store.model.checksum,
-    ms: Math.round(performance.now() - began), ...(from.wroteSnapshot ? { snapshot: from.wroteSnapshot } : {}) }));
-  return { app: createApp({ store, basePath: config.basePath }), config, store };
+  if (staged.warning) logger.log('warn', staged.warning);
+  const store = ContentStore.pending();
+  const fixed = config.fixedTime;
+  const app = createApp({ store, basePath: config.basePath, logger, corsOrigins: config.corsOrigins, ...(fixed ? { now: () => fixed } : {}) });
+  return {
+    app, config, store, logger,
+    async load() {
+      const from = await store.loadStaged(text, staged, config.dataDir, { assets: options.assets });
+      if (from.warning) logger.log('warn', from.warning);
+      logger.log('info', 'content loaded', { source: from.source, content_version: store.model.checksum,
+        ms: Math.round(performance.now() - began), ...(from.wroteSnapshot ? { snapshot: from.wroteSnapshot } : {}) });
+    },
+  };
 }
 
-/** The line printed once the server listens. */
-export function listeningMessage(runtime: string, config: ServerConfig, port: number): string {
-  return JSON.stringify({ level: 'info', msg: 'listening', runtime, host: config.host, port, base_path: config.basePath || '/',
-    bundle: config.bundlePath });
+/** Logs that the server listens. */
+export function logListening(logger: Logger, runtime: string, config: ServerConfig, port: number): void {
+  logger.log('info', 'listening', { runtime, host: config.host, port, base_path: config.basePath || '/', bundle: config.bundlePath });
 }

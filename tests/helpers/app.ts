@@ -2,6 +2,7 @@
  * Test apps: a real PGlite store loaded with a bundle, and the Fetch handler over it.
  */
 import { readFile } from 'node:fs/promises';
+import { createLogger, type Logger } from '../../src/http/log.ts';
 import { createApp, type App, type AppDeps } from '../../src/app.ts';
 import type { BundleT } from '../../src/content/bundle-schema.ts';
 import { ContentStore } from '../../src/content/store.ts';
@@ -22,7 +23,7 @@ export interface TestApp {
 export async function openTestApp(bundle: BundleT = makeFixture(), deps: Partial<AppDeps> = {}): Promise<TestApp> {
   const store = await ContentStore.open();
   await store.replaceFromText(JSON.stringify(bundle));
-  const app = createApp({ store, now: () => F.now, logError: () => {}, ...deps });
+  const app = createApp({ store, now: () => F.now, logger: QUIET, ...deps });
   const get = (path: string, init?: RequestInit) => app.fetch(new Request(`http://test.local${path}`, init));
   return {
     app, store, bundle, get,
@@ -37,4 +38,12 @@ export async function openTestApp(bundle: BundleT = makeFixture(), deps: Partial
 /** Reads the committed demo bundle. */
 export async function readDemoBundle(): Promise<BundleT> {
   return JSON.parse(await readFile(DEMO_BUNDLE_PATH, 'utf8')) as BundleT;
+}
+
+/** A logger that writes nothing. */
+export const QUIET: Logger = createLogger('silent');
+
+/** A logger that keeps error lines (parsed) in `into`, and drops the rest. */
+export function recordErrors(into: Record<string, unknown>[]): Logger {
+  return createLogger('error', (line) => into.push(JSON.parse(line)));
 }

@@ -40,10 +40,11 @@ export async function runToExit(runtime: Runtime, args: string[]): Promise<{ cod
   return { code, stdout, stderr };
 }
 
-/** Starts the service on an ephemeral port of 127.0.0.1 and waits for its "listening" line. */
-export async function startServer(runtime: Runtime, args: string[] = [], timeoutMs = 60_000): Promise<RunningServer> {
+/** Starts the service on an ephemeral port of 127.0.0.1 and waits until it listens and its content is loaded. */
+export async function startServer(runtime: Runtime, args: string[] = [], timeoutMs = 60_000,
+  env: Record<string, string> = {}): Promise<RunningServer> {
   const [cmd, ...rest] = RUNTIMES[runtime];
-  const child = spawn(cmd, [...rest, '--port', '0', '--host', '127.0.0.1', ...args], { cwd: ROOT, env: { ...process.env } });
+  const child = spawn(cmd, [...rest, '--port', '0', '--host', '127.0.0.1', ...args], { cwd: ROOT, env: { ...process.env, ...env } });
   let out = '';
   child.stderr!.on('data', (d) => (out += d));
   const port = await new Promise<number>((resolve, reject) => {
@@ -51,7 +52,7 @@ export async function startServer(runtime: Runtime, args: string[] = [], timeout
     child.stdout!.on('data', (d) => {
       out += d;
       const m = /"msg":"listening".*?"port":(\d+)/.exec(out);
-      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
+      if (m && /"msg":"content loaded"/.test(out)) { clearTimeout(timer); resolve(Number(m[1])); }
     });
     child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${runtime} exited with ${code}:\n${out}`)); });
   });
