@@ -21,6 +21,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     logger.log('info', 'shutting down', { signal });
     await server.stop();
     await store.close();
+    logger.log('info', 'stopped');
     process.exit(0);
   });
 }

@@ -28,6 +28,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     logger.log('info', 'shutting down', { signal });
     await server.shutdown();
     await store.close();
+    logger.log('info', 'stopped');
     Deno.exit(0);
   });
 }

@@ -22,6 +22,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     logger.log('info', 'shutting down', { signal });
     server.close(async () => {
       await store.close();
+      logger.log('info', 'stopped');
       process.exit(0);
     });
     server.closeIdleConnections();
