@@ -129,7 +129,8 @@ export function createApp(deps: AppDeps): App {
   function finish(req: AppRequest, outcome: Outcome, requestId: string, spec: RouteSpec | undefined): AppResponse {
     if ('answer' in outcome) {
       const { status, headers, body } = outcome.answer;
-      return { status, headers: withVaryOrigin({ ...headers, ...corsHeaders(req), ...spec?.headers, 'x-request-id': requestId }), body };
+      return { status, headers: withVaryOrigin({ ...headers, ...corsHeaders(req), ...spec?.headers, 'x-request-id': requestId }),
+        body: req.method === 'HEAD' ? null : body };
     }
     const variant = outcome.prepared.variant(negotiateEncoding(req.header('accept-encoding')));
     const headers = withVaryOrigin({ ...variant.headers, ...corsHeaders(req), 'x-request-id': requestId });
@@ -185,7 +186,6 @@ export function createApp(deps: AppDeps): App {
           error: err instanceof Error ? err.stack ?? err.message : String(err) });
         outcome = { answer: problemAnswer(new HttpError(500, 'An unexpected error occurred; it has been logged with the request id.'), instance) };
       }
-      if (req.method === 'HEAD') outcome.answer.body = null;
     }
     return finish(req, outcome, requestId, matched.spec);
   }

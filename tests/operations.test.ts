@@ -1,0 +1,267 @@
+/**
+ * What a self-hoster relies on: health checks, JSON access logs, settings, CORS origins, graceful
+ * shutdown, refusing a bad bundle before the port opens, and running with no network at all. The
+ * runtime part runs on Node, Bun and Deno over real ports.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { createApp } from '../src/app.ts';
+import { ContentStore } from '../src/content/store.ts';
+import { createLogger } from '../src/http/log.ts';
+import { CACHE_CONTROL } from '../src/http/respond.ts';
+import { parseConfig, USAGE } from '../src/serve/config.ts';
+import { QUIET, readDemoBundle } from './helpers/app.ts';
+import { F, makeFixture } from './helpers/fixture.ts';
+import { rawRequest } from './helpers/http.ts';
+import { RUNTIMES, runToExit, startServer, type Runtime } from './helpers/server.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const demo = await readDemoBundle();
+const DEMO_MAP = demo.maps.find((m) => m.enabled && m.versions.length > 1)!.id;
+const DEMO_MARKER = demo.markers.find((m) => m.map_id === DEMO_MAP && !m.version_ids)!.id;
+const DEMO_SAVED_EVENT = demo.sessions[0].saved_event_ids[0];
+
+describe('health checks', () => {
+  test('/healthz answers while the content loads, /readyz says 503 until it is loaded, then 200; neither is cached', async () => {
+    const store = ContentStore.pending();
+    const app = createApp({ store, basePath: '/api', logger: QUIET });
+    const get = async (path: string) => {
+      const res = await app.fetch(new Request(`http://test.local${path}`));
+      return { status: res.status, cache: res.headers.get('cache-control'), body: await res.json() };
+    };
+    assert.deepEqual(await get('/healthz'), { status: 200, cache: CACHE_CONTROL.none, body: { status: 'ok' } });
+    assert.deepEqual(await get('/readyz'), { status: 503, cache: CACHE_CONTROL.none, body: { status: 'loading' } });
+    assert.equal((await get(`/api/maps/${F.map}`)).status, 503, 'the API itself answers 503 while loading');
+    const text = JSON.stringify(makeFixture());
+    await store.loadStaged(text, await ContentStore.stage(text));
+    try {
+      const ready = await get('/readyz');
+      assert.equal(ready.status, 200);
+      assert.deepEqual(ready.body, { status: 'ready', content_version: store.model.checksum });
+      assert.equal((await get('/healthz')).status, 200);
+      assert.equal((await get(`/api/maps/${F.map}`)).status, 200);
+      const head = await app.fetch(new Request('http://test.local/readyz', { method: 'HEAD' }));
+      assert.equal(head.status, 200);
+      assert.equal((await head.arrayBuffer()).byteLength, 0);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('access logs and CORS origins', () => {
+  let store: ContentStore;
+  before(async () => { ({ store } = await ContentStore.openBundle(JSON.stringify(makeFixture()))); });
+  after(async () => { await store?.close(); });
+
+  test('every request writes one JSON line with its request id, method, path, status, bytes and time', async () => {
+    const lines: string[] = [];
+    const app = createApp({ store, now: () => F.now, logger: createLogger('info', (line) => lines.push(line)) });
+    const targets = [`/maps/${F.map}?info=true`, '/nowhere', `/events?map_id=${F.map}&limit=0`];
+    const ids: string[] = [];
+    for (const target of targets) ids.push((await app.fetch(new Request(`http://test.local${target}`))).headers.get('x-request-id')!);
+    await app.fetch(new Request(`http://test.local/healthz`, { headers: { 'x-request-id': 'probe-1' } }));
+    assert.equal(lines.length, 4);
+    const entries = lines.map((l) => JSON.parse(l));
+    assert.deepEqual(entries.map((e) => [e.level, e.msg, e.method, e.path, e.status]), [
+      ['info', 'request', 'GET', targets[0], 200], ['info', 'request', 'GET', targets[1], 404],
+      ['info', 'request', 'GET', targets[2], 400], ['info', 'request', 'GET', '/healthz', 200],
+    ]);
+    assert.deepEqual(entries.map((e) => e.request_id), [...ids, 'probe-1']);
+    for (const e of entries) {
+      assert.ok(!Number.isNaN(Date.parse(e.time)));
+      assert.equal(typeof e.ms, 'number');
+      assert.equal(typeof e.bytes, 'number');
+    }
+    assert.ok(entries[0].bytes > 0);
+  });
+
+  test('a log level above info writes no access lines', async () => {
+    const lines: string[] = [];
+    const app = createApp({ store, logger: createLogger('warn', (line) => lines.push(line)) });
+    await app.fetch(new Request(`http://test.local/maps/${F.map}`));
+    assert.deepEqual(lines, []);
+  });
+
+  test('with a list of CORS origins, a listed Origin is echoed with Vary: Origin and others get no CORS grant', async () => {
+    const app = createApp({ store, now: () => F.now, logger: QUIET, corsOrigins: ['https://kiosk.example', 'https://www.example'] });
+    const get = (origin?: string, method = 'GET') => app.fetch(new Request(`http://test.local/maps/${F.map}`,
+      { method, headers: origin ? { origin } : {} }));
+    const listed = await get('https://www.example');
+    assert.equal(listed.headers.get('access-control-allow-origin'), 'https://www.example');
+    assert.match(listed.headers.get('vary')!, /\bOrigin\b/);
+    const other = await get('https://evil.example');
+    assert.equal(other.status, 200);
+    assert.equal(other.headers.get('access-control-allow-origin'), null);
+    assert.match(other.headers.get('vary')!, /\bOrigin\b/);
+    const preflight = await get('https://kiosk.example', 'OPTIONS');
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://kiosk.example');
+    const error = await app.fetch(new Request('http://test.local/nowhere', { headers: { origin: 'https://kiosk.example' } }));
+    assert.equal(error.headers.get('access-control-allow-origin'), 'https://kiosk.example');
+  });
+});
+
+describe('settings', () => {
+  test('log level, CORS origins and a fixed time come from flags or the environment, and bad values are refused', () => {
+    const config = parseConfig(['--log-level', 'WARN', '--cors-origin', 'https://a.example, https://b.example:8443'],
+      { FIXED_TIME: '2027-03-01T12:00:00+01:00', CORS_ORIGIN: '*' });
+    assert.ok(config !== 'help');
+    assert.equal(config.logLevel, 'warn');
+    assert.deepEqual(config.corsOrigins, ['https://a.example', 'https://b.example:8443']);
+    assert.equal(config.fixedTime?.toISOString(), '2027-03-01T11:00:00.000Z');
+    const defaults = parseConfig([], {});
+    assert.ok(defaults !== 'help');
+    assert.deepEqual([defaults.logLevel, defaults.corsOrigins, defaults.fixedTime, defaults.dataDir], ['info', '*', undefined, '.data']);
+    assert.throws(() => parseConfig(['--log-level', 'loud'], {}), /log level must be one of debug, info, warn, error, silent/);
+    assert.throws(() => parseConfig([], { CORS_ORIGIN: 'example.org' }), /CORS origin must be \* or origins/);
+    assert.throws(() => parseConfig(['--fixed-time', 'tomorrow'], {}), /fixed time must be an RFC 3339/);
+  });
+
+  test('--help and the README document every setting with its environment variable', async () => {
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    const settings = [['--bundle', 'BUNDLE_PATH'], ['--port', 'PORT'], ['--host', 'HOST'], ['--base-path', 'BASE_PATH'],
+      ['--data-dir', 'DATA_DIR'], ['--log-level', 'LOG_LEVEL'], ['--cors-origin', 'CORS_ORIGIN'], ['--fixed-time', 'FIXED_TIME']];
+    for (const [flag, env] of settings) {
+      assert.match(USAGE, new RegExp(`${flag} .*\\[${env}\\]`), `--help: ${flag} [${env}]`);
+      assert.ok(readme.includes(`\`${flag} `) && readme.includes(`\`${env}\``), `README: ${flag} ${env}`);
+    }
+    for (const path of ['/healthz', '/readyz']) {
+      assert.ok(USAGE.includes(path));
+      assert.ok(readme.includes(path));
+    }
+  });
+});
+
+/** Spawns the service and collects its output, without waiting for anything. */
+function spawnService(runtime: Runtime, args: string[]): { child: ChildProcess; output(): string; exited: Promise<number | null> } {
+  const [cmd, ...rest] = RUNTIMES[runtime];
+  const child = spawn(cmd, [...rest, '--port', '0', '--host', '127.0.0.1', ...args], { cwd: ROOT });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  return { child, output: () => out, exited: new Promise((resolve) => child.once('exit', resolve)) };
+}
+
+/** Resolves with the first match of `re` in the output, polling. */
+async function waitFor(output: () => string, re: RegExp, timeoutMs = 60_000): Promise<RegExpExecArray> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const m = re.exec(output());
+    if (m) return m;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${re}:\n${output()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
+  describe(`operations on ${runtime}`, () => {
+    test('/healthz answers as soon as the port opens, and /readyz is 503 until the content is loaded', async () => {
+      const dataDir = await mkdtemp(join(tmpdir(), 'ready-'));
+      // A fresh data directory: no snapshot, so initdb and the load take seconds after the port opens.
+      const service = spawnService(runtime, ['--data-dir', dataDir]);
+      try {
+        const port = Number((await waitFor(service.output, /"msg":"listening".*?"port":(\d+)/))[1]);
+        const seen = new Set<string>();
+        for (;;) {
+          // A new connection each time: PGlite's initdb blocks the event loop for a while, which can outlast keep-alive.
+          const health = await rawRequest(`http://127.0.0.1:${port}/healthz`);
+          const ready = await rawRequest(`http://127.0.0.1:${port}/readyz`);
+          assert.equal(health.status, 200);
+          seen.add(`${ready.status}`);
+          if (ready.status === 200) break;
+          assert.equal(ready.status, 503);
+          assert.deepEqual(JSON.parse(ready.body.toString()), { status: 'loading' });
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        assert.deepEqual([...seen], ['503', '200'], 'not ready, then ready');
+        await waitFor(service.output, /"msg":"content loaded","source":"bundle"/);
+      } finally {
+        service.child.kill('SIGTERM');
+        await service.exited;
+      }
+    });
+
+    test('writes one JSON access-log line per request, carrying the request id', async () => {
+      const server = await startServer(runtime);
+      try {
+        const ids = ['ops-a', 'ops-b', 'ops-c'];
+        for (const id of ids) await (await fetch(`${server.base}/markers/${DEMO_MARKER}`, { headers: { 'x-request-id': id } })).arrayBuffer();
+        await waitFor(server.output, /"request_id":"ops-c"/);
+        const lines = server.output().split('\n').filter((l) => l.includes('"msg":"request"')).map((l) => JSON.parse(l));
+        for (const id of ids) {
+          const mine = lines.filter((l) => l.request_id === id);
+          assert.equal(mine.length, 1, id);
+          assert.deepEqual([mine[0].method, mine[0].path, mine[0].status], ['GET', `/markers/${DEMO_MARKER}`, 200]);
+        }
+      } finally {
+        await server.stop();
+      }
+    });
+
+    test('on SIGTERM it finishes the requests in flight, then closes PGlite and exits 0', async () => {
+      const server = await startServer(runtime);
+      const path = `/events/${DEMO_SAVED_EVENT}`;
+      const headers = { authorization: 'Bearer demo-session-token', 'accept-encoding': 'identity' };
+      const expected = (await rawRequest(`${server.base}${path}`, { headers })).body;
+      const exited = new Promise<number | null>((resolve) => server.child.once('exit', resolve));
+      // Each of these does a session lookup in PGlite, so a burst keeps the server busy for a while.
+      const burst = Array.from({ length: 300 }, (_, i) => rawRequest(`${server.base}${path}`, { headers: { ...headers, 'x-request-id': `burst-${i}` } })
+        .then((res) => ({ res }), (error: Error) => ({ error })));
+      await waitFor(server.output, /"request_id":"burst-\d+"/);
+      server.child.kill('SIGTERM');
+      const results = await Promise.all(burst);
+      assert.equal(await exited, 0);
+      const output = server.output();
+      assert.match(output, /"msg":"stopped"/);
+      // Every request the server took in and answered reached the client whole; the others were never taken
+      // in (refused or reset before any byte).
+      const answered = new Set(output.match(/"request_id":"burst-\d+"/g)!.map((m) => m.slice(14, -1)));
+      assert.ok(answered.size > 0);
+      results.forEach((r, i) => {
+        if ('res' in r) {
+          assert.equal(r.res.status, 200);
+          assert.deepEqual(r.res.body, expected, 'a complete body');
+        } else {
+          assert.ok(!answered.has(`burst-${i}`), `burst-${i} was answered by the server but lost: ${r.error}`);
+          assert.match(String((r.error as NodeJS.ErrnoException).code), /ECONNREFUSED|ECONNRESET|EPIPE/);
+        }
+      });
+      await assert.rejects(fetch(`${server.base}/healthz`), 'the port is closed');
+    });
+
+    test('a bad bundle exits 1 with every problem listed, before the port opens', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'bad-'));
+      const bad = makeFixture();
+      bad.markers[0].lat = 91;
+      bad.events[0].poi_ids = ['00000000-0000-4000-8000-000000000000'];
+      await writeFile(join(dir, 'bad.json'), JSON.stringify(bad));
+      const { code, stdout, stderr } = await runToExit(runtime, ['--bundle', join(dir, 'bad.json'), '--port', '0', '--data-dir', dir]);
+      assert.equal(code, 1);
+      assert.match(stderr, /\$\.markers\[0\]\.lat/);
+      assert.match(stderr, /\$\.events\[0\]\.poi_ids\[0\]/);
+      assert.doesNotMatch(stdout, /listening/);
+    });
+
+    test('runs with no network at all and makes no outbound call (kiosk)', () => {
+      const paths = [`/maps/${DEMO_MAP}?info=true&markers=true&categories=true`, `/places-of-interest/map/${DEMO_MAP}`,
+        `/markers/${DEMO_MARKER}`, `/events?map_id=${DEMO_MAP}&near=38.7075,-9.1364&radius_m=2000`,
+        `/events/upcoming-by-poi?poi_ids=${DEMO_MARKER}`, '/openapi.json', '/healthz', '/readyz'];
+      // An empty network namespace: only a loopback interface. The service also runs with a trap (Node, Bun)
+      // or a loopback-only net permission (Deno) that records and refuses any other connection or lookup.
+      const run = spawnSync('unshare', ['-rn', 'sh', '-c', 'ip link set lo up && exec "$0" "$@"', process.execPath,
+        join(ROOT, 'tests/helpers/offline-walk.ts'), runtime, ...paths], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+      assert.equal(run.status, 0, `unshare failed (this test needs unprivileged user namespaces): ${run.stderr}`);
+      const result = JSON.parse(run.stdout.trim().split('\n').pop()!);
+      assert.deepEqual(Object.values(result.statuses), paths.map(() => 200), JSON.stringify(result.statuses));
+      assert.equal(result.trapped, '', 'no outbound attempt was recorded');
+      assert.doesNotMatch(result.output, /outbound network attempt|PermissionDenied|NotCapable|"level":"(warn|error)"/);
+      assert.equal(result.code, 0);
+    });
+  });
+}
