@@ -57,7 +57,7 @@ export function findMatches(map: MapView, f: EventFilter, key: string, cache = t
     if (e.endMs < f.fromMs) continue;
     if (spatial && !spatial[i]) continue;
     if (types && !types.has(e.type)) continue;
-    if (f.tags && !f.tags.some((t) => e.tags.has(t))) continue;
+    if (f.tags && !f.tags.some((t) => e.tags.includes(t))) continue;
     out.push(i);
   }
   const matches = Int32Array.from(out);

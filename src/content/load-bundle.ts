@@ -5,18 +5,15 @@
 import type { Db } from '../db/pglite.ts';
 import { INSERT, TABLES } from '../db/schema.ts';
 import type { BundleT } from './bundle-schema.ts';
+import type { ContentDocs } from './read-model.ts';
 
 const lc = (id: string) => id.toLowerCase();
 
 /** Rows per INSERT statement. */
 export const INSERT_BATCH = 20_000;
 
-/**
- * Replaces all content in the database with `bundle`, atomically, and returns what `then` builds from the
- * loaded rows inside the same transaction (so a failure there rolls the load back too).
- */
-export async function loadBundle<T>(db: Db, bundle: BundleT, checksum: string,
-  then: (tx: Pick<Db, 'query'>) => Promise<T> = async () => undefined as T): Promise<T> {
+/** The records of a validated bundle as the read model and the tables take them. */
+export function contentDocs(bundle: BundleT, checksum: string): ContentDocs {
   const versionsOf = new Map(bundle.maps.map((m) => [lc(m.id), m.versions.map((ver) => lc(ver.id))]));
   // "version_ids omitted" means every version of the item's map: materialise it so queries stay simple.
   const itemVersions: { item_id: string; version_id: string }[] = [];
@@ -26,13 +23,24 @@ export async function loadBundle<T>(db: Db, bundle: BundleT, checksum: string,
     }
   };
   const pois = [
-    ...bundle.markers.map((doc) => ({ doc, poi_type: 'marker' })),
-    ...bundle.paths.map((doc) => ({ doc, poi_type: 'path' })),
-    ...bundle.polygons.map((doc) => ({ doc, poi_type: 'polygon' })),
+    ...bundle.markers.map((doc) => ({ doc, poi_type: 'marker' as const })),
+    ...bundle.paths.map((doc) => ({ doc, poi_type: 'path' as const })),
+    ...bundle.polygons.map((doc) => ({ doc, poi_type: 'polygon' as const })),
   ];
   bundle.categories.forEach(addVersions);
   pois.forEach((p) => addVersions(p.doc));
+  return { checksum, publishers: bundle.publishers, maps: bundle.maps, icons: bundle.icons, categories: bundle.categories,
+    pois, itemVersions, events: bundle.events, lists: bundle.lists, associations: bundle.associations };
+}
 
+/**
+ * Replaces all content in the database with `bundle`, atomically, and returns what `then` builds inside
+ * the same transaction (so a failure there rolls the load back too).
+ */
+export async function loadBundle<T>(db: Db, bundle: BundleT, checksum: string,
+  then: (docs: ContentDocs) => T | Promise<T> = () => undefined as T): Promise<T> {
+  const docs = contentDocs(bundle, checksum);
+  const { pois, itemVersions } = docs;
   const rows: Record<keyof typeof INSERT, unknown[]> = {
     content_meta: [{ key: 'checksum', value: checksum }, { key: 'format', value: bundle.format }],
     publishers: bundle.publishers.map((doc) => ({ id: doc.id, doc })),
@@ -63,6 +71,6 @@ export async function loadBundle<T>(db: Db, bundle: BundleT, checksum: string,
         await tx.query(INSERT[table], [JSON.stringify(list.slice(i, i + INSERT_BATCH))]);
       }
     }
-    return then(tx);
+    return then(docs);
   });
 }

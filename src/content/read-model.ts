@@ -7,8 +7,6 @@
  * - only published versions are indexed; an item that lives only in drafts is invisible everywhere,
  *   and draft version ids never appear in any record.
  */
-import type { Db } from '../db/pglite.ts';
-import { SELECT } from '../db/schema.ts';
 import { type Geometry, rewindPolygon, roundPosition, round7, representativePoint, geometryVertices } from '../geo/geojson.ts';
 import { PointIndex } from '../geo/point-index.ts';
 import type {
@@ -65,15 +63,49 @@ export interface VersionContent {
   subtreePois: Map<string, Set<string>>; // category id -> POIs assigned to it or any descendant
 }
 
-/** An event as indexed and served. */
-export interface EventEntry {
-  id: string;
-  startMs: number;
-  endMs: number;
-  type: string;
-  tags: Set<string>; // lowercase
-  summary: Record<string, unknown>;
-  poiIds: string[]; // public anchored POIs, in bundle order
+/**
+ * An event as indexed and served. Only what filtering needs is extracted when the model is built; the
+ * served record (`summary`) is made from the bundle's record on first use and then kept, so start-up
+ * stays fast for a million events.
+ */
+export class EventEntry {
+  readonly id: string;
+  readonly mapId: string;
+  readonly startMs: number;
+  readonly endMs: number;
+  readonly type: string;
+  readonly tags: readonly string[]; // lowercase
+  readonly poiIds: readonly string[]; // public anchored POIs, in bundle order
+  private doc: EventT | null;
+  private readonly context: { timeZone: string; pois: Map<string, PoiEntry> };
+  private record: Record<string, unknown> | null = null;
+
+  constructor(doc: EventT, poiIds: string[], context: { timeZone: string; pois: Map<string, PoiEntry> }) {
+    this.id = doc.id;
+    this.mapId = doc.map_id;
+    this.startMs = Date.parse(doc.starts_at);
+    this.endMs = Date.parse(doc.ends_at);
+    this.type = doc.event_type;
+    this.tags = doc.tags.map((t) => t.toLowerCase());
+    this.poiIds = poiIds;
+    this.doc = doc;
+    this.context = context;
+  }
+
+  /** The event as served. */
+  get summary(): Record<string, unknown> {
+    if (this.record) return this.record;
+    const e = this.doc!;
+    this.record = {
+      id: e.id, map_id: e.map_id, title: e.title, description: orNull(e.description), event_type: e.event_type,
+      tags: e.tags, starts_at: toUtc(this.startMs), ends_at: toUtc(this.endMs), time_zone: this.context.timeZone,
+      url: orNull(e.url), image_url: orNull(e.image_url), price: orNull(e.price),
+      created_at: toUtc(Date.parse(e.created_at)),
+      anchors: this.poiIds.map((id) => ({ id, type: this.context.pois.get(id)!.record.type })),
+    };
+    this.doc = null;
+    return this.record;
+  }
 }
 
 /** Everything served for one enabled map. */
@@ -121,7 +153,7 @@ export interface ReadModel {
   maps: Map<string, MapView>;
   disabledMaps: Map<string, DisabledMap>;
   pois: Map<string, PoiEntry>;
-  events: Map<string, { map: MapView; entry: EventEntry }>;
+  events: Map<string, EventEntry>;
   eventsByPoi: Map<string, EventEntry[]>; // POI id -> events anchored to it, in keyset order
   icons: Record<string, unknown>[];
   lists: Map<string, { mapId: string; entry: ListEntry }>;
@@ -148,21 +180,44 @@ export function toUtc(ms: number): string {
 
 const orNull = <T>(x: T | undefined | null): T | null => (x === undefined ? null : x);
 
-/** Reads every table and builds the read model for the loaded content version. */
-export async function buildReadModel(db: Pick<Db, 'query'>): Promise<ReadModel> {
-  const q = async <T>(sql: string) => (await db.query<T>(sql)).rows;
-  const meta = new Map((await q<{ key: string; value: string }>(SELECT.meta)).map((r) => [r.key, r.value]));
-  const publisherDocs = (await q<{ doc: PublisherT }>(SELECT.publishers)).map((r) => r.doc);
-  const mapDocs = (await q<{ doc: MapT }>(SELECT.maps)).map((r) => r.doc);
-  const iconDocs = (await q<{ doc: IconT }>(SELECT.icons)).map((r) => r.doc);
-  const categoryDocs = (await q<{ doc: CategoryT }>(SELECT.categories)).map((r) => r.doc);
-  const poiRows = await q<{ poi_type: PoiType; doc: MarkerT | PathT | PolygonT }>(SELECT.pois);
-  const itemVersionRows = await q<{ item_id: string; version_id: string }>(SELECT.itemVersions);
-  // Keyset order is (starts_at in ms, id): re-sort in JS, since PostgreSQL orders by microseconds.
-  const eventDocs = (await q<{ doc: EventT }>(SELECT.events)).map((r) => ({ doc: r.doc, ms: Date.parse(r.doc.starts_at) }))
-    .sort((a, b) => a.ms - b.ms || (a.doc.id < b.doc.id ? -1 : a.doc.id > b.doc.id ? 1 : 0)).map((r) => r.doc);
-  const listDocs = (await q<{ doc: ListT }>(SELECT.lists)).map((r) => r.doc);
-  const associationDocs = (await q<{ doc: AssociationT }>(SELECT.associations)).map((r) => r.doc);
+/** The records a read model is built from: a validated bundle's, with each item's versions resolved. */
+export interface ContentDocs {
+  checksum: string;
+  publishers: PublisherT[];
+  maps: MapT[];
+  icons: IconT[];
+  categories: CategoryT[];
+  pois: { poi_type: PoiType; doc: MarkerT | PathT | PolygonT }[];
+  itemVersions: { item_id: string; version_id: string }[];
+  events: EventT[];
+  lists: ListT[];
+  associations: AssociationT[];
+}
+
+const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** Events in keyset order (start in ms, then id), sorting only when they are not in it already. */
+function sortedByStart(events: EventT[]): EventT[] {
+  const ms = events.map((e) => Date.parse(e.starts_at));
+  let sorted = true;
+  for (let i = 1; i < events.length && sorted; i++) sorted = ms[i - 1] < ms[i] || (ms[i - 1] === ms[i] && events[i - 1].id < events[i].id);
+  if (sorted) return events;
+  const order = Array.from(events.keys()).sort((a, b) => ms[a] - ms[b] || byId(events[a], events[b]));
+  return order.map((i) => events[i]);
+}
+
+/** Builds the read model of one content version from its records (the same ones loaded into PGlite). */
+export function buildReadModel(docs: ContentDocs): ReadModel {
+  const publisherDocs = [...docs.publishers].sort(byId);
+  const mapDocs = [...docs.maps].sort(byId);
+  const iconDocs = [...docs.icons].sort(byId);
+  const categoryDocs = [...docs.categories].sort(byId);
+  const poiRows = [...docs.pois].sort((a, b) => byId(a.doc, b.doc));
+  const itemVersionRows = docs.itemVersions;
+  // Keyset order is (starts_at in ms, id); bundles often list events in that order already.
+  const eventDocs = sortedByStart(docs.events);
+  const listDocs = [...docs.lists].sort(byId);
+  const associationDocs = [...docs.associations].sort(byId);
 
   const publishers = new Map(publisherDocs.map((p) => [p.id, {
     id: p.id, name: p.name, slug: p.slug, description: orNull(p.description), website: orNull(p.website),
@@ -219,7 +274,7 @@ export async function buildReadModel(db: Pick<Db, 'query'>): Promise<ReadModel> 
         .map((c) => ({ id: c.id, kind: c.kind, title: c.title, body: orNull(c.body), url: orNull(c.url),
           image_url: orNull(c.image_url), sort_order: c.sort_order })),
       sponsors: m.sponsors.map((sp) => ({ name: sp.name, url: orNull(sp.url), logo_url: orNull(sp.logo_url), tier: orNull(sp.tier) })),
-      lists: [], events: [], eventIndex: new PointIndex([], 0), matchCache: new Map(), longestEventMs: 0, categoryPoiOrder: new Map(),
+      lists: [], events: [], eventIndex: new PointIndex([], [], [], 0), matchCache: new Map(), longestEventMs: 0, categoryPoiOrder: new Map(),
     });
   }
   for (const c of categoryDocs) if (c.poi_order) maps.get(c.map_id)?.categoryPoiOrder.set(c.id, [...new Set(c.poi_order)]);
@@ -244,40 +299,41 @@ export async function buildReadModel(db: Pick<Db, 'query'>): Promise<ReadModel> 
   }
 
   // Events: in keyset order (starts_at, then id), the order of every page and of eventsByPoi.
-  const events = new Map<string, { map: MapView; entry: EventEntry }>();
+  const events = new Map<string, EventEntry>();
   const eventsByPoi = new Map<string, EventEntry[]>();
-  const anchorPoints = new Map<string, [number, number, number][]>();
+  const anchorPoints = new Map<string, { lngs: number[]; lats: number[]; owners: number[] }>();
+  const contexts = new Map([...maps.values()].map((m) => [m.id, { timeZone: m.doc.time_zone, pois }]));
+  const vertices = new Map<string, number[][]>();
+  const verticesOf = (id: string) => {
+    let v = vertices.get(id);
+    if (!v) vertices.set(id, (v = geometryVertices(pois.get(id)!.geometry)));
+    return v;
+  };
   for (const e of eventDocs) {
     const map = maps.get(e.map_id);
     if (!map) continue;
-    const poiIds = [...new Set(e.poi_ids)].filter((id) => pois.has(id));
-    const startMs = Date.parse(e.starts_at);
-    const endMs = Date.parse(e.ends_at);
-    const entry: EventEntry = {
-      id: e.id, startMs, endMs, type: e.event_type, tags: new Set(e.tags.map((t) => t.toLowerCase())), poiIds,
-      summary: {
-        id: e.id, map_id: e.map_id, title: e.title, description: orNull(e.description), event_type: e.event_type,
-        tags: e.tags, starts_at: toUtc(startMs), ends_at: toUtc(endMs), time_zone: map.doc.time_zone,
-        url: orNull(e.url), image_url: orNull(e.image_url), price: orNull(e.price),
-        created_at: toUtc(Date.parse(e.created_at)),
-        anchors: poiIds.map((id) => ({ id, type: pois.get(id)!.record.type })),
-      },
-    };
+    const poiIds = (e.poi_ids.length === 1 ? e.poi_ids : [...new Set(e.poi_ids)]).filter((id) => pois.has(id));
+    const entry = new EventEntry(e, poiIds, contexts.get(map.id)!);
     const position = map.events.length;
     map.events.push(entry);
-    map.longestEventMs = Math.max(map.longestEventMs, endMs - startMs);
-    events.set(e.id, { map, entry });
+    map.longestEventMs = Math.max(map.longestEventMs, entry.endMs - entry.startMs);
+    events.set(e.id, entry);
+    let points = anchorPoints.get(map.id);
+    if (!points) anchorPoints.set(map.id, (points = { lngs: [], lats: [], owners: [] }));
     for (const id of poiIds) {
       const list = eventsByPoi.get(id);
       if (list) list.push(entry); else eventsByPoi.set(id, [entry]);
-    }
-    let points = anchorPoints.get(map.id);
-    if (!points) anchorPoints.set(map.id, (points = []));
-    for (const id of poiIds) {
-      for (const [lng, lat] of geometryVertices(pois.get(id)!.geometry)) points.push([lng, lat, position]);
+      for (const [lng, lat] of verticesOf(id)) {
+        points.lngs.push(lng);
+        points.lats.push(lat);
+        points.owners.push(position);
+      }
     }
   }
-  for (const map of maps.values()) map.eventIndex = new PointIndex(anchorPoints.get(map.id) ?? [], map.events.length);
+  for (const map of maps.values()) {
+    const points = anchorPoints.get(map.id) ?? { lngs: [], lats: [], owners: [] };
+    map.eventIndex = new PointIndex(points.lngs, points.lats, points.owners, map.events.length);
+  }
 
   // Associations: both POIs public, and a list-scoped one only through a verified list.
   const associationsFrom = new Map<string, AssociationRecord[]>();
@@ -305,7 +361,7 @@ export async function buildReadModel(db: Pick<Db, 'query'>): Promise<ReadModel> 
     .sort(compareByName);
 
   return {
-    checksum: meta.get('checksum') ?? '', publishers, maps, disabledMaps, pois, events, eventsByPoi, icons, lists,
+    checksum: docs.checksum, publishers, maps, disabledMaps, pois, events, eventsByPoi, icons, lists,
     associationsFrom, associationsTo,
   };
 }

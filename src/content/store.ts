@@ -3,9 +3,9 @@
  * all-or-nothing: a bundle is validated, loaded in one transaction, and only then swapped in.
  */
 import { openDb, type Db, type OpenOptions } from '../db/pglite.ts';
-import { SESSION_SAVED_EVENT } from '../db/schema.ts';
-import { loadBundle } from './load-bundle.ts';
-import { readSnapshot, removeSnapshot, writeSnapshot } from './snapshot.ts';
+import { SELECT, SESSION_SAVED_EVENT } from '../db/schema.ts';
+import { contentDocs, loadBundle } from './load-bundle.ts';
+import { claimSnapshot, hasSnapshot, newSnapshotDir, publishSnapshot, removeSnapshot, type ClaimedDir } from './snapshot.ts';
 import { buildReadModel, type ReadModel } from './read-model.ts';
 import type { BundleT } from './bundle-schema.ts';
 import { BundleError, validateBundle } from './validate-bundle.ts';
@@ -31,9 +31,9 @@ export interface OpenedFrom {
 
 /** Where snapshots come from and go to. */
 export interface SnapshotOptions {
-  /** Directory of data snapshots, read and written; none means always initdb and load. */
+  /** Directory of data snapshots, read and written; none means always initdb and load, in memory. */
   dir?: string;
-  /** A snapshot shipped with the program (the compiled binary's demo), used when its checksum matches. */
+  /** A snapshot shipped with the program (the compiled binary's demo, a `dumpSnapshot` tarball), used when its checksum matches. */
   builtIn?: { checksum: string; load(): Promise<Blob> };
 }
 
@@ -49,23 +49,26 @@ export function parseBundle(text: string): BundleT {
 }
 
 /**
- * The first content of a store, checked and ready to load: either a data snapshot of the same bundle,
- * or the validated bundle itself. Staging does everything that can refuse the bundle, so a server can
- * stage before it opens its port and load after.
+ * The first content of a store, checked and ready to load: a data snapshot of the same bundle (whose
+ * bundle was validated when it was built), or the validated bundle itself. Staging does everything that
+ * can refuse the bundle, so a server can stage before it opens its port and load after.
  */
 export interface StagedContent {
   checksum: string;
-  snapshot: Blob | null;
-  /** Set when there is no usable snapshot (the bundle was validated instead). */
+  /** The built-in snapshot, when it matches. */
+  builtIn: Blob | null;
+  /** True when `dir` holds a snapshot of this bundle. */
+  inDir: boolean;
+  /** Set when there is no snapshot (the bundle was validated instead). */
   bundle: BundleT | null;
-  /** Why a snapshot could not be read, if one could not. */
-  warning?: string;
 }
 
 /** Owns the database and the current read model. */
 export class ContentStore {
   private db: Db | null;
   private current: ReadModel | null = null;
+  /** Gives back the snapshot directory the database runs in (unlock, or delete a private copy). */
+  private release: () => Promise<void> = async () => {};
   /** Replacements run one at a time, in call order. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -73,7 +76,7 @@ export class ContentStore {
     this.db = db;
   }
 
-  /** Opens the store over a fresh PGlite (in memory, or at `dataDir`). */
+  /** Opens the store over a fresh in-memory PGlite. */
   static async open(options: OpenOptions = {}): Promise<ContentStore> {
     return new ContentStore(await openDb(options));
   }
@@ -89,15 +92,9 @@ export class ContentStore {
    */
   static async stage(text: string, snapshots: SnapshotOptions = {}): Promise<StagedContent> {
     const checksum = await sha256Hex(text);
-    const { dir, builtIn } = snapshots;
-    try {
-      const snapshot = builtIn?.checksum === checksum ? await builtIn.load() : dir ? await readSnapshot(dir, checksum) : null;
-      if (snapshot) return { checksum, snapshot, bundle: null };
-      return { checksum, snapshot: null, bundle: parseBundle(text) };
-    } catch (err) {
-      if (err instanceof BundleError) throw err;
-      return { checksum, snapshot: null, bundle: parseBundle(text), warning: `cannot read the data snapshot: ${(err as Error).message}` };
-    }
+    const builtIn = snapshots.builtIn?.checksum === checksum ? await snapshots.builtIn.load() : null;
+    const inDir = !builtIn && snapshots.dir !== undefined && await hasSnapshot(snapshots.dir, checksum);
+    return { checksum, builtIn, inDir, bundle: builtIn || inDir ? null : parseBundle(text) };
   }
 
   /** Opens a store serving the bundle in `text`: `stage`, then `loadStaged`. */
@@ -110,36 +107,72 @@ export class ContentStore {
 
   /**
    * Loads staged content into this pending store: reopens the snapshot (no initdb, no load), or runs
-   * initdb, loads the bundle and writes a snapshot into `dir` for the next start. A snapshot that fails
-   * to open is removed and rebuilt from the bundle.
+   * initdb and loads the bundle into a new snapshot in `dir` (in memory without one). A snapshot that
+   * fails to open is removed and rebuilt from the bundle.
    */
   async loadStaged(text: string, staged: StagedContent, dir?: string, options: OpenOptions = {}): Promise<OpenedFrom> {
     if (this.db) throw new Error('the store is already open');
-    let warning = staged.warning;
-    if (staged.snapshot) {
-      const db = await openDb({ ...options, snapshot: staged.snapshot }).catch((err: Error) => err);
-      if (!(db instanceof Error)) {
-        const model = await buildReadModel(db).catch((err: Error) => err);
-        if (!(model instanceof Error) && model.checksum === staged.checksum) {
-          this.db = db;
-          this.current = model;
+    const { checksum } = staged;
+    // A snapshot's bundle was validated when the snapshot was built: here it only needs parsing.
+    const docsOf = (bundle: BundleT | null) => contentDocs(bundle ?? (JSON.parse(text) as BundleT), checksum);
+    let warning: string | undefined;
+    if (staged.builtIn || staged.inDir) {
+      const claimed = staged.builtIn ? null : await claimSnapshot(dir!, checksum).catch(() => null);
+      try {
+        const db = await openDb({ ...options, ...(claimed ? { dataDir: claimed.path } : { snapshot: staged.builtIn! }) });
+        if (await storedChecksum(db) === checksum) {
+          this.use(db, buildReadModel(docsOf(staged.bundle)), claimed?.release);
           return { source: 'snapshot' };
         }
         await db.close();
+      } catch {
+        // fall through: rebuild from the bundle
       }
+      await claimed?.release();
       warning = 'the data snapshot did not open cleanly; rebuilt it from the bundle';
-      if (dir) await removeSnapshot(dir, staged.checksum).catch(() => {});
+      if (dir && staged.inDir) await removeSnapshot(dir, checksum).catch(() => {});
     }
     const bundle = staged.bundle ?? parseBundle(text);
-    this.db = await openDb(options);
-    await this.load(bundle, staged.checksum);
-    if (!dir) return { source: 'bundle', warning };
-    try {
-      const wroteSnapshot = await writeSnapshot(dir, staged.checksum, await this.db.dumpDataDir('gzip'));
-      return { source: 'bundle', wroteSnapshot, warning };
-    } catch (err) {
-      return { source: 'bundle', warning: `cannot write the data snapshot to ${dir}: ${(err as Error).message}` };
+    if (dir) {
+      let building: ClaimedDir | null = null;
+      try {
+        building = await newSnapshotDir(dir);
+      } catch (err) {
+        warning = `cannot keep data snapshots in ${dir}: ${(err as Error).message}`;
+      }
+      if (building) {
+        let db: Db | null = null;
+        try {
+          db = await openDb({ ...options, dataDir: building.path });
+          const model = await this.loadInto(db, bundle, checksum);
+          await db.close();
+          db = null;
+          const published = await publishSnapshot(dir, building.path, checksum);
+          const claimed = (published && await claimSnapshot(dir, checksum)) || building;
+          this.use(await openDb({ ...options, dataDir: claimed.path }), model, claimed.release);
+          return { source: 'bundle', ...(published ? { wroteSnapshot: published } : {}), warning };
+        } catch (err) {
+          await db?.close().catch(() => {});
+          await building.release();
+          throw err;
+        }
+      }
     }
+    this.db = await openDb(options);
+    await this.loadInto(this.db, bundle, checksum).then((model) => { this.current = model; });
+    return { source: 'bundle', warning };
+  }
+
+  private use(db: Db, model: ReadModel, release?: () => Promise<void>): void {
+    this.db = db;
+    this.current = model;
+    if (release) this.release = release;
+  }
+
+  /** The current database as a gzipped data-directory tarball (a built-in snapshot for `SnapshotOptions.builtIn`). */
+  async dumpSnapshot(): Promise<Blob> {
+    if (!this.db) throw new Error('the store has no database yet');
+    return this.db.dumpDataDir('gzip');
   }
 
   /** The read model being served; throws before any content was loaded. */
@@ -158,23 +191,24 @@ export class ContentStore {
    * on any failure the content being served stays exactly as it was.
    */
   replaceFromText(text: string): Promise<ReadModel> {
-    const run = this.queue.then(async () => this.load(parseBundle(text), await sha256Hex(text)));
+    const run = this.queue.then(async () => {
+      if (!this.db) throw new Error('the store has no database yet');
+      const model = await this.loadInto(this.db, parseBundle(text), await sha256Hex(text));
+      this.current = model;
+      return model;
+    });
     this.queue = run.catch(() => {});
     return run;
   }
 
-  private async load(bundle: BundleT, checksum: string): Promise<ReadModel> {
-    if (!this.db) throw new Error('the store has no database yet');
-    let model: ReadModel;
+  /** Loads a validated bundle in one transaction and builds its read model inside it (a failure rolls both back). */
+  private async loadInto(db: Db, bundle: BundleT, checksum: string): Promise<ReadModel> {
     try {
-      // The read model is built inside the load's transaction: if either fails, both roll back.
-      model = await loadBundle(this.db, bundle, checksum, buildReadModel);
+      return await loadBundle(db, bundle, checksum, buildReadModel);
     } catch (err) {
       // Validation should catch everything the database would refuse; if it did not, still answer as a refusal.
       throw new BundleError([{ path: '$', message: `the content store refused the bundle: ${(err as Error).message}` }]);
     }
-    this.current = model;
-    return model;
   }
 
   /** Finds an unexpired session by the SHA-256 of its token; null when there is none. */
@@ -189,5 +223,12 @@ export class ContentStore {
     await this.queue;
     await this.db?.close();
     this.db = null;
+    await this.release();
   }
+}
+
+/** The checksum of the bundle a database holds. */
+async function storedChecksum(db: Db): Promise<string | undefined> {
+  const { rows } = await db.query<{ key: string; value: string }>(SELECT.meta);
+  return rows.find((r) => r.key === 'checksum')?.value;
 }

@@ -21,13 +21,13 @@ export class PointIndex {
   private readonly owners: Int32Array;
   readonly ownerCount: number;
 
-  /** Builds the index once; `points` are `[lng, lat, owner]` triples. */
-  constructor(points: readonly (readonly [number, number, number])[], ownerCount: number) {
+  /** Builds the index once over parallel arrays: point i is (`lngs[i]`, `lats[i]`), owned by `owners[i]`. */
+  constructor(lngs: ArrayLike<number>, lats: ArrayLike<number>, owners: ArrayLike<number>, ownerCount: number) {
     this.ownerCount = ownerCount;
-    this.owners = new Int32Array(points.length);
-    if (points.length === 0) { this.index = null; return; }
-    const index = new KDBush(points.length);
-    points.forEach(([lng, lat, owner], i) => { index.add(lng, lat); this.owners[i] = owner; });
+    this.owners = Int32Array.from(owners);
+    if (lngs.length === 0) { this.index = null; return; }
+    const index = new KDBush(lngs.length);
+    for (let i = 0; i < lngs.length; i++) index.add(lngs[i], lats[i]);
     index.finish();
     this.index = index;
   }

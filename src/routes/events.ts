@@ -170,9 +170,8 @@ export const getEvent = defineRoute({
   }),
   errors: [401, 404],
   async handle({ header, params, model, store, now }) {
-    const found = model.events.get(params.id);
-    if (!found) throw notFound(`Event ${params.id}`);
-    const { entry } = found;
+    const entry = model.events.get(params.id);
+    if (!entry) throw notFound(`Event ${params.id}`);
     const body: Record<string, unknown> = { ...entry.summary, pois: entry.poiIds.map((id) => model.pois.get(id)!.record) };
     const auth = header('authorization');
     if (auth === null) return body;

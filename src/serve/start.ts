@@ -54,7 +54,6 @@ export async function start(args: readonly string[], env: Record<string, string 
     if (err instanceof BundleError) return { exitCode: 1, message: `error: ${config.bundlePath}: ${err.message}` };
     throw err;
   }
-  if (staged.warning) logger.log('warn', staged.warning);
   const store = ContentStore.pending();
   const fixed = config.fixedTime;
   const app = createApp({ store, basePath: config.basePath, logger, corsOrigins: config.corsOrigins, ...(fixed ? { now: () => fixed } : {}) });
