@@ -1,33 +1,6 @@
 /**
  * Bun entry: Bun.serve in front of the Fetch handler.
  */
-import { logListening, start } from './start.ts';
+import { serveOnBun } from './bun-serve.ts';
 
-declare const Bun: {
-  serve(options: { port: number; hostname: string; fetch(req: Request): Promise<Response> }): { port: number; stop(): Promise<void> };
-};
-
-const started = await start(process.argv.slice(2), process.env);
-if ('exitCode' in started) {
-  (started.exitCode === 0 ? console.log : console.error)(started.message);
-  process.exit(started.exitCode);
-}
-const { app, config, store, logger, load } = started;
-const server = Bun.serve({ port: config.port, hostname: config.host, fetch: app.fetch });
-logListening(logger, 'bun', config, server.port);
-// Stop accepting connections, let the requests in flight finish, close PGlite, exit 0.
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, async () => {
-    logger.log('info', 'shutting down', { signal });
-    await server.stop();
-    await store.close();
-    logger.log('info', 'stopped');
-    process.exit(0);
-  });
-}
-try {
-  await load();
-} catch (err) {
-  logger.log('error', 'the content failed to load', { error: String(err) });
-  process.exit(1);
-}
+await serveOnBun('bun', process.argv.slice(2));

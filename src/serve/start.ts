@@ -56,6 +56,7 @@ export async function start(args: readonly string[], env: Record<string, string 
   }
   const store = ContentStore.pending();
   const fixed = config.fixedTime;
+  if (useBuiltIn) config = { ...config, bundlePath: 'built-in demo' };
   const app = createApp({ store, basePath: config.basePath, logger, corsOrigins: config.corsOrigins, ...(fixed ? { now: () => fixed } : {}) });
   return {
     app, config, store, logger,

@@ -1,0 +1,87 @@
+/**
+ * `npm run build:binary`: one executable, dist/destination-map, built by `bun build --compile` from
+ * src/serve/binary.ts. First it writes what the binary embeds besides PGlite's own files into .build/binary/:
+ * the demo bundle's exact bytes, their SHA-256, and a data snapshot of the demo loaded here under Node, so
+ * the binary serves the demo from that snapshot, with no initdb and no load.
+ */
+import { spawn } from 'node:child_process';
+import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ContentStore, sha256Hex } from '../src/content/store.ts';
+import { DEMO_BUNDLE_PATH } from '../src/serve/config.ts';
+
+/** The repository root. */
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** Where the embedded demo files are staged (read by src/serve/binary.ts at compile time). */
+export const BUILD_DIR = join(ROOT, '.build', 'binary');
+/** The executable `npm run build:binary` writes. */
+export const BINARY_PATH = join(ROOT, 'dist', 'destination-map');
+/** The Bun that compiles it: the devDependency, so nothing else needs installing. */
+const BUN = join(ROOT, 'node_modules', '.bin', 'bun');
+
+/** What a build produced and how long its two steps took. */
+export interface BuiltBinary {
+  path: string;
+  bytes: number;
+  /** SHA-256 of the embedded demo bundle, which names its embedded snapshot. */
+  checksum: string;
+  ms: { snapshot: number; compile: number };
+}
+
+/** Builds the demo snapshot, then compiles the binary to `outFile`. */
+export async function buildBinary(outFile: string = BINARY_PATH): Promise<BuiltBinary> {
+  const began = performance.now();
+  const checksum = await stageDemo(BUILD_DIR);
+  const staged = performance.now();
+  await mkdir(dirname(outFile), { recursive: true });
+  await runBun(['build', '--compile', '--minify',
+    // Settings come from flags and the environment only, never from a stray .env or bunfig.toml in the working directory.
+    '--no-compile-autoload-dotenv', '--no-compile-autoload-bunfig',
+    join(ROOT, 'src', 'serve', 'binary.ts'), '--outfile', outFile]);
+  const compiled = performance.now();
+  return {
+    path: outFile, bytes: (await stat(outFile)).size, checksum,
+    ms: { snapshot: Math.round(staged - began), compile: Math.round(compiled - staged) },
+  };
+}
+
+/**
+ * Writes demo-bundle.txt (the demo's bytes; not .json, so neither Bun nor tsc parses it), demo-checksum.txt
+ * and demo-snapshot.tar.gz into `dir`. The snapshot is always built afresh: one from an older PGlite or
+ * schema must never be shipped.
+ */
+async function stageDemo(dir: string): Promise<string> {
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  const bundlePath = join(dir, 'demo-bundle.txt');
+  await copyFile(DEMO_BUNDLE_PATH, bundlePath);
+  const text = await readFile(bundlePath, 'utf8');
+  // In memory: initdb and the load, then the data directory as the tarball SnapshotOptions.builtIn takes.
+  const { store } = await ContentStore.openBundle(text);
+  try {
+    await writeFile(join(dir, 'demo-snapshot.tar.gz'), new Uint8Array(await (await store.dumpSnapshot()).arrayBuffer()));
+  } finally {
+    await store.close();
+  }
+  const checksum = await sha256Hex(text);
+  await writeFile(join(dir, 'demo-checksum.txt'), `${checksum}\n`);
+  return checksum;
+}
+
+/** Runs the devDependency Bun; rejects with its output when it fails. */
+function runBun(args: string[]): Promise<void> {
+  return new Promise((done, fail) => {
+    const child = spawn(BUN, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    child.once('error', fail);
+    child.once('exit', (code) => (code === 0 ? done() : fail(new Error(`bun ${args.join(' ')} exited with ${code}:\n${output}`))));
+  });
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const built = await buildBinary();
+  console.log(JSON.stringify({ ...built, path: relative(process.cwd(), built.path) }));
+}

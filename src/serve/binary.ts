@@ -1,0 +1,54 @@
+/**
+ * Entry of the single binary (`npm run build:binary`, see scripts/build-binary.ts): the Bun entry with
+ * everything it reads embedded (PGlite's wasm and data files, the demo bundle and a data snapshot of the
+ * demo built with it), so it runs from an empty directory with no node_modules and no network.
+ * `destination-map --healthcheck` asks a running instance instead: the container's HEALTHCHECK has no curl.
+ */
+import pgliteWasm from '@electric-sql/pglite/pglite.wasm' with { type: 'file' };
+import initdbWasm from '@electric-sql/pglite/initdb.wasm' with { type: 'file' };
+import pgliteData from '@electric-sql/pglite/pglite.data' with { type: 'file' };
+// Written by scripts/build-binary.ts: the demo's exact bytes, their SHA-256, and the snapshot built from them.
+import demoBundle from '../../.build/binary/demo-bundle.txt' with { type: 'file' };
+import demoChecksum from '../../.build/binary/demo-checksum.txt' with { type: 'text' };
+import demoSnapshot from '../../.build/binary/demo-snapshot.tar.gz' with { type: 'file' };
+import { parseConfig } from './config.ts';
+import { serveOnBun } from './bun-serve.ts';
+import type { StartOptions } from './start.ts';
+
+declare const Bun: { file(path: string): Blob };
+
+/** The flag that turns the binary into its own health probe. */
+const HEALTHCHECK_FLAG = '--healthcheck';
+
+/** 0 when GET /healthz of the instance these settings describe answers 200, else 1. */
+async function checkHealth(args: readonly string[], env: Record<string, string | undefined>): Promise<number> {
+  try {
+    const config = parseConfig(args, env);
+    if (config === 'help') return 1;
+    // A wildcard bind is reached on loopback; a specific address only on itself.
+    const host = ['0.0.0.0', '::', ''].includes(config.host) ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
+    const res = await fetch(`http://${host}:${config.port}/healthz`, { signal: AbortSignal.timeout(3000) });
+    console.log(`healthz: ${res.status}`);
+    return res.status === 200 ? 0 : 1;
+  } catch (err) {
+    console.error(`healthz: ${(err as Error).message}`);
+    return 1;
+  }
+}
+
+/** What start() reads from disk elsewhere, here from the files embedded in the binary. */
+async function loadEmbedded(): Promise<StartOptions> {
+  const compile = async (path: string) => WebAssembly.compile(await Bun.file(path).arrayBuffer());
+  const [pgliteWasmModule, initdbWasmModule] = await Promise.all([compile(pgliteWasm), compile(initdbWasm)]);
+  return {
+    assets: { pgliteWasmModule, initdbWasmModule, fsBundle: Bun.file(pgliteData) },
+    builtInSnapshot: { checksum: demoChecksum.trim(), load: async () => Bun.file(demoSnapshot) },
+    demoBundle: () => Bun.file(demoBundle).text(),
+  };
+}
+
+const args = process.argv.slice(2);
+if (args.includes(HEALTHCHECK_FLAG)) {
+  process.exit(await checkHealth(args.filter((a) => a !== HEALTHCHECK_FLAG), process.env));
+}
+await serveOnBun('binary', args, await loadEmbedded());

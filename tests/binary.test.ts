@@ -1,0 +1,271 @@
+/**
+ * The single binary. Built by `npm run build:binary`, copied alone into an empty directory and started
+ * there with no flags and an empty environment, no network (a fresh network namespace with only loopback)
+ * and the repository hidden (a tmpfs mounted over it), it serves the demo exactly as the in-process app
+ * does, answers its own --healthcheck, and serves a bundle it is given. It prints its size, time to first
+ * 200 and RSS as one JSON line. The commands in docs/deployment.md are the ones run here.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { chmod, copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { ROOT, type BuiltBinary } from '../scripts/build-binary.ts';
+import type { BundleT } from '../src/content/bundle-schema.ts';
+import { openTestApp, readDemoBundle, type TestApp } from './helpers/app.ts';
+import { F, makeFixture } from './helpers/fixture.ts';
+
+/** The executable's name in its directory. */
+const EXE = 'destination-map';
+
+/**
+ * Runs inside the namespace under plain Node (node: built-ins only, so nothing is read from the hidden
+ * repository): hides the repository, starts the binary with an empty environment, times /healthz and the
+ * first 200 of `paths[0]`, walks `paths`, waits for the end of the load, runs --healthcheck while it runs
+ * and after it stopped, and prints one JSON line. JavaScript, not TypeScript: it is handed to `node -e` as it stands.
+ */
+const PROBE = String.raw`
+const { spawn, spawnSync } = await import('node:child_process');
+const { readFileSync } = await import('node:fs');
+const { root, dir, args, paths } = JSON.parse(process.argv[1]);
+const hide = spawnSync('mount', ['-t', 'tmpfs', 'tmpfs', root], { encoding: 'utf8' });
+if (hide.status !== 0) throw new Error('cannot hide the repository: ' + hide.stderr);
+const base = 'http://127.0.0.1:8787';
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const status = (pid) => readFileSync('/proc/' + pid + '/status', 'utf8');
+const kb = (text, key) => Number(new RegExp(key + ':\\s+(\\d+)').exec(text)[1]);
+// utime + stime, in clock ticks of 10 ms.
+const cpuMs = (pid) => {
+  const fields = readFileSync('/proc/' + pid + '/stat', 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+const healthcheck = () => spawnSync('./destination-map', ['--healthcheck'], { cwd: dir, env: {}, encoding: 'utf8' }).status;
+const began = performance.now();
+const child = spawn('./destination-map', args, { cwd: dir, env: { HOME: dir } });
+let output = '';
+child.stdout.on('data', (d) => (output += d));
+child.stderr.on('data', (d) => (output += d));
+let code;
+const exited = new Promise((resolve) => child.once('exit', (c) => resolve(code = c)));
+const waitFor = async (path) => {
+  for (;;) {
+    if (code !== undefined) throw new Error('the binary exited with ' + code + ':\n' + output);
+    if (performance.now() - began > 60000) throw new Error('no 200 from ' + path + ' in 60 s:\n' + output);
+    const res = await fetch(base + path).catch(() => null);
+    if (res && res.status === 200) { await res.arrayBuffer(); return Math.round(performance.now() - began); }
+    if (res) await res.arrayBuffer();
+    await sleep(10);
+  }
+};
+const healthz_ms = await waitFor('/healthz');
+const first_200_ms = await waitFor(paths[0]);
+const cpu_ms = cpuMs(child.pid);
+const rss_first_200_mb = Math.round(kb(status(child.pid), 'VmRSS') / 1024);
+const responses = {};
+for (const path of paths) {
+  const res = await fetch(base + path);
+  responses[path] = { status: res.status, type: res.headers.get('content-type'), body: await res.text() };
+}
+const proc = status(child.pid);
+// Ready comes before the end of the load: after a full load the snapshot is still being written.
+while (!output.includes('"msg":"content loaded"') && performance.now() - began < 60000) await sleep(20);
+const healthcheck_running = healthcheck();
+child.kill('SIGTERM');
+await exited;
+const healthcheck_stopped = healthcheck();
+console.log(JSON.stringify({
+  healthz_ms, first_200_ms, cpu_ms, rss_first_200_mb, rss_mb: Math.round(kb(proc, 'VmRSS') / 1024),
+  peak_rss_mb: Math.round(kb(proc, 'VmHWM') / 1024), healthcheck_running, healthcheck_stopped, code, responses, output,
+}));
+`;
+
+/** What the probe saw. */
+interface ProbeResult {
+  healthz_ms: number;
+  first_200_ms: number;
+  /** CPU (user + system) the binary used up to its first 200: the part of the time no other load can inflate. */
+  cpu_ms: number;
+  rss_first_200_mb: number;
+  rss_mb: number;
+  peak_rss_mb: number;
+  healthcheck_running: number;
+  healthcheck_stopped: number;
+  code: number | null;
+  responses: Record<string, { status: number; type: string; body: string }>;
+  output: string;
+}
+
+/**
+ * Starts the binary in `dir` with `args` inside a new user, mount and network namespace (`unshare -rnm`:
+ * no root needed), with only loopback up, and returns what the probe saw walking `paths`.
+ */
+function runIsolated(dir: string, args: string[], paths: string[]): ProbeResult {
+  const input = JSON.stringify({ root: ROOT, dir, args, paths });
+  // The probe gets a minimal environment: no NODE_OPTIONS or coverage hooks reaching into the hidden repository.
+  const run = spawnSync('unshare', ['-rnm', 'sh', '-c', 'ip link set lo up && exec "$0" "$@"',
+    process.execPath, '--input-type=module', '-e', PROBE, input],
+  { cwd: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, encoding: 'utf8', timeout: 120_000, maxBuffer: 64 << 20 });
+  assert.equal(run.status, 0, `the isolated run failed (it needs unprivileged user namespaces, ip and mount):\n${run.stderr}\n${run.stdout}`);
+  return JSON.parse(run.stdout.trim().split('\n').pop()!) as ProbeResult;
+}
+
+/** Runs `npm run build:binary`, as docs/deployment.md says, and reads the line it prints. */
+async function runBuild(): Promise<BuiltBinary> {
+  const child = spawn('npm', ['run', 'build:binary'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const [code] = await once(child, 'exit');
+  assert.equal(code, 0, output);
+  const built = JSON.parse(output.trim().split('\n').filter((l) => l.startsWith('{')).pop()!) as BuiltBinary;
+  return { ...built, path: join(ROOT, built.path) };
+}
+
+/** Log lines of the binary's output with this message. */
+function logLines(output: string, msg: string): Record<string, unknown>[] {
+  return output.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)).filter((l) => l.msg === msg);
+}
+
+const demo = await readDemoBundle();
+const mainMap = demo.maps.find((m) => m.enabled && m.versions.length > 1)!;
+const marker = demo.markers.find((m) => m.map_id === mainMap.id && !m.version_ids)!;
+const event = demo.events.find((e) => e.map_id === mainMap.id)!;
+/** An explicit window: the binary runs on the real clock (no flags), the in-process apps on a pinned one. */
+const EVENT_WINDOW = 'from=2026-11-01T00:00:00Z&to=2028-12-31T00:00:00Z&limit=10';
+/** The demo walk; the first path is the one timed to its first 200 (it needs the content loaded). */
+const DEMO_PATHS = [
+  `/maps/${mainMap.id}?info=true&categories=true&markers=true`,
+  `/markers/${marker.id}`,
+  `/events?map_id=${mainMap.id}&${EVENT_WINDOW}`,
+  `/events/${event.id}`,
+  `/places-of-interest/map/${mainMap.id}`,
+  '/openapi.json',
+  '/healthz',
+  '/readyz',
+];
+
+/** Asserts that the binary answered 200 to every path but the health checks, with the body the in-process app gives. */
+async function assertSameAsInProcess(result: ProbeResult, app: TestApp): Promise<void> {
+  for (const [path, seen] of Object.entries(result.responses)) {
+    if (path === '/healthz' || path === '/readyz') continue;
+    const res = await app.get(path);
+    assert.equal(seen.status, 200, path);
+    assert.equal(res.status, 200, path);
+    assert.equal(seen.type, res.headers.get('content-type'), path);
+    assert.deepEqual(JSON.parse(seen.body), await res.json(), path);
+  }
+}
+
+/** The shapes of the commands docs/deployment.md may show outside its blocks marked "Not run here": the ones run here. */
+const DOC_COMMANDS = [
+  /^npm run build:binary$/,
+  /^mkdir -p \S+$/,
+  /^cp dist\/destination-map \S+\/$/,
+  /^cd \S+$/,
+  /^\.\/destination-map( --bundle my-destination\.json| --healthcheck)?$/,
+];
+
+/** The commands of the ```sh blocks of a Markdown text not marked "Not run here", comments dropped. */
+function runnableCommands(markdown: string): string[] {
+  const blocks = [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
+  return blocks.filter((b) => !b.startsWith('# Not run here'))
+    .flatMap((b) => b.split('\n').map((l) => l.replace(/\s+#.*$/, '').trim()).filter((l) => l && !l.startsWith('#')));
+}
+
+describe('the single binary', () => {
+  let built: BuiltBinary;
+  let dir: string;
+  let demoRun: ProbeResult;
+  let demoApp: TestApp;
+  const fixtureRuns: ProbeResult[] = [];
+  const fixture: BundleT = makeFixture();
+
+  before(async () => {
+    built = await runBuild();
+    dir = await mkdtemp(join(tmpdir(), 'binary-'));
+    assert.ok(!dir.startsWith(ROOT), `the temporary directory ${dir} must lie outside the repository, which the test hides`);
+    await copyFile(built.path, join(dir, EXE));
+    await chmod(join(dir, EXE), 0o755);
+    demoRun = runIsolated(dir, [], DEMO_PATHS);
+    demoApp = await openTestApp(demo);
+  });
+  after(async () => {
+    await demoApp?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  test('serves the demo from its built-in snapshot, alone in an empty directory with no network', () => {
+    assert.equal(demoRun.code, 0, demoRun.output);
+    const [loaded] = logLines(demoRun.output, 'content loaded');
+    assert.equal(loaded.source, 'snapshot', 'the embedded snapshot was used: no initdb, no load');
+    assert.equal(loaded.content_version, built.checksum);
+    assert.equal(demoRun.responses['/healthz'].status, 200);
+    const ready = JSON.parse(demoRun.responses['/readyz'].body);
+    assert.deepEqual(ready, { status: 'ready', content_version: built.checksum });
+  });
+
+  test('answers the demo walk exactly as the in-process app over the same bundle', async () => {
+    await assertSameAsInProcess(demoRun, demoApp);
+  });
+
+  test('writes nothing next to itself when it serves the demo', async () => {
+    assert.deepEqual(await readdir(dir), [EXE]);
+  });
+
+  test('answers --healthcheck with 0 while it runs and 1 once it stopped', () => {
+    assert.equal(demoRun.healthcheck_running, 0);
+    assert.equal(demoRun.healthcheck_stopped, 1);
+  });
+
+  test('serves a bundle it is given with --bundle, and reopens its snapshot from the data directory on restart', async () => {
+    await writeFile(join(dir, 'my-destination.json'), JSON.stringify(fixture));
+    const fixtureMarker = fixture.markers.find((m) => m.map_id === F.map && !m.version_ids)!;
+    const args = ['--bundle', 'my-destination.json'];
+    const paths = [`/maps/${F.map}?info=true&markers=true`, `/markers/${fixtureMarker.id}`, `/events?map_id=${F.map}&${EVENT_WINDOW}`, '/readyz'];
+    fixtureRuns.push(runIsolated(dir, args, paths));
+    assert.equal(fixtureRuns[0].code, 0, fixtureRuns[0].output);
+    assert.equal(logLines(fixtureRuns[0].output, 'content loaded')[0]?.source, 'bundle', fixtureRuns[0].output);
+    assert.equal(JSON.parse(fixtureRuns[0].responses['/readyz'].body).status, 'ready');
+    const app = await openTestApp(fixture);
+    try {
+      await assertSameAsInProcess(fixtureRuns[0], app);
+    } finally {
+      await app.close();
+    }
+    // The snapshot went to the default data directory, .data in the working directory: a restart skips initdb and the load.
+    fixtureRuns.push(runIsolated(dir, args, paths));
+    assert.equal(logLines(fixtureRuns[1].output, 'content loaded')[0]?.source, 'snapshot', fixtureRuns[1].output);
+    assert.deepEqual(fixtureRuns[1].responses, fixtureRuns[0].responses);
+  });
+
+  test('refuses a bad bundle before opening its port, listing the problem', async () => {
+    const bad = structuredClone(fixture);
+    bad.markers[0].lat = 91;
+    await writeFile(join(dir, 'bad.json'), JSON.stringify(bad));
+    const run = spawnSync(join(dir, EXE), ['--bundle', 'bad.json', '--port', '0'], { cwd: dir, env: { HOME: dir }, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(run.status, 1, run.stdout + run.stderr);
+    assert.match(run.stderr, /markers\[0\]\.lat/);
+    assert.doesNotMatch(run.stdout, /"msg":"listening"/);
+  });
+
+  test('docs/deployment.md shows only commands run here, besides those it marks as not run here', async () => {
+    const commands = runnableCommands(await readFile(join(ROOT, 'docs', 'deployment.md'), 'utf8'));
+    assert.ok(commands.includes('npm run build:binary') && commands.includes('./destination-map'), commands.join('\n'));
+    for (const command of commands) assert.ok(DOC_COMMANDS.some((shape) => shape.test(command)), `not run by this test: ${command}`);
+  });
+
+  test('reports its size, time to the first 200 and memory, and starts within a sanity bound', () => {
+    const { healthz_ms, first_200_ms, cpu_ms, rss_first_200_mb, rss_mb, peak_rss_mb } = demoRun;
+    const [loaded] = logLines(demoRun.output, 'content loaded');
+    console.log(JSON.stringify({
+      binary_mb: +(built.bytes / 2 ** 20).toFixed(1), build_ms: built.ms,
+      demo: { healthz_ms, first_200_ms, cpu_ms, load_ms: loaded.ms, rss_first_200_mb, rss_mb, peak_rss_mb },
+      fixture: fixtureRuns.map((r) => ({ source: logLines(r.output, 'content loaded')[0]?.source, first_200_ms: r.first_200_ms, cpu_ms: r.cpu_ms, rss_mb: r.rss_mb })),
+      load_average: +loadavg()[0].toFixed(1),
+    }));
+    // A sanity bound, not the target (about 1.5 s on an idle machine): a busy CI machine must not fail it.
+    assert.ok(first_200_ms < 5000, `first 200 after ${first_200_ms} ms`);
+  });
+});
