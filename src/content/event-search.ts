@@ -4,7 +4,7 @@
  * view per content version, so a new bundle starts with an empty cache); every page, and `total`,
  * then costs a binary search and a slice.
  */
-import type { Bbox, Near } from '../geo/point-index.ts';
+import { bboxTest, nearTest, type Bbox, type Near } from '../geo/point-index.ts';
 import type { EventEntry, MapView } from './read-model.ts';
 
 /** A resolved event filter. */
@@ -16,6 +16,9 @@ export interface EventFilter {
   bbox: Bbox | null;
   near: Near | null;
 }
+
+/** Up to this many candidate anchor points, a spatial filter tests candidates directly instead of querying the index. */
+export const DIRECT_TEST_POINTS = 200_000;
 
 /** Filter sets whose match lists are kept per map. */
 export const MATCH_CACHE_SIZE = 256;
@@ -29,9 +32,10 @@ export function filterKey(mapId: string, f: EventFilter): string {
 
 /**
  * Positions (in `map.events`) of every event matching the filter, in keyset order. `key` is
- * filterKey(map.id, f); with `cache` the result is kept for the pages that follow.
+ * filterKey(map.id, f); with `cache` the result is kept for the pages that follow. `directTestPoints` is
+ * where testing candidates one by one gives way to the index (tests force each way).
  */
-export function findMatches(map: MapView, f: EventFilter, key: string, cache = true): Int32Array {
+export function findMatches(map: MapView, f: EventFilter, key: string, cache = true, directTestPoints = DIRECT_TEST_POINTS): Int32Array {
   const cached = map.matchCache.get(key);
   if (cached) {
     // Re-insert to keep the Map in least-recently-used order.
@@ -39,25 +43,32 @@ export function findMatches(map: MapView, f: EventFilter, key: string, cache = t
     map.matchCache.set(key, cached);
     return cached;
   }
+  const events = map.events;
+  // Candidates: events starting by `to`, and none that started so long before `from` that they must be over.
+  const first = firstStartingFrom(events, f.fromMs - map.longestEventMs);
+  const end = firstStartingFrom(events, f.toMs + 1);
+  const spatialTests = [f.bbox && bboxTest(f.bbox), f.near && nearTest(f.near)].filter((t) => t !== null);
+  // Testing each candidate's own points costs their number; an index query costs the points in the area
+  // over all time. Few candidates: test them directly; many: ask the index for a mask.
   let spatial: Uint8Array | null = null;
-  if (f.bbox) spatial = map.eventIndex.ownersInBbox(f.bbox);
-  if (f.near) {
-    const near = map.eventIndex.ownersNear(f.near);
-    if (spatial) for (let i = 0; i < near.length; i++) spatial[i] &= near[i];
-    else spatial = near;
+  const direct = spatialTests.length > 0 && map.eventIndex.pointsOf(first, Math.max(first, end)) <= directTestPoints;
+  if (spatialTests.length > 0 && !direct) {
+    if (f.bbox) spatial = map.eventIndex.ownersInBbox(f.bbox);
+    if (f.near) {
+      const near = map.eventIndex.ownersNear(f.near);
+      if (spatial) for (let i = 0; i < near.length; i++) spatial[i] &= near[i];
+      else spatial = near;
+    }
   }
   const types = f.types && new Set(f.types);
   const out: number[] = [];
-  const events = map.events;
-  // No event starting before this can still be running at `from`: skip them with a binary search.
-  for (let i = firstStartingFrom(events, f.fromMs - map.longestEventMs); i < events.length; i++) {
+  for (let i = first; i < end; i++) {
     const e = events[i];
-    // Events are sorted by start, so none after this one can start by `to`.
-    if (e.startMs > f.toMs) break;
     if (e.endMs < f.fromMs) continue;
-    if (spatial && !spatial[i]) continue;
     if (types && !types.has(e.type)) continue;
     if (f.tags && !f.tags.some((t) => e.tags.includes(t))) continue;
+    if (spatial && !spatial[i]) continue;
+    if (direct && !spatialTests.every((test) => map.eventIndex.ownerMatches(i, test))) continue;
     out.push(i);
   }
   const matches = Int32Array.from(out);

@@ -15,21 +15,67 @@ export function distanceM(lat1: number, lng1: number, lat2: number, lng2: number
   return distance(lng1, lat1, lng2, lat2) * 1000;
 }
 
-/** KDBush over points, each tagged with an owner number (an index into the caller's array). */
+const EARTH_RADIUS_KM = 6371;
+const RAD = Math.PI / 180;
+const haverSin = (theta: number) => Math.sin(theta / 2) ** 2;
+
+/**
+ * A test of single points against a `near` query, with exactly geokdbush's arithmetic (haversine of the
+ * angle, compared with the haversine of the radius), so a point is in when `around` would return it.
+ */
+export function nearTest(q: Near): (lng: number, lat: number) => boolean {
+  const cosLat = Math.cos(q.lat * RAD);
+  const limit = haverSin(q.radiusM / 1000 / EARTH_RADIUS_KM);
+  return (lng, lat) => cosLat * Math.cos(lat * RAD) * haverSin((q.lng - lng) * RAD) + haverSin((q.lat - lat) * RAD) <= limit;
+}
+
+/** A test of single points against a box, inclusive like KDBush's range; `west > east` crosses the antimeridian. */
+export function bboxTest(b: Bbox): (lng: number, lat: number) => boolean {
+  const crosses = b.west > b.east;
+  return (lng, lat) => lat >= b.south && lat <= b.north && (crosses ? lng >= b.west || lng <= b.east : lng >= b.west && lng <= b.east);
+}
+
+/**
+ * KDBush over points, each tagged with an owner number (an index into the caller's array). Points are
+ * given in owner order, so each owner's own points can also be tested directly (`ownerMatches`), which is
+ * cheaper than an index query when only a few owners are candidates.
+ */
 export class PointIndex {
   private readonly index: KDBush | null;
   private readonly owners: Int32Array;
+  private readonly coords: Float64Array; // lng, lat pairs in owner order
+  private readonly starts: Int32Array; // owner -> its first point; owner + 1 -> one past its last
   readonly ownerCount: number;
 
   /** Builds the index once over parallel arrays: point i is (`lngs[i]`, `lats[i]`), owned by `owners[i]`. */
   constructor(lngs: ArrayLike<number>, lats: ArrayLike<number>, owners: ArrayLike<number>, ownerCount: number) {
     this.ownerCount = ownerCount;
     this.owners = Int32Array.from(owners);
+    this.coords = new Float64Array(lngs.length * 2);
+    this.starts = new Int32Array(ownerCount + 1);
+    for (let i = 0; i < lngs.length; i++) {
+      if (i > 0 && this.owners[i] < this.owners[i - 1]) throw new Error('points must be given in owner order');
+      this.coords[2 * i] = lngs[i];
+      this.coords[2 * i + 1] = lats[i];
+      this.starts[this.owners[i] + 1]++;
+    }
+    for (let o = 0; o < ownerCount; o++) this.starts[o + 1] += this.starts[o];
     if (lngs.length === 0) { this.index = null; return; }
     const index = new KDBush(lngs.length);
     for (let i = 0; i < lngs.length; i++) index.add(lngs[i], lats[i]);
     index.finish();
     this.index = index;
+  }
+
+  /** True when one of the owner's points passes the test. */
+  ownerMatches(owner: number, test: (lng: number, lat: number) => boolean): boolean {
+    for (let i = this.starts[owner]; i < this.starts[owner + 1]; i++) if (test(this.coords[2 * i], this.coords[2 * i + 1])) return true;
+    return false;
+  }
+
+  /** Points of the owners in [first, last), for estimating the cost of testing them one by one. */
+  pointsOf(first: number, last: number): number {
+    return this.starts[last] - this.starts[first];
   }
 
   /** Marks (in a fresh byte mask) every owner with a point inside the box. */

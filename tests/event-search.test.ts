@@ -1,0 +1,55 @@
+/**
+ * Event search answers spatial filters two ways, by the KDBush index (a mask over all events) or by
+ * testing each time-window candidate's own anchor points, picking the cheaper. Both must give exactly
+ * the brute-force answer, on random filters that include the antimeridian and the poles.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { filterKey, findMatches, type EventFilter } from '../src/content/event-search.ts';
+import { openTestApp, type TestApp } from './helpers/app.ts';
+import { buildReference, filterEvents, type Reference } from './helpers/brute-force.ts';
+import { F, mulberry32 } from './helpers/fixture.ts';
+
+let t: TestApp;
+let ref: Reference;
+before(async () => {
+  t = await openTestApp();
+  ref = buildReference(t.bundle);
+});
+after(async () => { await t?.close(); });
+
+const DAY = 86_400_000;
+
+test('the index and the direct test of candidates both give the brute-force matches, for random filters', () => {
+  const rand = mulberry32(2026);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];
+  let nonEmpty = 0;
+  for (let i = 0; i < 400; i++) {
+    const mapId = pick([F.map, F.pacific]);
+    const map = t.store.model.maps.get(mapId)!;
+    const events = ref.events.filter((e) => e.mapId === mapId);
+    const anchor = pick(events.flatMap((e) => e.points));
+    const fromMs = pick(events).startMs - Math.floor(rand() * 40) * DAY;
+    const toMs = fromMs + Math.floor(rand() * (rand() < 0.2 ? 2000 : 60)) * DAY;
+    const lng = (v: number) => ((v + 540) % 360) - 180;
+    const lat = (v: number) => Math.max(-90, Math.min(90, v));
+    const span = rand() * 20;
+    const bbox = rand() < 0.5 ? null : rand() < 0.15
+      ? { west: 170, south: -90, east: -170, north: 90 } // across the antimeridian, pole to pole
+      : { west: lng(anchor[0] - span), south: lat(anchor[1] - span / 2), east: lng(anchor[0] + span), north: lat(anchor[1] + span / 2) };
+    const near = rand() < 0.5 ? null : rand() < 0.1
+      ? { lat: pick([90, -90]), lng: 0, radiusM: 200_000 }
+      : { lat: anchor[1] + (rand() - 0.5), lng: anchor[0] + (rand() - 0.5), radiusM: 1 + Math.floor(rand() * 200_000) };
+    const tags = rand() < 0.3 ? [pick(events.flatMap((e) => e.tags))] : null;
+    const types = rand() < 0.2 ? [pick(events).type] : null;
+    const f: EventFilter = { fromMs, toMs, types, tags, bbox, near };
+    const key = filterKey(map.id, f);
+    const expected = filterEvents(ref, { mapId, ...f }).map((e) => e.id);
+    const direct = Array.from(findMatches(map, f, key, false, Infinity), (p) => map.events[p].id);
+    const viaIndex = Array.from(findMatches(map, f, key, false, -1), (p) => map.events[p].id);
+    assert.deepEqual(direct, expected, `direct ${key}`);
+    assert.deepEqual(viaIndex, expected, `index ${key}`);
+    if (expected.length > 0) nonEmpty++;
+  }
+  assert.ok(nonEmpty > 100, `${nonEmpty} of 400 filters matched something`);
+});
