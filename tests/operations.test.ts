@@ -138,6 +138,32 @@ describe('settings', () => {
   });
 });
 
+describe('the README', () => {
+  test('every command in its "Running it elsewhere" sections is one a test runs, or is marked not run here', async () => {
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    const deployment = await readFile(join(ROOT, 'docs/deployment.md'), 'utf8');
+    const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const section = readme.slice(readme.indexOf('## Running it elsewhere'), readme.indexOf('## Decisions where the spec is silent'));
+    const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
+    assert.equal(blocks.length, 3);
+    // The runtime scripts are exactly the commands the tests start the service with.
+    const bin = (cmd: string) => cmd.split('/').pop()!;
+    for (const runtime of ['bun', 'deno'] as const) {
+      const [cmd, ...args] = RUNTIMES[runtime];
+      assert.equal(pkg.scripts[`start:${runtime}`], [bin(cmd), ...args].join(' '), `npm run start:${runtime}`);
+    }
+    for (const block of blocks) {
+      const notRun = /^# Not run here/m.test(block);
+      for (const line of block.split('\n').map((l) => l.replace(/\s+#.*$/, '').trim()).filter((l) => l && !l.startsWith('#'))) {
+        if (notRun) continue;
+        if (/^npm run start:(bun|deno)$/.test(line)) continue;
+        // The binary's commands are the ones tests/binary.test.ts runs from docs/deployment.md.
+        assert.ok(deployment.includes(line.replace('/srv/destination-map/', '/srv/destination-map')), `README command not run by a test: ${line}`);
+      }
+    }
+  });
+});
+
 /** Spawns the service and collects its output, without waiting for anything. */
 function spawnService(runtime: Runtime, args: string[]): { child: ChildProcess; output(): string; exited: Promise<number | null> } {
   const [cmd, ...rest] = RUNTIMES[runtime];
