@@ -12,7 +12,7 @@ import type { ReadModel } from './content/read-model.ts';
 import { negotiateEncoding } from './http/compress.ts';
 import { HttpError, problemAnswer } from './http/errors.ts';
 import { createLogger, type Logger } from './http/log.ts';
-import { parseParams, PrivateReply, type RouteSpec } from './http/route.ts';
+import { parseParams, PrivateReply, wholeSecond, type RouteSpec } from './http/route.ts';
 import {
   addVary, ALLOWED_METHODS, CACHE_CONTROL, CORS_HEADERS, etagMatches, JSON_TYPE, PREFLIGHT_HEADERS, requestIdFor, utf8,
   type AppRequest, type AppResponse,
@@ -91,7 +91,7 @@ export function createApp(deps: AppDeps): App {
     if (health) return { answer: health };
     // A repeated content request is answered from memory, before routing: same target, same content, same answer.
     if (readable && deps.store.ready) {
-      const hit = cacheFor(deps.store.model).get(req.target);
+      const hit = cacheFor(deps.store.model).get(req.target, now().getTime());
       if (hit && !(hit.variesByAuthorization && req.header('authorization') !== null)) return { prepared: hit };
     }
     const url = new URL(req.target, 'http://localhost');
@@ -110,12 +110,15 @@ export function createApp(deps: AppDeps): App {
     if (!deps.store.ready) throw new HttpError(503, 'The content is still loading; try again shortly.', { headers: { 'retry-after': '1' } });
     // One model for the whole request, so the body and its ETag come from the same content version.
     const model = deps.store.model;
-    const result = await spec.handle({ header: req.header, params, query, model, store: deps.store, now: now(), basePath });
+    const at = now();
+    const result = await spec.handle({ header: req.header, params, query, model, store: deps.store, now: at, basePath });
     const personal = result instanceof PrivateReply;
     const cacheClass = personal ? 'private' : spec.cacheClass?.(query) ?? 'content';
     const text = JSON.stringify(personal ? result.body : result);
-    const prepared = new PreparedBody(text, spec.contentType ?? JSON_TYPE, model.checksum, cacheClass, spec.headers ?? {});
-    if (cacheClass === 'content') cacheFor(model).set(req.target, prepared);
+    // A live answer reads "now" to the whole second, so it holds until that second is over.
+    const expiresAt = cacheClass === 'live' ? wholeSecond(at) + 1000 : Infinity;
+    const prepared = new PreparedBody(text, spec.contentType ?? JSON_TYPE, model.checksum, cacheClass, spec.headers ?? {}, expiresAt);
+    if (cacheClass !== 'private') cacheFor(model).set(req.target, prepared);
     return { prepared };
   }
 

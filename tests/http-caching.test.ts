@@ -11,7 +11,7 @@ import { createApp } from '../src/app.ts';
 import { MIN_COMPRESS_BYTES, negotiateEncoding } from '../src/http/compress.ts';
 import { CACHE_CONTROL } from '../src/http/respond.ts';
 import { PreparedBody, ResponseCache } from '../src/http/response-cache.ts';
-import { openTestApp, type TestApp } from './helpers/app.ts';
+import { openTestApp, QUIET, type TestApp } from './helpers/app.ts';
 import { F, makeFixture } from './helpers/fixture.ts';
 import { listen, rawRequest, type RawResponse } from './helpers/http.ts';
 import { RUNTIMES, startServer, type Runtime, type RunningServer } from './helpers/server.ts';
@@ -168,9 +168,24 @@ describe('the response cache', () => {
     }
   });
 
-  test('answers that depend on now or on the caller are computed per request', async () => {
-    const live = `/events?map_id=${F.map}&limit=200`;
-    assert.notEqual((await serve(live)).body, (await serve(live)).body);
+  test('an answer that depends on now is kept only until its second is over; a private one is never kept', async () => {
+    let clock = 0;
+    const app = createApp({ store: t.store, now: () => new Date(clock), logger: QUIET });
+    const serveAt = (target: string, headers: Record<string, string> = {}) =>
+      app.serve({ method: 'GET', target, header: (name) => headers[name] ?? null });
+    for (const live of [`/events?map_id=${F.map}&limit=200`, `/events/upcoming-by-poi?poi_ids=${F.v1OnlyMarker}`]) {
+      clock = Date.parse('2027-03-01T12:00:00.250Z');
+      const first = await serveAt(live);
+      assert.equal(first.headers['cache-control'], CACHE_CONTROL.live);
+      clock += 700; // .950: the same second
+      assert.equal((await serveAt(live)).body, first.body, `${live}: reused within the second`);
+      clock += 100; // the next second
+      assert.notEqual((await serveAt(live)).body, first.body, `${live}: recomputed in the next second`);
+    }
+    const auth = { authorization: `Bearer ${F.sessionToken}` };
+    const mine = await serveAt(`/events/${F.savedEvent}`, auth);
+    assert.equal(mine.headers['cache-control'], CACHE_CONTROL.private);
+    assert.notEqual((await serveAt(`/events/${F.savedEvent}`, auth)).body, mine.body);
   });
 
   test('a new content version empties it: same request, new body and ETag, old ETag no longer matches', async () => {
@@ -201,11 +216,11 @@ describe('the response cache', () => {
     const body = (n: number) => new PreparedBody(JSON.stringify('x'.repeat(n)), 'application/json', 'v', 'content', {});
     for (const key of ['a', 'b', 'c', 'd']) cache.set(key, body(10));
     assert.deepEqual(cache.stats().entries, 3);
-    assert.equal(cache.get('a'), undefined);
-    assert.ok(cache.get('d'));
+    assert.equal(cache.get('a', 0), undefined);
+    assert.ok(cache.get('d', 0));
     cache.set('big', body(9_000));
     assert.ok(cache.stats().bytes <= 10_000);
-    const grown = cache.get('big')!;
+    const grown = cache.get('big', 0)!;
     grown.variant('gzip');
     assert.ok(cache.stats().bytes <= 10_000, 'compressed variants count against the limit');
   });

@@ -1,7 +1,8 @@
 /**
  * Prepared answers and the per-content-version response cache. A `content` answer depends only on the
  * content version and the request target, so it is serialized, tagged and (on first demand) compressed
- * once, then served from memory until the content changes.
+ * once, then served from memory until the content changes. A `live` answer depends on "now" to the whole
+ * second, so it is kept until that second is over.
  */
 import { compress, MIN_COMPRESS_BYTES, type Encoding } from './compress.ts';
 import { addVary, CACHE_CONTROL, encodedEtag, makeEtag, utf8, type CacheClass } from './respond.ts';
@@ -12,6 +13,8 @@ export interface Variant { headers: Record<string, string>; body: Uint8Array<Arr
 /** A 200 answer, serialized once, with its variants per content coding made when first asked for. */
 export class PreparedBody {
   readonly cacheClass: CacheClass;
+  /** When the answer stops being valid (ms since the epoch): the end of its second for `live`, never for `content`. */
+  readonly expiresAt: number;
   /** True when the route varies by Authorization: a request carrying one must not reuse this answer. */
   readonly variesByAuthorization: boolean;
   /** Told how many bytes a kept compressed variant added (the cache counts them). */
@@ -19,8 +22,10 @@ export class PreparedBody {
   private readonly identity: Variant;
   private readonly encoded = new Map<Encoding, Variant>();
 
-  constructor(text: string, contentType: string, contentVersion: string, cacheClass: CacheClass, routeHeaders: Record<string, string>) {
+  constructor(text: string, contentType: string, contentVersion: string, cacheClass: CacheClass, routeHeaders: Record<string, string>,
+    expiresAt = Infinity) {
     this.cacheClass = cacheClass;
+    this.expiresAt = expiresAt;
     const body = utf8(text);
     const vary = body.byteLength > MIN_COMPRESS_BYTES ? addVary(routeHeaders.vary, 'Accept-Encoding') : routeHeaders.vary;
     this.variesByAuthorization = /(^|,)\s*authorization\s*(,|$)/i.test(routeHeaders.vary ?? '');
@@ -56,7 +61,7 @@ export class PreparedBody {
           etag: encodedEtag(this.identity.headers.etag, encoding) },
       };
       // Only answers that will be served again keep their compressed form.
-      if (this.cacheClass === 'content') {
+      if (this.cacheClass !== 'private') {
         this.encoded.set(encoding, v);
         this.onGrow?.(body.byteLength);
       }
@@ -69,7 +74,7 @@ export class PreparedBody {
 export const RESPONSE_CACHE_LIMITS = { entries: 4096, bytes: 64 * 1024 * 1024 };
 
 /**
- * Cached `content` answers of one content version, keyed by request target. Bounded in entries and bytes;
+ * Cached answers of one content version, keyed by request target. Bounded in entries and bytes;
  * when full, the oldest entries go first.
  */
 export class ResponseCache {
@@ -81,9 +86,13 @@ export class ResponseCache {
     this.limits = limits;
   }
 
-  /** The cached answer for a target, if any. */
-  get(target: string): PreparedBody | undefined {
-    return this.entries.get(target);
+  /** The cached answer for a target, if any is still valid at `nowMs`. */
+  get(target: string, nowMs: number): PreparedBody | undefined {
+    const found = this.entries.get(target);
+    if (!found || found.expiresAt > nowMs) return found;
+    this.entries.delete(target);
+    this.bytes -= found.size;
+    return undefined;
   }
 
   /** Keeps an answer; its compressed variants are counted as they are made. */

@@ -54,13 +54,23 @@ export interface RouteSpec<P extends Entries = Entries, Q extends Entries = Entr
   /** Headers on every response of the route, errors included (`Vary: Authorization`, say). */
   headers?: Record<string, string>;
   /**
-   * `live` when the answer to this query depends on the current time (a window defaulting to now): a short
-   * Cache-Control lifetime and no server-side caching. Default `content`: depends only on content and request.
+   * `live` when the answer to this query depends on the current time (a window defaulting to now, taken to
+   * the whole second with `wholeSecond`): a short Cache-Control lifetime, and the response cache keeps it only
+   * until that second is over. Default `content`: depends only on the content and the request.
    */
   cacheClass?: (query: ParamsOf<Q>) => 'content' | 'live';
   /** Error statuses the route can answer besides 400 (listed in OpenAPI). */
   errors: number[];
   handle(ctx: RouteContext<ParamsOf<P>, ParamsOf<Q>>): unknown | Promise<unknown>;
+}
+
+/**
+ * "Now" as a default window start, to the whole second. Every request in the same second then shares one
+ * filter set and one answer: the match list is computed once, and a `live` answer can be kept until the
+ * second is over (see `cacheClass`).
+ */
+export function wholeSecond(now: Date): number {
+  return Math.floor(now.getTime() / 1000) * 1000;
 }
 
 /** Declares a route with full typing of its parameters. */

@@ -7,7 +7,7 @@ import { sha256Hex } from '../content/store.ts';
 import { cursorKey, decodeCursor, encodeCursor, type CursorState } from '../http/cursor.ts';
 import { HttpError, invalidParams, notFound, type ParamError } from '../http/errors.ts';
 import { bbox, int, near, optionalInt, textList, timestamp, uuid, uuidList } from '../http/params.ts';
-import { defineRoute, PrivateReply } from '../http/route.ts';
+import { defineRoute, PrivateReply, wholeSecond } from '../http/route.ts';
 import { EventSchema, PoiRecordSchema, Uuid } from './schemas.ts';
 import { findMap } from './shared.ts';
 
@@ -27,13 +27,6 @@ function checkWindowOrder(q: { from?: number; to?: number }, bad: Set<string>): 
   return q.from > q.to ? [{ name: 'to', in: 'query', reason: 'must not be earlier than from' }] : [];
 }
 
-/**
- * "Now" as a default window start, to the whole second: every request in the same second shares one filter
- * set, so its match list is computed once and reused (rather than once per request).
- */
-function wholeSecond(now: Date): number {
-  return Math.floor(now.getTime() / 1000) * 1000;
-}
 
 function nextCursor(key: string, position: Omit<CursorState, 'k'>): string {
   return encodeCursor({ k: cursorKey(key, position), ...position });
@@ -120,12 +113,12 @@ export const upcomingByPoi = defineRoute({
   operationId: 'upcomingEventsByPoi',
   summary: 'Upcoming events grouped by POI',
   description: 'Every requested id is a key, in request order. An event is upcoming when it has not ended by `from` ' +
-    '(default now) and, when `to` is given, starts by `to`. An unknown or non-public POI maps to an empty array.',
+    '(default now, to the whole second) and, when `to` is given, starts by `to`. An unknown or non-public POI maps to an empty array.',
   tag: 'Events',
   pathParams: {},
   query: {
     poi_ids: uuidList('Comma-separated marker, path or polygon UUIDs (at most 100)'),
-    from: timestamp('Window start. Default: now'),
+    from: timestamp('Window start. Default: now, to the whole second'),
     to: timestamp('Window end. Default: none'),
     limit_per_poi: int(1, 20, 5, 'Maximum events per POI, 1 to 20. Default 5'),
   },
@@ -134,7 +127,7 @@ export const upcomingByPoi = defineRoute({
   response: v.pipe(v.record(Uuid, v.array(EventSchema)), v.description('Requested POI id -> its upcoming events, by starts_at then id')),
   errors: [],
   handle({ query, model, now }) {
-    const fromMs = query.from ?? now.getTime();
+    const fromMs = query.from ?? wholeSecond(now);
     const toMs = query.to ?? Infinity;
     if (fromMs > toMs) throw invalidParams([{ name: 'to', in: 'query', reason: 'must not be earlier than from (default now)' }]);
     const body: Record<string, unknown[]> = {};
