@@ -194,8 +194,10 @@ export function createApp(deps: AppDeps): App {
   }
 
   async function fetch(request: Request): Promise<Response> {
-    const url = new URL(request.url);
-    const answer = await serve({ method: request.method, target: url.pathname + url.search, header: (name) => request.headers.get(name) });
+    // A Request's url is absolute and normalised: the target is everything from the first slash after the host.
+    const url = request.url;
+    const slash = url.indexOf('/', url.indexOf('//') + 2);
+    const answer = await serve({ method: request.method, target: slash < 0 ? '/' : url.slice(slash), header: (name) => request.headers.get(name) });
     return new Response(answer.body, { status: answer.status, headers: answer.headers });
   }
 
