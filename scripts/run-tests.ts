@@ -1,10 +1,23 @@
 /**
- * The test command: every tests/**\/*.test.ts under node:test (via tsx), with c8 coverage gates over src/.
+ * The test command. First every tests/**\/*.test.ts runs under node:test (via tsx), in-process, with c8
+ * coverage gates over src/. Then the HTTP-level suite, tests/http/, runs again once per runtime: against
+ * the real service on Node, on Bun and on Deno, each over a real port (TEST_RUNTIME; see
+ * tests/helpers/target.ts). The suite is written once; every run must pass.
+ *
+ * With files given, runs just those, once and without coverage; TEST_RUNTIME in the environment picks
+ * the target of their HTTP-level tests (unset: in-process).
+ *
  * Node 20's --test does not expand globs, so the files are found here.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+/** Where the HTTP-level suite lives. */
+const HTTP_SUITE = join('tests', 'http');
+/** The runtimes the HTTP-level suite runs on (the keys of RUNTIMES in tests/helpers/server.ts). */
+const RUNTIMES = ['node', 'bun', 'deno'] as const;
 
 function findTests(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -14,12 +27,39 @@ function findTests(dir: string): string[] {
   }).sort();
 }
 
+interface Run { name: string; ok: boolean; seconds: number }
+
+/** Runs node:test over `files` (under c8 when `coverage`), with extra environment variables. */
+function run(name: string, files: string[], env: Record<string, string>, coverage: boolean): Run {
+  console.log(`\n# ${name}: ${files.length} file${files.length === 1 ? '' : 's'}\n`);
+  const c8 = [
+    'c8', '--check-coverage', '--lines', '90', '--branches', '85', '--include', 'src/**', '--exclude', 'src/serve/bun.ts',
+    '--exclude', 'src/serve/deno.ts', '--reporter', 'text-summary', '--reporter', 'lcov', '--report-dir', 'coverage',
+  ];
+  const node = ['node', '--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files];
+  const began = performance.now();
+  const result = spawnSync('npx', coverage ? [...c8, ...node] : node, { stdio: 'inherit', env: { ...process.env, ...env } });
+  return { name, ok: result.status === 0, seconds: Math.round((performance.now() - began) / 100) / 10 };
+}
+
 const only = process.argv.slice(2);
-const files = only.length > 0 ? only : findTests('tests');
-const c8 = [
-  'c8', '--check-coverage', '--lines', '90', '--branches', '85', '--include', 'src/**', '--exclude', 'src/serve/bun.ts',
-  '--exclude', 'src/serve/deno.ts', '--reporter', 'text-summary', '--reporter', 'lcov', '--report-dir', 'coverage',
-];
-const node = ['node', '--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files];
-const result = spawnSync('npx', only.length > 0 ? node : [...c8, ...node], { stdio: 'inherit' });
-process.exit(result.status ?? 1);
+// Bundle files and data snapshots of the services the tests start, shared by the whole run.
+const scratch = mkdtempSync(join(tmpdir(), 'dmcs-test-'));
+const shared = { TEST_SCRATCH_DIR: scratch };
+const runs: Run[] = [];
+try {
+  if (only.length > 0) {
+    runs.push(run(`${process.env.TEST_RUNTIME || 'in-process'}`, only, shared, false));
+  } else {
+    runs.push(run('every test, in-process, with coverage', findTests('tests'), { ...shared, TEST_RUNTIME: '' }, true));
+    const suite = findTests(HTTP_SUITE);
+    for (const runtime of RUNTIMES) {
+      runs.push(run(`the HTTP-level suite (${HTTP_SUITE}) on ${runtime}, over a real port`, suite, { ...shared, TEST_RUNTIME: runtime }, false));
+    }
+  }
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
+console.log('');
+for (const r of runs) console.log(`${r.ok ? '✔' : '✖'} ${r.name} (${r.seconds} s)`);
+process.exit(runs.every((r) => r.ok) ? 0 : 1);

@@ -7,7 +7,7 @@
  * A snapshot is used in place by one process at a time (a lock file holds its pid); another process
  * that finds it locked works on a private copy, removed when it closes.
  */
-import { cp, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { cp, mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { POSTGRES_CONF } from '../db/pglite.ts';
 import { CREATE_SCHEMA, INSERT } from '../db/schema.ts';
@@ -115,6 +115,22 @@ export async function publishSnapshot(dir: string, built: string, checksum: stri
     }
   }
   return path;
+}
+
+/**
+ * The validated bundle as loaded (ids lower-cased and the like), kept inside the snapshot: a start from the
+ * snapshot builds its read model from this, without validating the bundle again.
+ */
+const LOADED_BUNDLE = 'loaded-bundle.json';
+
+/** Keeps the validated bundle in a snapshot directory being built. */
+export async function writeLoadedBundle(snapshotDir: string, bundle: unknown): Promise<void> {
+  await writeFile(join(snapshotDir, LOADED_BUNDLE), JSON.stringify(bundle));
+}
+
+/** Reads the validated bundle kept in a snapshot directory. */
+export async function readLoadedBundle(snapshotDir: string): Promise<unknown> {
+  return JSON.parse(await readFile(join(snapshotDir, LOADED_BUNDLE), 'utf8'));
 }
 
 /** True when `dir` holds the snapshot for `checksum`. */

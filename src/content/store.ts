@@ -5,7 +5,9 @@
 import { openDb, type Db, type OpenOptions } from '../db/pglite.ts';
 import { SELECT, SESSION_SAVED_EVENT } from '../db/schema.ts';
 import { contentDocs, loadBundle } from './load-bundle.ts';
-import { claimSnapshot, hasSnapshot, newSnapshotDir, publishSnapshot, removeSnapshot, type ClaimedDir } from './snapshot.ts';
+import {
+  claimSnapshot, hasSnapshot, newSnapshotDir, publishSnapshot, readLoadedBundle, removeSnapshot, writeLoadedBundle, type ClaimedDir,
+} from './snapshot.ts';
 import { buildReadModel, type ReadModel } from './read-model.ts';
 import type { BundleT } from './bundle-schema.ts';
 import { BundleError, validateBundle } from './validate-bundle.ts';
@@ -113,15 +115,16 @@ export class ContentStore {
   async loadStaged(text: string, staged: StagedContent, dir?: string, options: OpenOptions = {}): Promise<OpenedFrom> {
     if (this.db) throw new Error('the store is already open');
     const { checksum } = staged;
-    // A snapshot's bundle was validated when the snapshot was built: here it only needs parsing.
-    const docsOf = (bundle: BundleT | null) => contentDocs(bundle ?? (JSON.parse(text) as BundleT), checksum);
     let warning: string | undefined;
     if (staged.builtIn || staged.inDir) {
       const claimed = staged.builtIn ? null : await claimSnapshot(dir!, checksum).catch(() => null);
       try {
+        // A directory snapshot keeps the bundle as validated when it was built, so it is not validated again;
+        // the built-in one (the demo, small) is validated here.
+        const bundle = claimed ? await readLoadedBundle(claimed.path) as BundleT : parseBundle(text);
         const db = await openDb({ ...options, ...(claimed ? { dataDir: claimed.path } : { snapshot: staged.builtIn! }) });
         if (await storedChecksum(db) === checksum) {
-          this.use(db, buildReadModel(docsOf(staged.bundle)), claimed?.release);
+          this.use(db, buildReadModel(contentDocs(bundle, checksum)), claimed?.release);
           return { source: 'snapshot' };
         }
         await db.close();
@@ -147,6 +150,7 @@ export class ContentStore {
           const model = await this.loadInto(db, bundle, checksum);
           await db.close();
           db = null;
+          await writeLoadedBundle(building.path, bundle);
           const published = await publishSnapshot(dir, building.path, checksum);
           const claimed = (published && await claimSnapshot(dir, checksum)) || building;
           this.use(await openDb({ ...options, dataDir: claimed.path }), model, claimed.release);

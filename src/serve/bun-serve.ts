@@ -15,7 +15,13 @@ export async function serveOnBun(runtime: string, args: readonly string[], optio
     process.exit(started.exitCode);
   }
   const { app, config, store, logger, load } = started;
-  const server = Bun.serve({ port: config.port, hostname: config.host, fetch: app.fetch });
+  // Bun sends Date on every answer but those to HEAD; RFC 9110 asks for it on all of them.
+  const fetch = async (req: Request) => {
+    const res = await app.fetch(req);
+    if (req.method === 'HEAD' && !res.headers.has('date')) res.headers.set('date', new Date().toUTCString());
+    return res;
+  };
+  const server = Bun.serve({ port: config.port, hostname: config.host, fetch });
   logListening(logger, runtime, config, server.port);
   // Stop accepting connections, let the requests in flight finish, close PGlite, exit 0.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

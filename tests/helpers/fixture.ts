@@ -48,6 +48,12 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const T0 = Date.parse('2026-11-01T00:00:00Z');
 const T1 = Date.parse('2028-12-31T00:00:00Z');
 
+/** The bundle as JSON text with every id (any string that is a whole UUID) in upper case. */
+export function upperCaseIds(bundle: unknown): string {
+  const whole = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+  return JSON.stringify(bundle, (_key, value) => (typeof value === 'string' && whole.test(value) ? value.toUpperCase() : value));
+}
+
 /** Builds the fixture bundle. `events` sets how many events the main map gets. */
 export function makeFixture(options: { seed?: number; events?: number } = {}): BundleT {
   const rand = mulberry32(options.seed ?? 42);

@@ -46,13 +46,16 @@ export async function startServer(runtime: Runtime, args: string[] = [], timeout
   const [cmd, ...rest] = RUNTIMES[runtime];
   const child = spawn(cmd, [...rest, '--port', '0', '--host', '127.0.0.1', ...args], { cwd: ROOT, env: { ...process.env, ...env } });
   let out = '';
+  let started = false;
   child.stderr!.on('data', (d) => (out += d));
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${runtime} did not start in ${timeoutMs} ms:\n${out}`)), timeoutMs);
     child.stdout!.on('data', (d) => {
       out += d;
+      // Once started, only collect: the access log can grow long, and matching it again per chunk would be quadratic.
+      if (started) return;
       const m = /"msg":"listening".*?"port":(\d+)/.exec(out);
-      if (m && /"msg":"content loaded"/.test(out)) { clearTimeout(timer); resolve(Number(m[1])); }
+      if (m && /"msg":"content loaded"/.test(out)) { started = true; clearTimeout(timer); resolve(Number(m[1])); }
     });
     child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${runtime} exited with ${code}:\n${out}`)); });
   });

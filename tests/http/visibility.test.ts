@@ -7,14 +7,14 @@
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openTestApp, type TestApp } from './helpers/app.ts';
-import { F, makeFixture, uuidFor } from './helpers/fixture.ts';
+import { openTarget, type TestTarget } from '../helpers/target.ts';
+import { F, makeFixture, uuidFor } from '../helpers/fixture.ts';
 
 const bundle = makeFixture();
-let t: TestApp;
+let t: TestTarget;
 
 before(async () => {
-  t = await openTestApp(bundle);
+  t = await openTarget(bundle);
 });
 after(async () => {
   await t?.close();

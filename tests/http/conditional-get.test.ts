@@ -4,11 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { F, makeFixture } from './helpers/fixture.ts';
-import { openTestApp, type TestApp } from './helpers/app.ts';
+import { F, makeFixture } from '../helpers/fixture.ts';
+import { openTarget, type TestTarget } from '../helpers/target.ts';
 
-let t: TestApp;
-before(async () => { t = await openTestApp(); });
+let t: TestTarget;
+before(async () => { t = await openTarget(); });
 after(async () => { await t?.close(); });
 
 const MAP = `/maps/${F.map}?info=true&markers=true`;
@@ -54,11 +54,15 @@ test('the tag changes when the content version changes, and an old tag then gets
   const before = (await t.get(MAP)).headers.get('etag')!;
   const changed = makeFixture();
   changed.maps[0].info.summary = 'A new summary';
-  await t.store.replaceFromText(JSON.stringify(changed));
-  const res = await t.get(MAP, { headers: { 'if-none-match': before } });
-  assert.equal(res.status, 200);
-  assert.notEqual(res.headers.get('etag'), before);
-  assert.equal((await res.json()).info.summary, 'A new summary');
+  const next = await openTarget(changed);
+  try {
+    const res = await next.get(MAP, { headers: { 'if-none-match': before } });
+    assert.equal(res.status, 200);
+    assert.notEqual(res.headers.get('etag'), before);
+    assert.equal((await res.json()).info.summary, 'A new summary');
+  } finally {
+    await next.close();
+  }
 });
 
 test('GET /events/:id varies on Authorization in every answer, errors included', async () => {

@@ -6,14 +6,13 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as v from 'valibot';
-import { createApp } from '../src/app.ts';
-import { getEvent, listEvents, upcomingByPoi } from '../src/routes/events.ts';
-import type { BundleT } from '../src/content/bundle-schema.ts';
-import { openTestApp, QUIET, type TestApp } from './helpers/app.ts';
-import { F, makeFixture, mulberry32, uuidFor } from './helpers/fixture.ts';
+import { getEvent, listEvents, upcomingByPoi } from '../../src/routes/events.ts';
+import type { BundleT } from '../../src/content/bundle-schema.ts';
+import { openTarget, type TestTarget } from '../helpers/target.ts';
+import { F, makeFixture, mulberry32, uuidFor } from '../helpers/fixture.ts';
 import {
   buildReference, filterEvents, haversineM, upcomingForPoi, type RefBbox, type RefEventQuery, type Reference,
-} from './helpers/brute-force.ts';
+} from '../helpers/brute-force.ts';
 
 const DAY = 86_400_000;
 const NOW = F.now.getTime();
@@ -30,14 +29,14 @@ const PAC_MINUS_180 = uuidFor('marker:pac1'); // lng exactly -180
 const DRAFT_ANCHOR_EVENT = uuidFor('event:draft-anchor');
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
 
-let t: TestApp;
+let t: TestTarget;
 let bundle: BundleT;
 let ref: Reference;
 
 before(async () => {
   bundle = makeFixture();
   ref = buildReference(bundle);
-  t = await openTestApp(bundle);
+  t = await openTarget(bundle);
 });
 after(async () => {
   await t?.close();
@@ -507,22 +506,27 @@ describe('GET /events cursors', () => {
   });
 
   test('a defaulted window is carried by the cursor, so page 2 continues page 1 even after "now" has moved', async () => {
-    const later = createApp({ store: t.store, now: () => new Date(NOW + 12 * DAY), logger: QUIET });
     const fixedWindow = ids(filterEvents(ref, { mapId: F.map, fromMs: NOW, toMs: NOW + WINDOW_30D }));
     const movedWindow = ids(filterEvents(ref, { mapId: F.map, fromMs: NOW + 12 * DAY, toMs: NOW + 42 * DAY }));
     assert.ok(fixedWindow.length > 8);
     assert.notDeepEqual(fixedWindow, movedWindow, 'the clock move changes the answer');
     const page1 = await t.json<EventsPage>(`/events?map_id=${F.map}&limit=4`);
     assert.deepEqual(ids(page1.body.events), fixedWindow.slice(0, 4));
-    const res = await later.fetch(new Request(`http://test.local/events?map_id=${F.map}&limit=200&cursor=${page1.body.next_cursor}`));
-    assert.equal(res.status, 200);
-    const page2 = (await res.json()) as EventsPage;
-    assert.deepEqual(ids(page2.events), fixedWindow.slice(4));
-    assert.equal(page2.total, fixedWindow.length);
-    assert.equal(page2.next_cursor, null);
-    // Without a cursor the later clock does use its own window.
-    const fresh = (await (await later.fetch(new Request(`http://test.local/events?map_id=${F.map}&limit=200`))).json()) as EventsPage;
-    assert.deepEqual(ids(fresh.events), movedWindow);
+    // The same content served with a clock 12 days later.
+    const later = await openTarget(bundle, { now: new Date(NOW + 12 * DAY) });
+    try {
+      const res = await later.get(`/events?map_id=${F.map}&limit=200&cursor=${page1.body.next_cursor}`);
+      assert.equal(res.status, 200);
+      const page2 = (await res.json()) as EventsPage;
+      assert.deepEqual(ids(page2.events), fixedWindow.slice(4));
+      assert.equal(page2.total, fixedWindow.length);
+      assert.equal(page2.next_cursor, null);
+      // Without a cursor the later clock does use its own window.
+      const fresh = (await later.json<EventsPage>(`/events?map_id=${F.map}&limit=200`)).body;
+      assert.deepEqual(ids(fresh.events), movedWindow);
+    } finally {
+      await later.close();
+    }
   });
 });
 

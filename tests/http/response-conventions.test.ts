@@ -1,11 +1,11 @@
 /**
  * Response conventions over the demo: snake_case names, UTC timestamps with Z, objects at the top
- * level; and `total` that does not rerun the whole query for every page.
+ * level. (That `total` does not rerun the whole query for every page: tests/match-cache.test.ts.)
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createApp } from '../src/app.ts';
-import { openTestApp, QUIET, readDemoBundle, type TestApp } from './helpers/app.ts';
+import { readDemoBundle } from '../helpers/app.ts';
+import { openTarget, type TestTarget } from '../helpers/target.ts';
 
 const demo = await readDemoBundle();
 const map = demo.maps.find((m) => m.enabled && m.versions.length > 2)!;
@@ -29,8 +29,8 @@ const TARGETS = [
 ];
 const BATCHES = [`/events/upcoming-by-poi?poi_ids=${ids}&from=2026-11-01`, `/poi-associations?poi_ids=${ids}&include_reverse=true`];
 
-let t: TestApp;
-before(async () => { t = await openTestApp(demo); });
+let t: TestTarget;
+before(async () => { t = await openTarget(demo); });
 after(async () => { await t?.close(); });
 
 /** Every key of every object in a JSON value, and every string value. */
@@ -63,35 +63,4 @@ test('every name in every response is snake_case and every timestamp is UTC with
   const times = strings.filter((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(s));
   assert.ok(times.length > 500, `only ${times.length} timestamps seen`);
   assert.deepEqual(times.filter((s) => !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/.test(s)), []);
-});
-
-test('paging computes the matches of a filter set once: later pages and totals reuse them', async () => {
-  const view = t.store.model.maps.get(map.id)!;
-  view.matchCache.clear();
-  const base = `/events?map_id=${map.id}&from=2026-11-01T00:00:00Z&to=2028-12-31T00:00:00Z&limit=20`;
-  let { body } = await t.json(base);
-  assert.equal(view.matchCache.size, 1);
-  const cached = [...view.matchCache.values()][0];
-  assert.equal(cached.length, body.total);
-  for (let page = 0; page < 5 && body.next_cursor; page++) {
-    body = (await t.json(`${base}&cursor=${body.next_cursor}`)).body;
-    assert.equal(view.matchCache.size, 1);
-    assert.equal([...view.matchCache.values()][0], cached, 'the same match list, not a recomputed one');
-  }
-});
-
-test('a defaulted window starts at "now" to the whole second, so requests within a second share one match list', async () => {
-  const view = t.store.model.maps.get(map.id)!;
-  let clock = Date.parse('2026-11-22T10:00:00.100Z');
-  const timed = createApp({ store: t.store, now: () => new Date(clock), logger: QUIET });
-  const get = async () => (await timed.fetch(new Request(`http://test.local/events?map_id=${map.id}`))).json() as Promise<{ total: number }>;
-  view.matchCache.clear();
-  const first = await get();
-  clock += 800; // 10:00:00.900, the same second
-  assert.deepEqual(await get(), first);
-  assert.equal(view.matchCache.size, 1, 'one filter set within the second');
-  assert.match([...view.matchCache.keys()][0], new RegExp(`,${Date.parse('2026-11-22T10:00:00Z')},`));
-  clock += 200; // 10:00:01.000, the next second
-  await get();
-  assert.equal(view.matchCache.size, 2, 'a new second is a new filter set');
 });

@@ -8,9 +8,9 @@
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CategoryT, MapT } from '../src/content/bundle-schema.ts';
-import { openTestApp, type TestApp } from './helpers/app.ts';
-import { F, makeFixture, mulberry32, uuidFor } from './helpers/fixture.ts';
+import type { CategoryT, MapT } from '../../src/content/bundle-schema.ts';
+import { openTarget, type TestTarget } from '../helpers/target.ts';
+import { F, makeFixture, mulberry32, uuidFor } from '../helpers/fixture.ts';
 
 // ---- The bundle ------------------------------------------------------------------------------
 
@@ -34,14 +34,6 @@ for (const [key, name, center] of extraMaps) {
   };
   bundle.maps.push(doc);
 }
-
-let t: TestApp;
-before(async () => {
-  t = await openTestApp(bundle);
-});
-after(async () => {
-  await t?.close();
-});
 
 // ---- Brute force -----------------------------------------------------------------------------
 
@@ -122,6 +114,15 @@ const ROOT0 = uuidFor('category:root0');
   const root0 = bundle.categories.find((c) => c.id === ROOT0)!;
   root0.poi_order = [under[under.length - 1].id, outside.id, F.draftMarker, under[under.length - 1].id, under[3].id];
 }
+
+// Registered after the bundle is complete: a top-level before() hook starts at once, not after the module.
+let t: TestTarget;
+before(async () => {
+  t = await openTarget(bundle);
+});
+after(async () => {
+  await t?.close();
+});
 
 const round7 = (x: number) => Math.round(x * 1e7) / 1e7;
 const decimals = (x: number) => {

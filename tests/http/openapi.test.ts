@@ -7,13 +7,13 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import * as v from 'valibot';
-import { createApp } from '../src/app.ts';
-import type { BundleT } from '../src/content/bundle-schema.ts';
-import type { RouteSpec } from '../src/http/route.ts';
-import { apiRoutes } from '../src/routes/index.ts';
-import { DEMO_BUNDLE_PATH } from '../src/serve/config.ts';
-import { openTestApp, QUIET, readDemoBundle, type TestApp } from './helpers/app.ts';
-import { F, makeFixture, uuidFor } from './helpers/fixture.ts';
+import type { BundleT } from '../../src/content/bundle-schema.ts';
+import type { RouteSpec } from '../../src/http/route.ts';
+import { apiRoutes } from '../../src/routes/index.ts';
+import { DEMO_BUNDLE_PATH } from '../../src/serve/config.ts';
+import { readDemoBundle } from '../helpers/app.ts';
+import { openTarget, type TestTarget } from '../helpers/target.ts';
+import { F, makeFixture, uuidFor } from '../helpers/fixture.ts';
 
 type Param = { in: 'path' | 'query'; required: boolean };
 const PATH: Param = { in: 'path', required: true };
@@ -70,13 +70,13 @@ const Problem = v.strictObject({
 });
 
 const usingDemo = existsSync(DEMO_BUNDLE_PATH);
-let t: TestApp;
+let t: TestTarget;
 let bundle: BundleT;
 let doc: any;
 
 before(async () => {
   bundle = usingDemo ? await readDemoBundle() : makeFixture();
-  t = await openTestApp(bundle);
+  t = await openTarget(bundle);
   const res = await t.json('/openapi.json');
   assert.equal(res.status, 200);
   doc = res.body;
@@ -543,21 +543,29 @@ function requiredQuery(route: RouteSpec, mapId: string): Record<string, string> 
 
 test('servers[0].url is "/" at the root and the configured base path when one is set', async () => {
   assert.deepEqual(doc.servers, [{ url: '/' }]);
-  const mounted = createApp({ store: t.store, basePath: '/api/v1', now: () => F.now, logger: QUIET });
-  const res = await mounted.fetch(new Request('http://test.local/api/v1/openapi.json'));
-  assert.equal(res.status, 200);
-  const mountedDoc = await res.json();
-  assert.deepEqual(mountedDoc.servers, [{ url: '/api/v1' }]);
-  // Paths stay relative to the server URL, and the server URL plus a path is a working request.
-  assert.deepEqual(Object.keys(mountedDoc.paths).sort(), Object.keys(doc.paths).sort());
-  const M = lc(bundle.maps.find((m) => m.enabled)!.id);
-  const viaServer = await mounted.fetch(new Request(`http://test.local${mountedDoc.servers[0].url}${'/maps/{map_id}'.replace('{map_id}', M)}`));
-  assert.equal(viaServer.status, 200);
-  assert.equal((await mounted.fetch(new Request('http://test.local/openapi.json'))).status, 404, 'nothing is served outside the base path');
+  const mounted = await openTarget(bundle, { basePath: '/api/v1' });
+  try {
+    const res = await mounted.get('/api/v1/openapi.json');
+    assert.equal(res.status, 200);
+    const mountedDoc = await res.json();
+    assert.deepEqual(mountedDoc.servers, [{ url: '/api/v1' }]);
+    // Paths stay relative to the server URL, and the server URL plus a path is a working request.
+    assert.deepEqual(Object.keys(mountedDoc.paths).sort(), Object.keys(doc.paths).sort());
+    const M = lc(bundle.maps.find((m) => m.enabled)!.id);
+    const viaServer = await mounted.get(`${mountedDoc.servers[0].url}${'/maps/{map_id}'.replace('{map_id}', M)}`);
+    assert.equal(viaServer.status, 200);
+    assert.equal((await mounted.get('/openapi.json')).status, 404, 'nothing is served outside the base path');
+  } finally {
+    await mounted.close();
+  }
   // A base path given without its leading slash or with a trailing one is normalised.
-  const loose = createApp({ store: t.store, basePath: 'api/v2/', now: () => F.now, logger: QUIET });
-  const looseDoc = await (await loose.fetch(new Request('http://test.local/api/v2/openapi.json'))).json();
-  assert.deepEqual(looseDoc.servers, [{ url: '/api/v2' }]);
+  const loose = await openTarget(bundle, { basePath: 'api/v2/' });
+  try {
+    const looseDoc = await (await loose.get('/api/v2/openapi.json')).json();
+    assert.deepEqual(looseDoc.servers, [{ url: '/api/v2' }]);
+  } finally {
+    await loose.close();
+  }
 });
 
 test('integer parameters are documented as integers with their range and default', async () => {
