@@ -1,0 +1,944 @@
+/**
+ * The benchmark, in one go on one machine: every runtime's service against a bare server of the same
+ * runtime serving byte-identical prebuilt bodies (the ceiling), events on a 1M-event dataset, the in-process
+ * filters against PGlite SQL, start-up against PGlite alone opening the same snapshot, and RSS. Writes
+ * docs/benchmarks.md (a targets table, detail tables and the raw JSON).
+ *
+ *   npm run bench                                    # everything: 20-40 minutes, more when the 1M snapshot is built
+ *   node scripts/bench.ts --quick --out /tmp/b.md    # smoke check: short runs, no large dataset
+ *
+ * Flags: --quick, --duration S (8), --connections N (32), --runtimes node,bun,deno, --skip-large, --out PATH,
+ * --large-bundle PATH (another large bundle), --skip-filters, --service-log-level LEVEL (passed to the service),
+ * --keep-logs (keep the services' access logs in .bench/logs).
+ * Exits 0 when everything ran (a missed target is reported in the document, not an error) and 1 when
+ * something broke: a non-2xx answer, a server that did not start, a body that did not match.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createReadStream, existsSync, openSync, closeSync, readFileSync, readlinkSync, readSync, statSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
+import { basename, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { RUNTIMES, startServer } from '../tests/helpers/server.ts';
+import { runLoadPinned, type LoadOptions, type LoadResult } from './bench/run-load.ts';
+import {
+  evaluateTargets, renderReport, type BenchOptions, type BenchResult, type EventsRun, type FiltersPhase, type LargePhase,
+  type Machine, type RequestRun, type Rss, type RuntimeDemo, type RuntimeLarge, type RuntimeName,
+} from './bench/report.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BENCH_DIR = join(ROOT, '.bench');
+const DEMO_BUNDLE = join(ROOT, 'data/demo-bundle.json');
+const DEFAULT_LARGE_BUNDLE = join(BENCH_DIR, 'large-bundle.json');
+const MAKE_LARGE = join(ROOT, 'scripts/bench/make-large.ts');
+const FILTERS = join(ROOT, 'scripts/bench/filters.ts');
+const OPEN_SNAPSHOT = join(ROOT, 'scripts/bench/open-snapshot.ts');
+const CEILINGS: Record<RuntimeName, string> = {
+  node: join(ROOT, 'scripts/bench/ceiling-node.ts'),
+  bun: join(ROOT, 'scripts/bench/ceiling-bun.ts'),
+  deno: join(ROOT, 'scripts/bench/ceiling-deno.ts'),
+};
+const ALL_RUNTIMES: RuntimeName[] = ['node', 'bun', 'deno'];
+
+/** The demo's main map and the marker the README names. */
+const MAIN_MAP = '8a434eb5-da02-5a4d-9418-14bc57c86c50';
+const MARKER = 'e5810d23-f0db-5cec-8426-91a6a6cf88c2';
+/** Every optional section of GET /maps/:id, all asked for. */
+const MAP_SECTIONS = ['info', 'all_categories', 'categories', 'markers', 'paths', 'polygons', 'publisher', 'map_data',
+  'contact', 'map_sponsors', 'tag_counts', 'contents'];
+/** Every request is sent asking for no content coding, so the ceiling serves the very same bytes. */
+const IDENTITY = { 'accept-encoding': 'identity' };
+
+/** Servers run on this core and load generators on the other one (when taskset exists and there are 2+ cores). */
+const SERVER_CPU = '0';
+const LOAD_CPU = '1';
+
+/** Start-up budgets: a demo start, and a large start that may have to build the snapshot first. */
+const DEMO_START_TIMEOUT_MS = 120_000;
+const LARGE_BUILD_TIMEOUT_MS = 45 * 60_000;
+const LARGE_START_TIMEOUT_MS = 10 * 60_000;
+
+/** One representative request, and whether its answer depends on the clock (then only its shape is rechecked). */
+interface BenchRequest { name: string; path: string; live?: boolean }
+
+/** A prebuilt answer: exactly what the service sent. */
+interface SavedAnswer { key: string; status: number; contentType: string; body: Buffer }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Options
+
+/** Parses the command line. */
+function parseBenchArgs(argv: string[]): BenchOptions & { out: string; largeBundle: string; keepLogs: boolean; skipFilters: boolean } {
+  const { values } = parseArgs({
+    args: argv, strict: true,
+    options: {
+      quick: { type: 'boolean' }, duration: { type: 'string' }, connections: { type: 'string' },
+      runtimes: { type: 'string' }, 'skip-large': { type: 'boolean' }, out: { type: 'string' },
+      'large-bundle': { type: 'string' }, 'service-log-level': { type: 'string' }, 'keep-logs': { type: 'boolean' },
+      'skip-filters': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    // The usage is this file's opening comment.
+    const usage = /\/\*\*([\s\S]*?)\*\//.exec(readFileSync(fileURLToPath(import.meta.url), 'utf8'))?.[1] ?? '';
+    console.log(usage.split('\n').map((l) => l.replace(/^ \* ?/, '')).join('\n').trim());
+    process.exit(0);
+  }
+  const quick = values.quick ?? false;
+  const positive = (name: string, text: string | undefined, fallback: number) => {
+    if (text === undefined) return fallback;
+    const n = Number(text);
+    if (!(n > 0) || !Number.isFinite(n)) throw new Error(`--${name} must be a positive number, not ${text}`);
+    return n;
+  };
+  const runtimes = (values.runtimes ?? ALL_RUNTIMES.join(',')).split(',').map((r) => r.trim()).filter(Boolean);
+  for (const r of runtimes) if (!ALL_RUNTIMES.includes(r as RuntimeName)) throw new Error(`unknown runtime ${r}; use node, bun, deno`);
+  return {
+    quick,
+    durationS: positive('duration', values.duration, quick ? 1 : 8),
+    warmupS: 1,
+    connections: Math.round(positive('connections', values.connections, 32)),
+    runtimes: runtimes as RuntimeName[],
+    skipLarge: quick || (values['skip-large'] ?? false),
+    startupRepeats: 3,
+    serviceLogLevel: values['service-log-level'] ?? null,
+    out: resolve(values.out ?? join(ROOT, 'docs/benchmarks.md')),
+    largeBundle: resolve(values['large-bundle'] ?? DEFAULT_LARGE_BUNDLE),
+    keepLogs: values['keep-logs'] ?? false,
+    skipFilters: values['skip-filters'] ?? false,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Processes: every child is tracked, pinned when possible, and stopped on the way out
+
+const children = new Set<ChildProcess>();
+let pinning = false;
+
+/** Prints a progress line (stderr, so stdout stays free). */
+function say(text: string): void {
+  console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${text}`);
+}
+
+/** Spawns a command, pinned to `cpu` with `taskset -c` (which execs it: the pid is the command's own). */
+function spawnTracked(command: readonly string[], cpu: string | null, stdoutFile?: string): ChildProcess {
+  const [cmd, ...args] = pinning && cpu !== null ? ['taskset', '-c', cpu, ...command] : command;
+  const fd = stdoutFile ? openSync(stdoutFile, 'w') : null;
+  const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', fd ?? 'pipe', 'pipe'] });
+  if (fd !== null) closeSync(fd);
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+/** Collects up to 64 KB of a stream (diagnostics, never the access log). */
+function collect(stream: NodeJS.ReadableStream | null): () => string {
+  let text = '';
+  stream?.on('data', (d: Buffer) => { if (text.length < 65_536) text += d; });
+  return () => text;
+}
+
+/** Waits for a child to exit; SIGKILLs it (and rejects) after `timeoutMs`. */
+function waitExit(child: ChildProcess, timeoutMs: number, what: string): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${what} did not finish in ${Math.round(timeoutMs / 1000)} s`));
+    }, timeoutMs);
+    child.once('exit', (code) => { clearTimeout(timer); resolvePromise(code); });
+  });
+}
+
+/** Stops a server: SIGTERM, then SIGKILL if it lingers. */
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  try {
+    await waitExit(child, 15_000, 'shutdown');
+  } catch {
+    // Already SIGKILLed by waitExit.
+  }
+}
+
+/** Kills whatever is still running (on an error or Ctrl-C), by pid, only our own children. */
+function killChildren(): void {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+/** A free TCP port on 127.0.0.1. */
+function pickPort(): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolvePromise(port));
+    });
+  });
+}
+
+/** What GET answered. */
+interface Answer { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }
+
+/** One GET on 127.0.0.1 with a fresh connection. */
+function get(url: string, headers: Record<string, string> = IDENTITY, timeoutMs = 60_000): Promise<Answer> {
+  return new Promise((resolvePromise, reject) => {
+    const req = request(url, { method: 'GET', headers, agent: false, timeout: timeoutMs }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`GET ${url} timed out`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Polls `url` until it answers 200; fails when the process exits or the time is up. */
+async function waitFor200(url: string, child: ChildProcess, timeoutMs: number, stderr: () => string): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`the server exited (${child.exitCode ?? child.signalCode}) before answering 200:\n${stderr().slice(-2000)}`);
+    }
+    try {
+      const answer = await get(url, IDENTITY, 10_000);
+      if (answer.status === 200) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`no 200 from ${url} in ${Math.round(timeoutMs / 1000)} s:\n${stderr().slice(-2000)}`);
+}
+
+/** VmRSS and VmHWM of a pid in MB, and its executable. */
+function readRss(pid: number | undefined): { rssMb: number | null; peakMb: number | null; exe: string | null } {
+  if (pid === undefined) return { rssMb: null, peakMb: null, exe: null };
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (name: string) => {
+      const m = new RegExp(`${name}:\\s+(\\d+) kB`).exec(status);
+      return m ? Math.round(Number(m[1]) / 1024) : null;
+    };
+    let exe: string | null = null;
+    try {
+      exe = basename(readlinkSync(`/proc/${pid}/exe`));
+    } catch {
+      // Not readable: leave it unknown.
+    }
+    return { rssMb: kb('VmRSS'), peakMb: kb('VmHWM'), exe };
+  } catch {
+    return { rssMb: null, peakMb: null, exe: null };
+  }
+}
+
+/** The median of a list of numbers. */
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+/** A ratio as a percentage. */
+function pct(x: number): string {
+  return `${Math.round(x * 100)}%`;
+}
+
+/** Rounds to `d` decimals. */
+function round(x: number, d = 2): number {
+  return Math.round(x * 10 ** d) / 10 ** d;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The machine and the runtimes
+
+/** CPU, cores, memory and OS. */
+function describeMachine(): Machine {
+  const cpuList = cpus();
+  let os = `${process.platform}`;
+  try {
+    os = /PRETTY_NAME="?([^"\n]+)"?/.exec(readFileSync('/etc/os-release', 'utf8'))?.[1] ?? os;
+  } catch {
+    // No os-release: the platform name will do.
+  }
+  const hasTaskset = spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status === 0;
+  pinning = hasTaskset && cpuList.length >= 2;
+  return {
+    cpuModel: cpuList[0]?.model.trim() ?? 'unknown', cores: cpuList.length, memoryGb: round(totalmem() / 2 ** 30, 1),
+    os, kernel: release(), pinned: pinning, loadAvgStart: loadavg().map((x) => round(x, 2)), loadAvgEnd: null,
+    pinningNote: pinning ? `servers on core ${SERVER_CPU}, load generator on core ${LOAD_CPU} (taskset -c)`
+      : hasTaskset ? 'not pinned: fewer than 2 cores' : 'not pinned: taskset not found',
+  };
+}
+
+/** Versions of the three runtimes and of autocannon. */
+function readVersions(): Record<string, string> {
+  const first = (cmd: string, args: string[]) => {
+    const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 30_000 });
+    return r.status === 0 ? r.stdout.split('\n')[0].trim() : `unavailable (${(r.stderr || String(r.error)).trim().slice(0, 80)})`;
+  };
+  const autocannon = JSON.parse(readFileSync(join(ROOT, 'node_modules/autocannon/package.json'), 'utf8')) as { version: string };
+  return {
+    node: process.version,
+    bun: first(RUNTIMES.bun[0], ['--version']),
+    deno: first(RUNTIMES.deno[0], ['--version']),
+    autocannon: autocannon.version,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Servers
+
+/** A server started by the benchmark. */
+interface Running {
+  child: ChildProcess;
+  base: string;
+  stderr(): string;
+  /** Where its stdout (the access log) goes. */
+  logFile: string | null;
+}
+
+const LOG_DIR = join(BENCH_DIR, 'logs');
+
+/** The command that runs `script` the way RUNTIMES runs the service (same binary, same Deno permissions). */
+function runtimeCommand(runtime: RuntimeName, script: string): string[] {
+  const command = [...RUNTIMES[runtime]];
+  command[command.length - 1] = script;
+  return command;
+}
+
+/**
+ * Spawns the service (pinned, stdout to a log file) and times it from spawn to the first 200 on `probe`.
+ * `extra` are service flags (bundle, data dir).
+ */
+async function startService(runtime: RuntimeName, extra: string[], probe: string, timeoutMs: number, logName: string,
+  logLevel: string | null): Promise<{ server: Running; ms: number }> {
+  await mkdir(LOG_DIR, { recursive: true });
+  const port = await pickPort();
+  const logFile = join(LOG_DIR, `${logName}.log`);
+  const command = [...RUNTIMES[runtime], '--port', String(port), '--host', '127.0.0.1', ...extra,
+    ...(logLevel ? ['--log-level', logLevel] : [])];
+  const began = performance.now();
+  const child = spawnTracked(command, SERVER_CPU, logFile);
+  const stderr = collect(child.stderr);
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor200(base + probe, child, timeoutMs, stderr);
+  } catch (err) {
+    throw new Error(`${runtime} service: ${(err as Error).message} (its stdout is kept in ${logFile})`);
+  }
+  return { server: { child, base, stderr, logFile }, ms: Math.round(performance.now() - began) };
+}
+
+/** Starts the ceiling of a runtime over the saved answers in `manifest`. */
+async function startCeiling(runtime: RuntimeName, manifest: string, probe: string): Promise<Running> {
+  const port = await pickPort();
+  const child = spawnTracked([...runtimeCommand(runtime, CEILINGS[runtime]), '--manifest', manifest, '--port', String(port),
+    '--host', '127.0.0.1'], SERVER_CPU);
+  child.stdout?.resume();
+  const stderr = collect(child.stderr);
+  const base = `http://127.0.0.1:${port}`;
+  await waitFor200(base + probe, child, 60_000, stderr);
+  return { child, base, stderr, logFile: null };
+}
+
+/** `source` of the service's "content loaded" log line (snapshot or bundle), when it was logged. */
+function loadedFrom(logFile: string | null): string | null {
+  if (!logFile || !existsSync(logFile)) return null;
+  const fd = openSync(logFile, 'r');
+  try {
+    const buffer = Buffer.alloc(1 << 20);
+    const n = readSync(fd, buffer, 0, buffer.length, 0);
+    const line = buffer.subarray(0, n).toString('utf8').split('\n').find((l) => l.includes('"msg":"content loaded"'));
+    return line ? (JSON.parse(line) as { source?: string }).source ?? null : null;
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Stops a server and removes its access log unless asked to keep it. */
+async function stopServer(server: Running, keepLogs: boolean): Promise<void> {
+  await stopChild(server.child);
+  if (server.logFile && !keepLogs) await rm(server.logFile, { force: true });
+}
+
+/**
+ * The newest data snapshot in a data directory: a `pg-*` PGlite data directory (opened in place) or, from
+ * earlier versions of the service, a `snapshot-*.tar.gz` tarball (opened into memory).
+ */
+async function findSnapshot(dir: string): Promise<string> {
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) =>
+    (/^pg-[^.]+$/.test(n) && existsSync(join(dir, n, 'PG_VERSION'))) || (n.startsWith('snapshot-') && n.endsWith('.tar.gz')));
+  if (names.length === 0) throw new Error(`no data snapshot (pg-* or snapshot-*.tar.gz) in ${dir}: the service did not write one`);
+  names.sort((a, b) => statSync(join(dir, b)).mtimeMs - statSync(join(dir, a)).mtimeMs);
+  return join(dir, names[0]);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The demo bundle: representative requests
+
+/** The slice of the demo bundle the request picks read. */
+interface DemoBundle {
+  maps: { id: string }[];
+  markers: unknown[]; paths: unknown[]; polygons: unknown[]; categories: unknown[]; lists: unknown[];
+  events: { map_id: string; ends_at: string; poi_ids: string[] }[];
+  associations: { poi_id: string; list_id: string | null }[];
+}
+
+/** Ids sorted by count (most first), then id, the first `n`. */
+function topIds(counts: Map<string, number>, n: number): string[] {
+  return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, n).map(([id]) => id);
+}
+
+/** The representative content requests, with POI ids picked from the bundle so the answers are not empty. */
+function demoRequests(bundle: DemoBundle, nowMs: number): BenchRequest[] {
+  if (!bundle.maps.some((m) => m.id === MAIN_MAP)) throw new Error(`the demo bundle has no map ${MAIN_MAP}`);
+  const upcoming = new Map<string, number>();
+  for (const e of bundle.events) {
+    if (e.map_id !== MAIN_MAP || Date.parse(e.ends_at) < nowMs) continue;
+    for (const id of e.poi_ids) upcoming.set(id, (upcoming.get(id) ?? 0) + 1);
+  }
+  const withEvents = topIds(upcoming, 20);
+  const universal = new Map<string, number>();
+  const anyList = new Map<string, number>();
+  for (const a of bundle.associations) {
+    const counts = a.list_id === null ? universal : anyList;
+    counts.set(a.poi_id, (counts.get(a.poi_id) ?? 0) + 1);
+  }
+  // POIs with universal associations first; then list-only ones and POIs with events, if fewer than 20 have any.
+  const withAssociations = [...new Set([...topIds(universal, 20), ...topIds(anyList, 20), ...withEvents])].slice(0, 20);
+  if (withEvents.length < 20) throw new Error(`only ${withEvents.length} POIs of the main map have upcoming events; the demo needs 20`);
+  return [
+    { name: 'map, every section', path: `/maps/${MAIN_MAP}?${MAP_SECTIONS.map((s) => `${s}=true`).join('&')}` },
+    { name: 'POIs as GeoJSON', path: `/places-of-interest/map/${MAIN_MAP}` },
+    { name: 'one marker', path: `/markers/${MARKER}` },
+    { name: 'category tree with counts', path: `/places-of-interest/items/${MAIN_MAP}?include_counts=true` },
+    // No `from`: "now" is the default, as apps call it, so the answer depends on the clock.
+    { name: 'upcoming events of 20 POIs', path: `/events/upcoming-by-poi?poi_ids=${withEvents.join(',')}`, live: true },
+    { name: 'associations of 20 POIs', path: `/poi-associations?poi_ids=${withAssociations.join(',')}` },
+  ];
+}
+
+/** Fetches every request from the service (identity coding) and saves status, content-type and body bytes. */
+async function saveAnswers(base: string, requests: BenchRequest[], dir: string): Promise<{ manifest: string; answers: SavedAnswer[] }> {
+  await mkdir(dir, { recursive: true });
+  const answers: SavedAnswer[] = [];
+  const entries: { key: string; status: number; contentType: string; file: string }[] = [];
+  for (const [i, r] of requests.entries()) {
+    const answer = await get(base + r.path);
+    const coding = answer.headers['content-encoding'];
+    if (answer.status !== 200) throw new Error(`${r.path} answered ${answer.status}: ${answer.body.toString('utf8').slice(0, 300)}`);
+    if (coding && coding !== 'identity') throw new Error(`${r.path} came back ${coding}-encoded although identity was asked for`);
+    const contentType = String(answer.headers['content-type'] ?? '');
+    const file = `body-${i}.bin`;
+    await writeFile(join(dir, file), answer.body);
+    answers.push({ key: r.path, status: answer.status, contentType, body: answer.body });
+    entries.push({ key: r.path, status: answer.status, contentType, file });
+  }
+  const manifest = join(dir, 'manifest.json');
+  await writeFile(manifest, JSON.stringify({ entries }, null, 1));
+  return { manifest, answers };
+}
+
+/** Checks that a server answers each saved request with the same status, content-type, length and bytes. */
+async function checkAnswers(base: string, answers: SavedAnswer[], who: string, shapeOnly: Set<string> = new Set()): Promise<void> {
+  for (const saved of answers) {
+    const got = await get(base + saved.key);
+    const problems: string[] = [];
+    if (got.status !== saved.status) problems.push(`status ${got.status}, not ${saved.status}`);
+    if (String(got.headers['content-type'] ?? '') !== saved.contentType) problems.push(`content-type ${got.headers['content-type']}, not ${saved.contentType}`);
+    const length = got.headers['content-length'];
+    if (length !== undefined && Number(length) !== got.body.length) problems.push(`content-length ${length} but ${got.body.length} bytes came`);
+    if (!shapeOnly.has(saved.key) && !got.body.equals(saved.body)) problems.push(`body of ${got.body.length} bytes differs from the ${saved.body.length} saved`);
+    if (problems.length) throw new Error(`mismatched answer from the ${who} for ${saved.key}: ${problems.join('; ')}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Load runs
+
+/** What every phase shares. */
+interface Ctx {
+  opts: ReturnType<typeof parseBenchArgs>;
+  tmp: string;
+  notes: string[];
+  failures: string[];
+}
+
+/** Clock ticks per second of /proc/<pid>/stat times. */
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
+
+/** CPU seconds (user + system) a process has used so far; null when /proc cannot tell. */
+function cpuSeconds(pid: number | undefined): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the parenthesised command name; utime and stime are the 14th and 15th of the whole line.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * One warm-up plus measured run from the load core against a server process; any non-2xx, error or timeout
+ * is a failure. Also records how busy the server's core was during the measured run.
+ */
+async function measure(ctx: Ctx, url: string, server: ChildProcess, who: string, stderr?: () => string): Promise<LoadResult> {
+  const o: LoadOptions = { url, durationS: ctx.opts.durationS, warmupS: ctx.opts.warmupS, connections: ctx.opts.connections, headers: IDENTITY,
+    ...(server.pid !== undefined ? { drainPid: server.pid } : {}) };
+  let start: { cpu: number | null; at: number } | null = null;
+  const r = await runLoadPinned(o, pinning ? LOAD_CPU : null, () => (start = { cpu: cpuSeconds(server.pid), at: performance.now() }));
+  const began = start as { cpu: number | null; at: number } | null;
+  const cpuEnd = cpuSeconds(server.pid);
+  if (began?.cpu != null && cpuEnd !== null) r.serverCpuPct = Math.round(((cpuEnd - began.cpu) / ((performance.now() - began.at) / 1000)) * 100);
+  if (r.requests === 0 && r.errors === 0 && r.timeouts === 0) {
+    // Slow, not broken: nothing finished within the run (each request takes longer than the run over the connections).
+    ctx.notes.push(`the ${who}: no request to ${url.replace(/^http:\/\/[^/]+/, '')} completed within the ${ctx.opts.durationS} s run`);
+  } else if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0 || r.requests === 0) {
+    const state = server.exitCode !== null || server.signalCode !== null
+      ? `; the ${who} process has exited (${server.exitCode ?? server.signalCode}): ${stderr?.().slice(-1500) ?? ''}` : '';
+    throw new Error(`the ${who} at ${url}: ${r.requests} requests, ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts; ` +
+      `status codes ${JSON.stringify(r.statusCodes)}${state}`);
+  }
+  return r;
+}
+
+/** Checks that a load run received at least the full body per response (a compressed or cut body would not). */
+function checkBytes(r: LoadResult, bodyBytes: number, who: string, path: string): void {
+  if (r.requests > 0 && r.bytesPerResponse < bodyBytes) {
+    throw new Error(`mismatched body size from the ${who} for ${path} under load: ${r.bytesPerResponse} bytes per response, the body alone is ${bodyBytes}`);
+  }
+}
+
+/**
+ * Spawns open-snapshot.ts and times it from spawn to exit (and to its printed line); with the RSS it reports.
+ * A data directory is opened as a fresh copy (made before the clock starts): it exits without closing PGlite.
+ */
+async function timeSnapshotOpen(ctx: Ctx, runtime: RuntimeName, snapshot: string): Promise<{ exitMs: number; readyMs: number; rssMb: number }> {
+  let target = snapshot;
+  if (statSync(snapshot).isDirectory()) {
+    target = join(ctx.tmp, `open-${runtime}-${basename(snapshot)}`);
+    await rm(target, { recursive: true, force: true });
+    await cp(snapshot, target, { recursive: true });
+  }
+  try {
+    return await timeOpen(runtime, target);
+  } finally {
+    if (target !== snapshot) await rm(target, { recursive: true, force: true });
+  }
+}
+
+/** One timed run of open-snapshot.ts. */
+async function timeOpen(runtime: RuntimeName, snapshot: string): Promise<{ exitMs: number; readyMs: number; rssMb: number }> {
+  const began = performance.now();
+  const child = spawnTracked([...runtimeCommand(runtime, OPEN_SNAPSHOT), '--snapshot', snapshot], SERVER_CPU);
+  let readyMs = 0;
+  child.stdout?.once('data', () => (readyMs = Math.round(performance.now() - began)));
+  const out = collect(child.stdout);
+  const err = collect(child.stderr);
+  const code = await waitExit(child, 120_000, `open-snapshot on ${runtime}`);
+  const exitMs = Math.round(performance.now() - began);
+  if (code !== 0 || !out().includes('"ok":true')) throw new Error(`open-snapshot on ${runtime} exited ${code}: ${out()} ${err().slice(-1500)}`);
+  return { exitMs, readyMs, rssMb: (JSON.parse(out()) as { rssMb: number }).rssMb };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Phase 1: the demo bundle, service against ceiling, start-up and RSS
+
+/** Benchmarks one runtime on the demo bundle. */
+async function benchDemo(ctx: Ctx, runtime: RuntimeName, requests: BenchRequest[]): Promise<RuntimeDemo> {
+  const { opts } = ctx;
+  const dataDir = join(BENCH_DIR, 'data-demo');
+  const extra = ['--data-dir', dataDir];
+  const probe = `/maps/${MAIN_MAP}`;
+  say(`${runtime}: first start (writes the demo snapshot, or reuses it)`);
+  const first = await startServer(runtime, extra, DEMO_START_TIMEOUT_MS);
+  await first.stop();
+  const snapshot = await findSnapshot(dataDir);
+
+  // Start-up and PGlite alone, interleaved so both see the same machine; the last start stays up for the load.
+  const startupMs: number[] = [];
+  const opens: { exitMs: number; readyMs: number; rssMb: number }[] = [];
+  let server: Running | null = null;
+  for (let i = 0; i < opts.startupRepeats; i++) {
+    opens.push(await timeSnapshotOpen(ctx, runtime, snapshot));
+    const started = await startService(runtime, extra, probe, DEMO_START_TIMEOUT_MS, `demo-${runtime}-${i}`, opts.serviceLogLevel);
+    startupMs.push(started.ms);
+    const source = loadedFrom(started.server.logFile);
+    if (source && source !== 'snapshot') ctx.notes.push(`${runtime} demo start ${i + 1} loaded from "${source}", not from the snapshot`);
+    if (i < opts.startupRepeats - 1) await stopServer(started.server, opts.keepLogs);
+    else server = started.server;
+  }
+  const snapshotOpenMs = opens.map((o) => o.exitMs);
+  say(`${runtime}: start-up ${startupMs.join(', ')} ms; PGlite alone ${snapshotOpenMs.join(', ')} ms`);
+  const service = server!;
+  const afterStart = readRss(service.child.pid);
+  let ceiling: Running | null = null;
+  let completed = false;
+  try {
+    const { manifest, answers } = await saveAnswers(service.base, requests, join(ctx.tmp, runtime));
+    ceiling = await startCeiling(runtime, manifest, requests[0].path);
+    await checkAnswers(ceiling.base, answers, `${runtime} ceiling`);
+    const runs: RequestRun[] = [];
+    for (const [i, r] of requests.entries()) {
+      const saved = answers[i];
+      const ceilingRun = await measure(ctx, ceiling.base + r.path, ceiling.child, `${runtime} ceiling`, ceiling.stderr);
+      checkBytes(ceilingRun, saved.body.length, `${runtime} ceiling`, r.path);
+      const serviceRun = await measure(ctx, service.base + r.path, service.child, `${runtime} service`, service.stderr);
+      checkBytes(serviceRun, saved.body.length, `${runtime} service`, r.path);
+      const ratio = round(serviceRun.rps / ceilingRun.rps, 3);
+      say(`${runtime}: ${r.name}: service ${serviceRun.rps} req/s, ceiling ${ceilingRun.rps} req/s, ratio ${ratio}`);
+      // The ceiling does strictly less work than the service: beating it clearly means something else interfered.
+      if (ratio > 1.1) ctx.notes.push(`${runtime}: the service beat its ceiling on "${r.name}" (${pct(ratio)}): interference from other work; rerun`);
+      runs.push({ name: r.name, path: r.path, contentType: saved.contentType, bodyBytes: saved.body.length,
+        service: serviceRun, ceiling: ceilingRun, ratio });
+    }
+    const afterLoad = readRss(service.child.pid);
+    // The service must still answer what the ceiling served (answers that follow the clock: status and type only).
+    await checkAnswers(service.base, answers, `${runtime} service after the load`, new Set(requests.filter((r) => r.live).map((r) => r.path)));
+    const rss: Rss = { afterStartMb: afterStart.rssMb, afterLoadMb: afterLoad.rssMb, peakMb: afterLoad.peakMb, exe: afterLoad.exe };
+    checkExe(runtime, rss.exe);
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const startupMedianMs = median(startupMs);
+    const snapshotOpenMedianMs = median(snapshotOpenMs);
+    completed = true;
+    return {
+      runtime, startupMs, startupMedianMs, snapshotOpenMs, snapshotOpenMedianMs,
+      snapshotReadyMs: opens.map((o) => o.readyMs), snapshotRssMb: median(opens.map((o) => o.rssMb)),
+      startupRatio: round(startupMedianMs / snapshotOpenMedianMs, 2), rss, requests: runs,
+      contentRps: round(mean(runs.map((r) => r.service.rps)), 1), contentRatio: round(mean(runs.map((r) => r.ratio)), 3),
+    };
+  } finally {
+    if (ceiling) await stopChild(ceiling.child);
+    // A failed run keeps the service's stdout for a look.
+    await stopServer(service, opts.keepLogs || !completed);
+  }
+}
+
+/** Makes sure RSS was read from the runtime itself, not from a wrapper process. */
+function checkExe(runtime: RuntimeName, exe: string | null): void {
+  if (exe === null) return;
+  const expected = basename(RUNTIMES[runtime][0]);
+  if (exe !== expected && !exe.startsWith(runtime)) throw new Error(`RSS was read from ${exe}, not from the ${runtime} runtime (${expected})`);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Phase 2: events on the large dataset
+
+/** The snapshot directory of a large bundle: `.bench/data-large` for the default one, its own for any other. */
+function largeDataDir(bundle: string): string {
+  return bundle === DEFAULT_LARGE_BUNDLE ? join(BENCH_DIR, 'data-large') : join(BENCH_DIR, `data-large-${basename(bundle).replace(/\.json$/, '')}`);
+}
+
+/** A skipped part. */
+const notRun = (reason: string) => ({ status: 'not run' as const, reason });
+
+/** The first map id of a bundle, read from its start (maps precede the events) without parsing 300 MB. */
+async function scanMapId(bundlePath: string): Promise<string> {
+  const re = /"maps"\s*:\s*\[\s*\{\s*"id"\s*:\s*"([0-9a-f-]{36})"/;
+  let tail = '';
+  for await (const chunk of createReadStream(bundlePath, { encoding: 'utf8', highWaterMark: 1 << 20 })) {
+    const text = tail + (chunk as string);
+    const m = re.exec(text);
+    if (m) return m[1];
+    tail = text.slice(-256);
+  }
+  throw new Error(`no "maps":[{"id":...}] in ${bundlePath}`);
+}
+
+/** Where near and bbox point: the bundle's city clusters when large-data.ts is there, else the map's centre. */
+async function aimLarge(base: string, mapId: string): Promise<{ near: string; bbox: string; tags: string; source: string }> {
+  const tags = 'free,outdoor';
+  const box = (lat: number, lng: number) => [lng - 0.1, lat - 0.07, lng + 0.1, lat + 0.07].map((x) => round(x, 4)).join(',');
+  try {
+    // Loaded by path, untyped: the file belongs to the dataset's generator and may change shape.
+    type City = { lat: number; lng: number };
+    const data = await import(pathToFileURL(join(ROOT, 'scripts/bench/large-data.ts')).href) as { findCity(key: string): City };
+    const madrid = data.findCity('madrid');
+    const barcelona = data.findCity('barcelona');
+    return { near: `${madrid.lat},${madrid.lng}`, bbox: box(barcelona.lat, barcelona.lng), tags,
+      source: 'near: Madrid centre; bbox: central Barcelona (city clusters of scripts/bench/large-data.ts)' };
+  } catch {
+    const answer = await get(`${base}/maps/${mapId}?map_data=true`);
+    const body = JSON.parse(answer.body.toString('utf8')) as { map_data?: { center?: { lat: number; lng: number } } };
+    const center = body.map_data?.center;
+    if (!center) throw new Error(`cannot aim the events requests: no large-data.ts and no map_data.center for ${mapId}`);
+    return { near: `${center.lat},${center.lng}`, bbox: box(center.lat, center.lng), tags, source: 'the map centre (map_data.center)' };
+  }
+}
+
+/** Reads `total` and `next_cursor` from an events page; the answer must be 200. */
+async function eventsPage(base: string, path: string): Promise<{ total: number; next: string | null; count: number; bytes: number }> {
+  const answer = await get(base + path);
+  if (answer.status !== 200) throw new Error(`${path} answered ${answer.status}: ${answer.body.toString('utf8').slice(0, 300)}`);
+  const body = JSON.parse(answer.body.toString('utf8')) as { total: number; next_cursor: string | null; events: unknown[] };
+  return { total: body.total, next: body.next_cursor, count: body.events.length, bytes: answer.body.length };
+}
+
+/**
+ * Counts the items of every top-level array of a bundle (`markers`, `events`, ...) in one streaming pass over
+ * its bytes, tracking strings and nesting depth: a 300+ MB bundle is never parsed or held whole.
+ */
+async function countBundle(bundlePath: string): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  let key = '';
+  let current = '';
+  let text: number[] = [];
+  for await (const chunk of createReadStream(bundlePath, { highWaterMark: 1 << 22 })) {
+    const bytes = chunk as Buffer;
+    for (let i = 0; i < bytes.length; i++) {
+      const b = bytes[i];
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (b === 0x5c) escaped = true;
+        else if (b === 0x22) {
+          inString = false;
+          if (depth === 1) key = Buffer.from(text).toString('utf8');
+        } else if (depth === 1) text.push(b);
+        continue;
+      }
+      if (b === 0x22) {
+        inString = true;
+        text = [];
+      } else if (b === 0x7b || b === 0x5b) {
+        if (depth === 1 && b === 0x5b) current = key;
+        else if (depth === 2 && b === 0x7b) counts[current] = (counts[current] ?? 0) + 1;
+        depth++;
+      } else if (b === 0x7d || b === 0x5d) {
+        depth--;
+        if (depth === 1) current = '';
+      }
+    }
+  }
+  return counts;
+}
+
+/** Generates the large bundle with make-large.ts when missing; false when neither the bundle nor the script exists. */
+async function ensureLargeBundle(ctx: Ctx): Promise<boolean> {
+  const bundle = ctx.opts.largeBundle;
+  if (existsSync(bundle)) return true;
+  if (!existsSync(MAKE_LARGE)) return false;
+  say(`generating ${bundle} with make-large.ts (once; later runs reuse it)`);
+  const child = spawnTracked([process.execPath, MAKE_LARGE, '--out', bundle], null);
+  const out = collect(child.stdout);
+  const err = collect(child.stderr);
+  const code = await waitExit(child, 60 * 60_000, 'make-large.ts');
+  if (code !== 0) throw new Error(`make-large.ts exited ${code}: ${err().slice(-1500)}`);
+  ctx.notes.push(`generated ${bundle}: ${out().trim().split('\n').pop()}`);
+  return true;
+}
+
+/** Benchmarks one runtime on the large dataset (a start from the snapshot, then the events requests). */
+async function benchLargeRuntime(ctx: Ctx, runtime: RuntimeName, mapId: string, extra: string[],
+  aim: (base: string) => Promise<{ near: string; bbox: string; tags: string; source: string }>, contentRps: number | null): Promise<RuntimeLarge> {
+  const { opts } = ctx;
+  say(`${runtime}: large start from the snapshot`);
+  const { server, ms } = await startService(runtime, extra, `/maps/${mapId}`, LARGE_START_TIMEOUT_MS, `large-${runtime}`, opts.serviceLogLevel);
+  let completed = false;
+  try {
+    const afterStart = readRss(server.child.pid);
+    const loaded = loadedFrom(server.logFile);
+    if (loaded === 'bundle') ctx.notes.push(`${runtime}: the large start loaded the bundle, not the snapshot, so its start-up is not a snapshot start`);
+    say(`${runtime}: large start-up ${ms} ms, RSS ${afterStart.rssMb} MB`);
+    const target = await aim(server.base);
+    const near = `/events?map_id=${mapId}&near=${target.near}&radius_m=5000`;
+    const bbox = `/events?map_id=${mapId}&bbox=${target.bbox}&tags=${target.tags}`;
+    // A broad filter (every event of the map), walked page by page to page 200 through next_cursor.
+    const page1 = `/events?map_id=${mapId}&from=2000-01-01T00:00:00Z&to=2100-01-01T00:00:00Z&limit=50`;
+    const firstPage = await eventsPage(server.base, page1);
+    let cursor = firstPage.next;
+    for (let page = 2; page < 200; page++) {
+      if (!cursor) throw new Error(`the broad filter has only ${page - 1} pages (total ${firstPage.total}); the cursor test needs 200`);
+      cursor = (await eventsPage(server.base, `${page1}&cursor=${encodeURIComponent(cursor)}`)).next;
+    }
+    if (!cursor) throw new Error(`the broad filter ends before page 200 (total ${firstPage.total})`);
+    const page200 = `${page1}&cursor=${encodeURIComponent(cursor)}`;
+    const cases = [
+      { name: 'near, 5 km, default window', path: near },
+      { name: 'bbox + 2 tags, default window', path: bbox },
+      { name: 'broad filter, page 1', path: page1 },
+      { name: 'broad filter, page 200', path: page200 },
+    ];
+    const requests: EventsRun[] = [];
+    for (const c of cases) {
+      const probeBegan = performance.now();
+      const probe = await eventsPage(server.base, c.path);
+      const singleMs = round(performance.now() - probeBegan, 1);
+      if (probe.count === 0) ctx.notes.push(`${runtime}: "${c.name}" matched no events; its req/s measures an empty answer`);
+      const load = await measure(ctx, server.base + c.path, server.child, `${runtime} service`, server.stderr);
+      checkBytes(load, probe.bytes, `${runtime} service`, c.path);
+      const ratioToContent = contentRps ? round(load.rps / contentRps, 3) : null;
+      say(`${runtime}: ${c.name}: ${load.rps} req/s (total ${probe.total}; one request alone ${singleMs} ms)`);
+      requests.push({ name: c.name, path: c.path, total: probe.total, bodyBytes: probe.bytes, singleMs, load, ratioToContent });
+    }
+    const afterLoad = readRss(server.child.pid);
+    const rss: Rss = { afterStartMb: afterStart.rssMb, afterLoadMb: afterLoad.rssMb, peakMb: afterLoad.peakMb, exe: afterLoad.exe };
+    checkExe(runtime, rss.exe);
+    completed = true;
+    const [page1Rps, page200Rps] = [requests[2].load.rps, requests[3].load.rps];
+    return { runtime, startupMs: ms, loadedFrom: loaded, rss, requests, cursorRatio: page200Rps > 0 ? round(page1Rps / page200Rps, 3) : null };
+  } finally {
+    await stopServer(server, opts.keepLogs || !completed);
+  }
+}
+
+/** The large-dataset phase over every runtime. */
+async function benchLarge(ctx: Ctx, demo: RuntimeDemo[]): Promise<LargePhase> {
+  const { opts } = ctx;
+  if (opts.quick) return notRun('--quick skips the large dataset');
+  if (opts.skipLarge) return notRun('--skip-large');
+  if (!(await ensureLargeBundle(ctx))) return notRun(`no ${opts.largeBundle} and no scripts/bench/make-large.ts to generate it`);
+  const mapId = await scanMapId(opts.largeBundle);
+  const counts = await countBundle(opts.largeBundle);
+  const dataDir = largeDataDir(opts.largeBundle);
+  const extra = ['--bundle', opts.largeBundle, '--data-dir', dataDir];
+  // The first start builds the snapshot (initdb and a 1M-event load: minutes) or reuses it; every measured start is a second one.
+  say(`first large start on ${opts.runtimes[0]} (builds the snapshot when there is none; may take minutes)`);
+  const builder = await startServer(opts.runtimes[0], extra, LARGE_BUILD_TIMEOUT_MS);
+  const loadedLine = builder.output().split('\n').find((l) => l.includes('"msg":"content loaded"'));
+  if (loadedLine) ctx.notes.push(`large first start (${opts.runtimes[0]}): ${loadedLine.trim()}`);
+  await builder.stop();
+  let aim: { near: string; bbox: string; tags: string; source: string } | null = null;
+  const aimOnce = async (base: string) => (aim ??= await aimLarge(base, mapId));
+  const runtimes: RuntimeLarge[] = [];
+  for (const runtime of opts.runtimes) {
+    try {
+      const contentRps = demo.find((d) => d.runtime === runtime)?.contentRps ?? null;
+      runtimes.push(await benchLargeRuntime(ctx, runtime, mapId, extra, aimOnce, contentRps));
+    } catch (err) {
+      ctx.failures.push(`${runtime} large: ${(err as Error).message}`);
+    }
+  }
+  const settled = aim as { near: string; bbox: string; tags: string; source: string } | null;
+  return {
+    status: 'ran', bundle: relative(ROOT, opts.largeBundle).startsWith('..') ? opts.largeBundle : relative(ROOT, opts.largeBundle),
+    bundleBytes: statSync(opts.largeBundle).size, mapId, counts,
+    aim: settled ?? { near: '', bbox: '', tags: '', source: 'not aimed' }, runtimes,
+  };
+}
+
+/** Runs filters.ts on the large bundle (same snapshot directory as the service) and keeps its JSON. */
+async function benchFilters(ctx: Ctx): Promise<FiltersPhase> {
+  const { opts } = ctx;
+  if (opts.quick) return notRun('--quick skips the large dataset');
+  if (opts.skipLarge) return notRun('--skip-large');
+  if (opts.skipFilters) return notRun('--skip-filters');
+  if (!existsSync(FILTERS)) return notRun('scripts/bench/filters.ts does not exist yet');
+  if (!existsSync(opts.largeBundle)) return notRun(`no ${opts.largeBundle}`);
+  say('filters.ts: the in-process filter against PGlite SQL');
+  const json = join(ctx.tmp, 'filters.json');
+  const child = spawnTracked([process.execPath, FILTERS, '--bundle', opts.largeBundle, '--data-dir', largeDataDir(opts.largeBundle),
+    '--json', json], SERVER_CPU);
+  child.stdout?.resume();
+  const err = collect(child.stderr);
+  const code = await waitExit(child, 60 * 60_000, 'filters.ts');
+  if (code !== 0) throw new Error(`filters.ts exited ${code}: ${err().slice(-1500)}`);
+  return { status: 'ran', result: JSON.parse(await readFile(json, 'utf8')) };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Main
+
+/** Counts of the demo bundle. */
+function demoCounts(bundle: DemoBundle): Record<string, number | string> {
+  return {
+    bundle: 'data/demo-bundle.json', bytes: statSync(DEMO_BUNDLE).size, maps: bundle.maps.length, markers: bundle.markers.length,
+    paths: bundle.paths.length, polygons: bundle.polygons.length, categories: bundle.categories.length,
+    events: bundle.events.length, lists: bundle.lists.length, associations: bundle.associations.length,
+  };
+}
+
+/** Runs everything and writes the document; resolves with the exit code. */
+async function main(): Promise<number> {
+  const opts = parseBenchArgs(process.argv.slice(2));
+  const began = performance.now();
+  const machine = describeMachine();
+  const versions = readVersions();
+  say(`${machine.cpuModel}, ${machine.cores} cores; ${machine.pinningNote}`);
+  say(`node ${versions.node}, bun ${versions.bun}, ${versions.deno}; ${opts.durationS} s runs, ${opts.connections} connections`);
+  const ctx: Ctx = { opts, tmp: await mkdtemp(join(tmpdir(), 'bench-answers-')), notes: [], failures: [] };
+  try {
+    await mkdir(BENCH_DIR, { recursive: true });
+    // The demo data directory is throwaway: the first start of each run writes it afresh.
+    await rm(join(BENCH_DIR, 'data-demo'), { recursive: true, force: true });
+    const bundle = JSON.parse(await readFile(DEMO_BUNDLE, 'utf8')) as DemoBundle;
+    const requests = demoRequests(bundle, Date.now());
+    const demo: RuntimeDemo[] = [];
+    for (const runtime of opts.runtimes) {
+      try {
+        demo.push(await benchDemo(ctx, runtime, requests));
+      } catch (err) {
+        ctx.failures.push(`${runtime} demo: ${(err as Error).message}`);
+        say(`${runtime} demo FAILED: ${(err as Error).message}`);
+      }
+    }
+    let large: LargePhase;
+    try {
+      large = await benchLarge(ctx, demo);
+    } catch (err) {
+      ctx.failures.push(`large dataset: ${(err as Error).message}`);
+      large = notRun(`failed: ${(err as Error).message.split('\n')[0]}`);
+    }
+    let filters: FiltersPhase;
+    try {
+      filters = await benchFilters(ctx);
+    } catch (err) {
+      ctx.failures.push(`filters: ${(err as Error).message}`);
+      filters = notRun(`failed: ${(err as Error).message.split('\n')[0]}`);
+    }
+    const { out, largeBundle, keepLogs, skipFilters, ...options } = opts;
+    void largeBundle; void keepLogs; void skipFilters;
+    const result: BenchResult = {
+      generatedAt: new Date().toISOString(), command: ['node', 'scripts/bench.ts', ...process.argv.slice(2)].join(' '),
+      elapsedS: Math.round((performance.now() - began) / 1000), options, machine, versions,
+      datasets: { demo: demoCounts(bundle), large: large.status === 'ran'
+        ? { bundle: large.bundle, bytes: large.bundleBytes, ...large.counts } : null },
+      demo, large, filters, targets: [], failures: ctx.failures, notes: ctx.notes,
+    };
+    machine.loadAvgEnd = loadavg().map((x) => round(x, 2));
+    // Other work on the machine skews every number; say so rather than publish it silently.
+    // (Only the start counts: by the end the load average includes this benchmark's own servers and load generator.)
+    if (machine.loadAvgStart[0] > 0.7) {
+      ctx.notes.unshift(`The machine was not idle when the run began (1-minute load average ${machine.loadAvgStart[0]}): other work ` +
+        'competed for the two cores, so these numbers are unreliable. Rerun on an idle machine.');
+    }
+    result.targets = evaluateTargets(result);
+    await mkdir(resolve(out, '..'), { recursive: true });
+    await writeFile(out, renderReport(result));
+    for (const t of result.targets) console.log(`${t.holds.padEnd(12)} ${t.name}: ${t.measured}`);
+    for (const f of ctx.failures) console.log(`FAILED: ${f}`);
+    console.log(`wrote ${out} in ${result.elapsedS} s`);
+    return ctx.failures.length > 0 ? 1 : 0;
+  } finally {
+    await rm(ctx.tmp, { recursive: true, force: true });
+  }
+}
+
+process.once('exit', killChildren);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    killChildren();
+    process.exit(130);
+  });
+}
+try {
+  process.exitCode = await main();
+} catch (err) {
+  console.error(`bench failed: ${(err as Error).stack ?? err}`);
+  killChildren();
+  process.exitCode = 1;
+}

@@ -1,0 +1,462 @@
+/**
+ * The benchmark's result shape, the targets it is judged against, and the markdown document
+ * (docs/benchmarks.md) written from it: machine, method, the targets table, per-runtime detail and the raw JSON.
+ */
+import type { LoadResult } from './run-load.ts';
+
+/** The runtimes measured. */
+export type RuntimeName = 'node' | 'bun' | 'deno';
+
+/** The machine the numbers come from. */
+export interface Machine {
+  cpuModel: string;
+  cores: number;
+  memoryGb: number;
+  os: string;
+  kernel: string;
+  /** True when servers ran on core 0 and load generators on core 1 (taskset). */
+  pinned: boolean;
+  pinningNote: string;
+  /** 1, 5 and 15-minute load averages when the run began and ended (other work skews every number). */
+  loadAvgStart: number[];
+  loadAvgEnd: number[] | null;
+}
+
+/** How the run was configured. */
+export interface BenchOptions {
+  quick: boolean;
+  durationS: number;
+  warmupS: number;
+  connections: number;
+  runtimes: RuntimeName[];
+  skipLarge: boolean;
+  startupRepeats: number;
+  serviceLogLevel: string | null;
+}
+
+/** Resident memory of a server process, in MB. */
+export interface Rss {
+  afterStartMb: number | null;
+  afterLoadMb: number | null;
+  /** VmHWM: the peak over the process's life, start-up included. */
+  peakMb: number | null;
+  /** The executable /proc says the measured pid runs (the runtime itself, never a wrapper). */
+  exe: string | null;
+}
+
+/** One representative request measured on the service and on the ceiling. */
+export interface RequestRun {
+  name: string;
+  path: string;
+  contentType: string;
+  bodyBytes: number;
+  service: LoadResult;
+  ceiling: LoadResult;
+  /** service req/s ÷ ceiling req/s. */
+  ratio: number;
+}
+
+/** Everything measured for one runtime on the demo bundle. */
+export interface RuntimeDemo {
+  runtime: RuntimeName;
+  /** Spawn to the first 200 on /maps/:id, each from an existing snapshot. */
+  startupMs: number[];
+  startupMedianMs: number;
+  /** Spawn to exit of open-snapshot.ts: PGlite alone opening the same snapshot. */
+  snapshotOpenMs: number[];
+  snapshotOpenMedianMs: number;
+  /** Spawn to its printed line (opened and queried, before process teardown). */
+  snapshotReadyMs: number[];
+  /** RSS open-snapshot.ts reports for itself once open (median). */
+  snapshotRssMb: number;
+  /** startupMedianMs ÷ snapshotOpenMedianMs. */
+  startupRatio: number;
+  rss: Rss;
+  requests: RequestRun[];
+  /** Mean service req/s over the content requests. */
+  contentRps: number;
+  /** Mean of the per-request ratios to the ceiling. */
+  contentRatio: number;
+}
+
+/** One /events request on the large dataset. */
+export interface EventsRun {
+  name: string;
+  path: string;
+  /** `total` of the first page: how many events the filter matched. */
+  total: number;
+  bodyBytes: number;
+  /** One request alone (no other load), before the load run: its wall time in ms. */
+  singleMs: number;
+  load: LoadResult;
+  /** req/s ÷ the same runtime's content-GET req/s on the demo. */
+  ratioToContent: number | null;
+}
+
+/** Everything measured for one runtime on the large dataset. */
+export interface RuntimeLarge {
+  runtime: RuntimeName;
+  /** Spawn to the first 200 on /maps/:id, on a start from the snapshot. */
+  startupMs: number;
+  /** `snapshot` or `bundle`, from the service's "content loaded" log line (null when not logged). */
+  loadedFrom: string | null;
+  rss: Rss;
+  requests: EventsRun[];
+  /** req/s of page 1 ÷ req/s of page 200 (null when no page-200 request completed). */
+  cursorRatio: number | null;
+}
+
+/** A part of the run that was skipped, and why. */
+export interface NotRun { status: 'not run'; reason: string }
+
+/** The large-dataset phase. */
+export type LargePhase = NotRun | {
+  status: 'ran';
+  bundle: string;
+  bundleBytes: number;
+  mapId: string;
+  /** Items of each top-level array of the bundle (markers, events, ...), counted from the file. */
+  counts: Record<string, number>;
+  /** Where near and bbox point. */
+  aim: { near: string; bbox: string; tags: string; source: string };
+  runtimes: RuntimeLarge[];
+};
+
+/** One filter of scripts/bench/filters.ts. */
+export interface FilterRow {
+  name: string;
+  query: string;
+  total: number;
+  readPathUs: { median: number; p90: number };
+  sqlUs: { median: number; p90: number };
+  ratio: number;
+}
+
+/** The in-process filter comparison (scripts/bench/filters.ts). */
+export type FiltersPhase = NotRun | {
+  status: 'ran';
+  result: { dataset: Record<string, unknown>; load: { source: string; ms: number }; filters: FilterRow[] };
+};
+
+/** One target: what was measured and whether it holds. */
+export interface Target { name: string; measured: string; holds: 'yes' | 'no' | 'not measured' }
+
+/** The whole result, embedded as raw JSON in the document. */
+export interface BenchResult {
+  generatedAt: string;
+  command: string;
+  elapsedS: number;
+  options: BenchOptions;
+  machine: Machine;
+  versions: Record<string, string>;
+  datasets: { demo: Record<string, number | string>; large: Record<string, number | string> | null };
+  demo: RuntimeDemo[];
+  large: LargePhase;
+  filters: FiltersPhase;
+  targets: Target[];
+  /** What broke (non-2xx, a server that did not start, mismatched bodies): the run exits non-zero. */
+  failures: string[];
+  notes: string[];
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Targets
+
+/** 1.5 GiB, the 1M-event RSS budget, in MiB (RSS is read from /proc in KiB). */
+const LARGE_RSS_MB = 1536;
+
+/** Formats a ratio as a percentage. */
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+
+/** One per-runtime check of a target. */
+interface Check { runtime: string; text: string; ok: boolean }
+
+/** A target judged over several runtimes: it holds when every measured runtime holds. */
+function combine(name: string, checks: Check[], missing: string): Target {
+  if (checks.length === 0) return { name, measured: missing, holds: 'not measured' };
+  const measured = checks.map((c) => `${c.runtime}: ${c.text}${c.ok ? '' : ' (miss)'}`).join(' · ');
+  return { name, measured, holds: checks.every((c) => c.ok) ? 'yes' : 'no' };
+}
+
+/** Why a phase has no numbers. */
+function whyMissing(r: BenchResult, phase: 'demo' | 'large' | 'filters', runtime?: RuntimeName): string {
+  if (phase === 'large' && r.large.status === 'not run') return `not run: ${r.large.reason}`;
+  if (phase === 'filters' && r.filters.status === 'not run') return `not run: ${r.filters.reason}`;
+  if (runtime && !r.options.runtimes.includes(runtime)) return `not run: ${runtime} not in --runtimes`;
+  return 'not measured: the run failed (see Failures)';
+}
+
+/** Judges every target against the result. */
+export function evaluateTargets(r: BenchResult): Target[] {
+  const targets: Target[] = [];
+  const ceilings: [RuntimeName, string, string, number][] = [
+    ['node', 'Node', 'node:http', 0.4], ['bun', 'Bun', 'Bun.serve', 0.7], ['deno', 'Deno', 'Deno.serve', 0.7],
+  ];
+  for (const [runtime, label, ceiling, min] of ceilings) {
+    const d = r.demo.find((x) => x.runtime === runtime);
+    const name = `Content GETs on ${label} ≥ ${pct(min)} of the ${ceiling} ceiling`;
+    targets.push(d
+      ? { name, measured: `${pct(d.contentRatio)} (mean over ${d.requests.length} requests; ${d.contentRps} req/s)`, holds: d.contentRatio >= min ? 'yes' : 'no' }
+      : { name, measured: whyMissing(r, 'demo', runtime), holds: 'not measured' });
+  }
+  const large = r.large.status === 'ran' ? r.large.runtimes : [];
+  const events = r.large.status === 'ran' ? r.large.counts.events ?? 0 : 0;
+  // Numbers from a smaller (or larger) dataset say so, next to the target they are judged against.
+  const scale = r.large.status === 'ran' && events !== 1_000_000 ? ` [dataset: ${events.toLocaleString('en-US')} events, not 1M]` : '';
+  const scaled = (t: Target): Target => (t.holds === 'not measured' ? t : { ...t, measured: t.measured + scale });
+  targets.push(scaled(combine('/events near and bbox on 1M events ≥ 50% of the same runtime\'s content-GET req/s', large.flatMap((l) => {
+    const ratios = l.requests.slice(0, 2).map((q) => q.ratioToContent);
+    if (ratios.some((x) => x === null)) return [];
+    const [near, bbox] = ratios as number[];
+    return [{ runtime: l.runtime, text: `near ${pct(near)}, bbox ${pct(bbox)}`, ok: near >= 0.5 && bbox >= 0.5 }];
+  }), whyMissing(r, 'large'))));
+  if (r.filters.status === 'ran') {
+    const rows = r.filters.result.filters;
+    const worst = Math.min(...rows.map((f) => f.ratio));
+    const filterEvents = Number(r.filters.result.dataset.events ?? 0);
+    const filterScale = filterEvents !== 1_000_000 ? ` [dataset: ${filterEvents.toLocaleString('en-US')} events, not 1M]` : '';
+    targets.push({ name: 'In-process event filter ≥ 20× faster than PGlite SQL',
+      measured: `${rows.map((f) => `${f.name} ${f.ratio}×`).join(' · ')} (lowest ${worst}×)${filterScale}`, holds: worst >= 20 ? 'yes' : 'no' });
+  } else {
+    targets.push({ name: 'In-process event filter ≥ 20× faster than PGlite SQL', measured: whyMissing(r, 'filters'), holds: 'not measured' });
+  }
+  targets.push(scaled(combine('Cursor page 200 costs ≤ 1.2× page 1 (req/s page 1 ÷ req/s page 200)',
+    large.map((l) => ({ runtime: l.runtime, text: l.cursorRatio === null ? 'no page-200 request completed' : `${l.cursorRatio}×`,
+      ok: l.cursorRatio !== null && l.cursorRatio <= 1.2 })), whyMissing(r, 'large'))));
+  targets.push(combine('Start-up on the demo ≤ 2× PGlite alone opening the same snapshot', r.demo.map((d) => ({
+    runtime: d.runtime, text: `${d.startupRatio}× (${d.startupMedianMs} ms vs ${d.snapshotOpenMedianMs} ms)`, ok: d.startupRatio <= 2,
+  })), whyMissing(r, 'demo')));
+  targets.push(scaled(combine('Start-up with 1M events ≤ 15 s (from the snapshot)',
+    large.map((l) => ({ runtime: l.runtime, text: `${(l.startupMs / 1000).toFixed(1)} s`, ok: l.startupMs <= 15_000 })), whyMissing(r, 'large'))));
+  const node = r.demo.find((d) => d.runtime === 'node');
+  const nodeRss = node ? Math.max(node.rss.afterStartMb ?? 0, node.rss.afterLoadMb ?? 0) : null;
+  targets.push(nodeRss !== null && node
+    ? { name: 'RSS on the demo, Node ≤ 400 MB', measured: `${nodeRss} MB (after start-up ${node.rss.afterStartMb}, after the load ${node.rss.afterLoadMb})`, holds: nodeRss <= 400 ? 'yes' : 'no' }
+    : { name: 'RSS on the demo, Node ≤ 400 MB', measured: whyMissing(r, 'demo', 'node'), holds: 'not measured' });
+  targets.push(scaled(combine('RSS with 1M events ≤ 1.5 GB', large.map((l) => {
+    const mb = Math.max(l.rss.afterStartMb ?? 0, l.rss.afterLoadMb ?? 0);
+    return { runtime: l.runtime, text: `${mb} MB`, ok: mb <= LARGE_RSS_MB };
+  }), whyMissing(r, 'large'))));
+  return targets;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The document
+
+/** A markdown table. */
+function table(head: string[], rows: (string | number)[][]): string {
+  const line = (cells: (string | number)[]) => `| ${cells.map((c) => String(c).replace(/\|/g, '\\|')).join(' | ')} |`;
+  return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+/** The median of a list of numbers. */
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+/** Server and load-generator CPU during a run, as "server / generator" %. */
+const cpu = (l: LoadResult) => `${orDash(l.serverCpuPct)} / ${l.generatorCpuPct}`;
+
+/** Latency percentiles as "p50 / p99". */
+const latency = (l: LoadResult) => `${l.latencyMs.p50} / ${l.latencyMs.p99}`;
+
+/** Thousands separators for req/s. */
+const num = (x: number) => Math.round(x).toLocaleString('en-US');
+
+/** A value or a dash. */
+const orDash = (x: number | string | null | undefined) => (x === null || x === undefined ? '–' : String(x));
+
+/** The machine, versions and datasets. */
+function renderSetup(r: BenchResult): string {
+  const m = r.machine;
+  const demo = r.datasets.demo;
+  const large = r.datasets.large;
+  return [
+    '## Machine',
+    '',
+    table(['', ''], [
+      ['CPU', m.cpuModel], ['cores', m.cores], ['memory', `${m.memoryGb} GiB`], ['OS', `${m.os} (kernel ${m.kernel})`],
+      ['pinning', m.pinningNote], ['load average (1, 5, 15 min)', `${m.loadAvgStart.join(', ')} at the start; ${m.loadAvgEnd?.join(', ') ?? '–'} at the end`],
+    ]),
+    '',
+    '## Versions',
+    '',
+    table(['runtime / tool', 'version'], Object.entries(r.versions)),
+    '',
+    '## Datasets',
+    '',
+    `- **demo** (\`${demo.bundle}\`, ${num(Number(demo.bytes) / 1024)} KiB): ${demo.maps} maps, ${demo.markers} markers, ${demo.paths} paths, ` +
+      `${demo.polygons} polygons, ${demo.categories} categories and tags, ${demo.events} events, ${demo.lists} lists, ${demo.associations} associations.`,
+    large
+      ? `- **large** (\`${large.bundle}\`, ${num(Number(large.bytes) / 2 ** 20)} MiB, from \`scripts/bench/make-large.ts\`): ` +
+        `${num(Number(large.events ?? 0))} events, ${num(Number(large.markers ?? 0) + Number(large.paths ?? 0) + Number(large.polygons ?? 0))} POIs ` +
+        `(${num(Number(large.markers ?? 0))} markers, ${num(Number(large.paths ?? 0))} paths, ${num(Number(large.polygons ?? 0))} polygons), ` +
+        `${large.categories ?? 0} categories and tags, ${large.maps ?? 0} map(s).`
+      : `- **large**: ${r.large.status === 'not run' ? `not run (${r.large.reason})` : 'not run'}.`,
+  ].join('\n');
+}
+
+/** How the numbers were taken. */
+function renderMethod(r: BenchResult): string {
+  const o = r.options;
+  return [
+    '## Method',
+    '',
+    `- **Load**: autocannon ${r.versions.autocannon} (programmatic API, in its own Node process), ${o.connections} connections, ` +
+      `a ${o.warmupS} s warm-up (discarded), a pause until the server is idle again (so requests the warm-up left queued are not ` +
+      `charged to the run), then a ${o.durationS} s measured run per request and target, against 127.0.0.1 only. ` +
+      'req/s is completed requests ÷ actual duration; p50/p99 are autocannon\'s latency percentiles in ms. Every request asks for ' +
+      '`Accept-Encoding: identity`.',
+    `- **Pinning**: ${r.machine.pinningNote}. The service, the ceilings, open-snapshot.ts and filters.ts all run on the server core, so ` +
+      'ceiling and service are measured the same way.',
+    '- **Ceiling**: for each runtime, a bare server of that runtime (`node:http`, `Bun.serve`, `Deno.serve`; ' +
+      '`scripts/bench/ceiling-*.ts`) answering prebuilt bodies keyed by path and query. The bodies are fetched from the real service ' +
+      'first and saved with their status and content-type; the ceiling\'s answers are checked byte for byte (and content-length) ' +
+      'before the load, and the service\'s again after it. Ratios are service ÷ ceiling, measured side by side in the same run ' +
+      '(ceiling, then service, request by request).',
+    '- **Service**: started as the npm scripts start it (the `RUNTIMES` commands of `tests/helpers/server.ts`) with `--port`, ' +
+      `\`--host 127.0.0.1\` and a throwaway \`--data-dir\` under \`.bench/\`; stdout (the access log) goes to a file. Log level: ` +
+      `${o.serviceLogLevel ?? 'the service default'}.`,
+    '- **Content GETs req/s** of a runtime: the mean of its service req/s over the six demo requests; its ratio is the mean of the six ratios.',
+    `- **Start-up**: spawn to the first 200 of \`GET /maps/:id\`, from an existing data snapshot (a first start writes it), median of ` +
+      `${o.startupRepeats}; **PGlite alone** is \`scripts/bench/open-snapshot.ts\` on the same runtime (import \`openDb\`, open the same ` +
+      'data snapshot: a `pg-*` directory in place, on a fresh copy, or a `snapshot-*.tar.gz`; `SELECT 1`, exit), spawn to exit, median ' +
+      'of the same number, interleaved with the service starts. ' +
+      'On 1M events: one start per runtime, the second start overall (the first builds the snapshot).',
+    '- **RSS**: VmRSS of the server process (the runtime\'s own pid; `/proc/<pid>/exe` is checked) right after start-up and after ' +
+      'its load runs; peak is VmHWM. MB are MiB.',
+    '- **Events on 1M**: `near` (5 km) and `bbox` + 2 tags use the default window (now to 30 days on), as apps call them. ' +
+      'The cursor test walks `next_cursor` from page 1 to page 200 (limit 50) of a filter over every event, then loads page 1 and ' +
+      'page 200 separately.',
+    '- **CPU %**: CPU time of the server process (from `/proc/<pid>/stat`) and of the load generator over the measured run, in % ' +
+      'of one core. A server near 100% is the limit; a generator near 100% with a server well below it means the generator was ' +
+      'the limit, and that ceiling (or service) number is a lower bound.',
+    '- **Failures**: any non-2xx answer, connection error, timeout, server that does not start or body that does not match fails ' +
+      'the run (exit 1). A missed target does not: it is reported below.',
+  ].join('\n');
+}
+
+/** Per-runtime detail on the demo. */
+function renderDemo(r: BenchResult): string {
+  const parts = ['## Content GETs: service against ceiling (demo bundle)', ''];
+  if (r.demo.length === 0) return [...parts, 'No runtime finished this phase (see Failures).'].join('\n');
+  const first = r.demo[0];
+  parts.push('Requests:', '');
+  for (const [i, q] of first.requests.entries()) parts.push(`${i + 1}. ${q.name}: \`${q.path}\``);
+  for (const d of r.demo) {
+    parts.push('', `### ${d.runtime}`, '', table(
+      ['request', 'service req/s', 'ceiling req/s', 'ratio', 'service p50 / p99 ms', 'ceiling p50 / p99 ms', 'body bytes',
+        'non-2xx service / ceiling', 'CPU % service: server / generator', 'CPU % ceiling: server / generator'],
+      d.requests.map((q, i) => [`${i + 1}. ${q.name}`, num(q.service.rps), num(q.ceiling.rps), pct(q.ratio), latency(q.service),
+        latency(q.ceiling), num(q.bodyBytes), `${q.service.non2xx} / ${q.ceiling.non2xx}`, cpu(q.service), cpu(q.ceiling)]),
+    ), '', `Content GETs: **${num(d.contentRps)} req/s**, **${pct(d.contentRatio)}** of the ceiling (mean of the ratios).`);
+  }
+  return parts.join('\n');
+}
+
+/** Start-up and memory of every runtime. */
+function renderStartup(r: BenchResult): string {
+  const large = r.large.status === 'ran' ? r.large.runtimes : [];
+  const runtimes = [...new Set([...r.demo.map((d) => d.runtime), ...large.map((l) => l.runtime)])];
+  const rows = runtimes.map((runtime) => {
+    const d = r.demo.find((x) => x.runtime === runtime);
+    const l = large.find((x) => x.runtime === runtime);
+    return [
+      runtime,
+      d ? `${d.startupMedianMs} (${d.startupMs.join(', ')})` : '–',
+      d ? `${d.snapshotOpenMedianMs} (${d.snapshotOpenMs.join(', ')})` : '–',
+      d ? `${d.startupRatio}×` : '–',
+      d ? `${median(d.snapshotReadyMs)} (${d.snapshotReadyMs.join(', ')})` : '–',
+      d ? `${orDash(d.rss.afterStartMb)} / ${orDash(d.rss.afterLoadMb)} / ${orDash(d.rss.peakMb)}` : '–',
+      d ? d.snapshotRssMb : '–',
+      l ? `${l.startupMs}${l.loadedFrom ? ` (${l.loadedFrom})` : ''}` : '–',
+      l ? `${orDash(l.rss.afterStartMb)} / ${orDash(l.rss.afterLoadMb)} / ${orDash(l.rss.peakMb)}` : '–',
+    ];
+  });
+  return ['## Start-up and memory', '', table(
+    ['runtime', 'demo start-up ms, median (runs)', 'PGlite alone, spawn to exit ms', 'ratio', 'PGlite alone, spawn to its output ms',
+      'demo RSS MB: after start / after load / peak', 'PGlite alone RSS MB', '1M start-up ms', '1M RSS MB: after start / after load / peak'], rows),
+  '', 'The start-up target compares with PGlite alone from spawn to exit, as specified; "to its output" leaves out the process teardown.',
+  ].join('\n');
+}
+
+/** Events on the large dataset. */
+function renderLarge(r: BenchResult): string {
+  const parts = ['## Events on the large dataset', ''];
+  if (r.large.status === 'not run') return [...parts, `Not run: ${r.large.reason}.`].join('\n');
+  const l = r.large;
+  parts.push(`Map \`${l.mapId}\`; ${l.aim.source}. near = \`${l.aim.near}\`, bbox = \`${l.aim.bbox}\`, tags = \`${l.aim.tags}\`.`);
+  if (l.runtimes.length > 0) {
+    parts.push('', 'Requests:', '');
+    for (const [i, q] of l.runtimes[0].requests.entries()) parts.push(`${i + 1}. ${q.name}: \`${q.path.length > 200 ? `${q.path.slice(0, 200)}…` : q.path}\``);
+  }
+  for (const rt of l.runtimes) {
+    parts.push('', `### ${rt.runtime}`, '', table(['request', 'total', 'one request alone ms', 'req/s', 'p50 / p99 ms', '× content-GET req/s',
+      'body bytes', 'non-2xx', 'CPU %: server / generator'],
+      rt.requests.map((q, i) => [`${i + 1}. ${q.name}`, num(q.total), q.singleMs, num(q.load.rps), latency(q.load),
+        q.ratioToContent === null ? '–' : pct(q.ratioToContent), num(q.bodyBytes), q.load.non2xx, cpu(q.load)])),
+    '', `Cursor: page 1 ÷ page 200 req/s = **${rt.cursorRatio === null ? '– (no page-200 request completed)' : `${rt.cursorRatio}×`}**.`);
+  }
+  return parts.join('\n');
+}
+
+/** The in-process filters against SQL. */
+function renderFilters(r: BenchResult): string {
+  const parts = ['## In-process event filter against PGlite SQL (`scripts/bench/filters.ts`)', ''];
+  if (r.filters.status === 'not run') return [...parts, `Not run: ${r.filters.reason}.`].join('\n');
+  const f = r.filters.result;
+  parts.push(`Dataset ${JSON.stringify(f.dataset)}; content loaded from ${f.load.source} in ${num(f.load.ms)} ms. Times in µs.`, '',
+    table(['filter', 'total', 'read path median / p90', 'SQL median / p90', 'ratio'], f.filters.map((x) => [
+      `${x.name}: \`${x.query}\``, num(x.total), `${x.readPathUs.median} / ${x.readPathUs.p90}`, `${x.sqlUs.median} / ${x.sqlUs.p90}`,
+      `${x.ratio}×`])));
+  return parts.join('\n');
+}
+
+/** The whole document. */
+export function renderReport(r: BenchResult): string {
+  const quick = r.options.quick
+    ? ['', `> **This is a \`--quick\` smoke run**: ${r.options.durationS}-second measurements and no large dataset. The reference ` +
+      'numbers come from a full `npm run bench`.'] : [];
+  const failures = r.failures.length > 0
+    ? ['', '## Failures', '', 'Something broke, so the run exited non-zero:', '',
+      ...r.failures.map((f) => `- ${f.replace(/\s*\n\s*/g, ' ⏎ ').slice(0, 1200)}`)] : [];
+  const notes = r.notes.length > 0 ? ['', '## Notes', '', ...r.notes.map((n) => `- ${n}`)] : [];
+  return [
+    '# Benchmarks',
+    '',
+    'What this service costs over a bare server of the same runtime serving the same bytes, on Node, Bun and Deno; events on a ' +
+      '1M-event dataset; the in-memory event filter against SQL; start-up and memory.',
+    '',
+    `Generated by \`${r.command}\` on ${r.generatedAt} in ${r.elapsedS} s. To rerun: \`npm run bench\` (everything: 20-40 minutes, more when it first builds the 1M-event snapshot; ` +
+      'generates `.bench/large-bundle.json` on first use), or `node scripts/bench.ts --quick --out /tmp/bench.md` for a smoke check. ' +
+      'Flags: `--duration S`, `--connections N`, `--runtimes node,bun,deno`, `--skip-large`, `--out PATH`.',
+    ...quick,
+    '',
+    renderSetup(r),
+    '',
+    renderMethod(r),
+    '',
+    '## Targets',
+    '',
+    table(['target', 'measured', 'holds'], r.targets.map((t) => [t.name, t.measured, t.holds])),
+    ...failures,
+    ...notes,
+    '',
+    renderDemo(r),
+    '',
+    renderStartup(r),
+    '',
+    renderLarge(r),
+    '',
+    renderFilters(r),
+    '',
+    '## Raw results',
+    '',
+    '```json',
+    JSON.stringify(r, null, 2),
+    '```',
+    '',
+  ].join('\n');
+}

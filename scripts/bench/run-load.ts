@@ -1,0 +1,197 @@
+/**
+ * One bounded load run with autocannon: a warm-up (discarded), then the measured run, against one URL on
+ * 127.0.0.1. `runLoadPinned` runs it in a child process pinned to a CPU core (taskset), so the load
+ * generator never shares a core with the server it measures; the child also runs as a CLI:
+ *
+ *   node scripts/bench/run-load.ts --url http://127.0.0.1:PORT/path --duration 8 --connections 32 --warmup 1
+ *
+ * and prints one line of JSON (a LoadResult).
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+/** What to load and for how long. */
+export interface LoadOptions {
+  url: string;
+  /** Seconds of the measured run. */
+  durationS: number;
+  connections: number;
+  /** Seconds of warm-up before it (0: none). */
+  warmupS: number;
+  headers?: Record<string, string>;
+  /**
+   * The server's pid: after the warm-up, wait (up to 15 s) until it is idle, so requests the warm-up left
+   * behind (sockets closed, work still queued) are not charged to the measured run.
+   */
+  drainPid?: number;
+}
+
+/** The numbers kept from one measured run. */
+export interface LoadResult {
+  url: string;
+  connections: number;
+  durationS: number;
+  /** Completed requests of the measured run. */
+  requests: number;
+  /** Completed requests per second (total / actual duration). */
+  rps: number;
+  latencyMs: { p50: number; p90: number; p99: number; avg: number; max: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  statusCodes: Record<string, number>;
+  /** Bytes received per response, headers included (a cheap check that full bodies came back). */
+  bytesPerResponse: number;
+  /** CPU time of the load generator over the measured run, % of one core (near 100: it, not the server, was the limit). */
+  generatorCpuPct: number;
+  /** CPU time of the server process over the warm-up and the run, % of one core (filled in by the caller that knows the pid). */
+  serverCpuPct?: number;
+}
+
+/** The slice of autocannon's result object used here. */
+interface AutocannonResult {
+  duration: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  statusCodeStats: Record<string, { count: number }>;
+  latency: { p50: number; p90: number; p99: number; average: number; max: number };
+  requests: { total: number };
+  throughput: { total: number };
+}
+
+/** autocannon ships no types; this is the call used. */
+type Autocannon = (opts: Record<string, unknown>) => Promise<AutocannonResult>;
+
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+/** CPU seconds a process has used so far (Linux /proc; null elsewhere). */
+function cpuSecondsOf(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime, in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** Waits until a process uses under 10% of a core over 200 ms, or 15 s have passed. */
+async function waitIdle(pid: number): Promise<void> {
+  const deadline = performance.now() + 15_000;
+  let last = cpuSecondsOf(pid);
+  while (last !== null && performance.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+    const now = cpuSecondsOf(pid);
+    if (now === null || now - last < 0.02) return;
+    last = now;
+  }
+}
+
+/** Only loopback targets: a benchmark run must never send load anywhere else. */
+function checkLoopback(url: string): void {
+  const host = new URL(url).hostname;
+  if (host !== '127.0.0.1') throw new Error(`refusing to load ${url}: only http://127.0.0.1 targets are allowed`);
+}
+
+/** Runs the warm-up and the measured run in this process. */
+export async function runLoad(o: LoadOptions): Promise<LoadResult> {
+  checkLoopback(o.url);
+  const base = { url: o.url, connections: o.connections, headers: o.headers ?? {}, timeout: 10 };
+  // The warm-up lets JITs, caches and connection pools settle; its numbers are thrown away.
+  if (o.warmupS > 0) await autocannon({ ...base, duration: o.warmupS });
+  if (o.drainPid !== undefined) await waitIdle(o.drainPid);
+  // Tells a parent watching the server's CPU that the measured run starts now.
+  process.stderr.write('measuring\n');
+  const cpuBefore = process.cpuUsage();
+  const r = await autocannon({ ...base, duration: o.durationS });
+  const cpu = process.cpuUsage(cpuBefore);
+  const statusCodes: Record<string, number> = {};
+  for (const [code, { count }] of Object.entries(r.statusCodeStats ?? {})) statusCodes[code] = Number(count);
+  const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+  return {
+    url: o.url, connections: o.connections, durationS: round(r.duration, 3), requests: r.requests.total,
+    rps: round(r.requests.total / r.duration, 1),
+    latencyMs: { p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, avg: round(r.latency.average), max: r.latency.max },
+    non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts, statusCodes,
+    bytesPerResponse: r.requests.total > 0 ? Math.round(r.throughput.total / r.requests.total) : 0,
+    generatorCpuPct: Math.round((cpu.user + cpu.system) / 1e4 / r.duration),
+  };
+}
+
+/**
+ * Runs `runLoad` in a child Node process, pinned with `taskset -c <cpu>` when `cpu` is given. The child is
+ * killed, and this rejects, if it has not finished well after its own time budget. `onMeasuring` is called when the
+ * warm-up is over and the measured run begins.
+ */
+export function runLoadPinned(o: LoadOptions, cpu: string | null, onMeasuring?: () => void): Promise<LoadResult> {
+  const args = [fileURLToPath(import.meta.url), '--url', o.url, '--duration', String(o.durationS),
+    '--connections', String(o.connections), '--warmup', String(o.warmupS)];
+  for (const [name, value] of Object.entries(o.headers ?? {})) args.push('--header', `${name}: ${value}`);
+  if (o.drainPid !== undefined) args.push('--drain-pid', String(o.drainPid));
+  const [cmd, argv] = cpu === null ? [process.execPath, args] : ['taskset', ['-c', cpu, process.execPath, ...args]];
+  const budgetMs = (o.warmupS + o.durationS) * 1000 + 30_000;
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => {
+      err += d;
+      if (onMeasuring && err.includes('measuring\n')) {
+        onMeasuring();
+        onMeasuring = undefined;
+      }
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`load run against ${o.url} did not finish in ${budgetMs} ms`));
+    }, budgetMs);
+    child.once('error', (e) => { clearTimeout(timer); reject(e); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      if (code !== 0) return reject(new Error(`load run against ${o.url} exited with ${code}: ${err.trim()}`));
+      try {
+        resolve(JSON.parse(out) as LoadResult);
+      } catch {
+        reject(new Error(`load run against ${o.url} printed no result: ${out.slice(0, 500)} ${err.slice(0, 500)}`));
+      }
+    });
+  });
+}
+
+/** Parses the CLI flags into load options. */
+function parseLoadArgs(argv: string[]): LoadOptions {
+  const { values } = parseArgs({
+    args: argv, strict: true,
+    options: {
+      url: { type: 'string' }, duration: { type: 'string' }, connections: { type: 'string' }, warmup: { type: 'string' },
+      header: { type: 'string', multiple: true }, 'drain-pid': { type: 'string' },
+    },
+  });
+  if (!values.url) throw new Error('--url is required');
+  const headers: Record<string, string> = {};
+  for (const h of values.header ?? []) {
+    const at = h.indexOf(':');
+    if (at <= 0) throw new Error(`--header must be "name: value", not ${h}`);
+    headers[h.slice(0, at).trim().toLowerCase()] = h.slice(at + 1).trim();
+  }
+  return {
+    url: values.url, durationS: Number(values.duration ?? 8), connections: Number(values.connections ?? 32),
+    warmupS: Number(values.warmup ?? 1), headers,
+    ...(values['drain-pid'] ? { drainPid: Number(values['drain-pid']) } : {}),
+  };
+}
+
+if (import.meta.main) {
+  try {
+    console.log(JSON.stringify(await runLoad(parseLoadArgs(process.argv.slice(2)))));
+  } catch (err) {
+    console.error(String((err as Error).stack ?? err));
+    process.exit(1);
+  }
+}
