@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -210,6 +210,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       } finally {
         service.child.kill('SIGTERM');
         await service.exited;
+        await rm(dataDir, { recursive: true, force: true });
       }
     });
 
@@ -272,6 +273,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       assert.match(stderr, /\$\.markers\[0\]\.lat/);
       assert.match(stderr, /\$\.events\[0\]\.poi_ids\[0\]/);
       assert.doesNotMatch(stdout, /listening/);
+      await rm(dir, { recursive: true, force: true });
     });
 
     test('runs with no network at all and makes no outbound call (kiosk)', () => {

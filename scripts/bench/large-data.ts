@@ -58,8 +58,9 @@ export const EVENT_TAGS = [
   'rock', 'cinema', 'photography', 'guided', 'workshop', 'sustainable', 'pet-friendly', 'sunset', 'beach', 'tickets',
 ] as const;
 
-/** Event starts are spread uniformly over [EVENTS_FROM_MS, EVENTS_TO_MS). */
+/** Event starts are spread uniformly over the days from EVENTS_FROM_MS (2026-01-01) ... */
 export const EVENTS_FROM_MS = Date.parse('2026-01-01T00:00:00Z');
+/** ... to just before EVENTS_TO_MS (so up to 2028-12-31). */
 export const EVENTS_TO_MS = Date.parse('2029-01-01T00:00:00Z');
 
 /** Finds a city by key; throws for an unknown one. */

@@ -78,9 +78,14 @@ export function makeEtag(contentVersion: string, text: string): string {
   return `"${contentVersion.slice(0, 12)}-${hash53(text).toString(36)}"`;
 }
 
-/** The ETag of a body sent in a content coding: the identity tag with the coding appended. */
-export function encodedEtag(etag: string, encoding: string): string {
-  return `${etag.slice(0, -1)}-${encoding}"`;
+/**
+ * The ETag of a body sent in a content coding: the identity tag, the coding, and a hash of the encoded bytes
+ * (compressors differ between runtimes and versions, and a strong tag must name the exact bytes).
+ */
+export function encodedEtag(etag: string, encoding: string, encoded: Uint8Array): string {
+  let latin1 = '';
+  for (let i = 0; i < encoded.length; i += 8192) latin1 += String.fromCharCode(...encoded.subarray(i, i + 8192));
+  return `${etag.slice(0, -1)}-${encoding}-${hash53(latin1).toString(36)}"`;
 }
 
 /** True when an If-None-Match value matches the ETag (weak comparison, as RFC 9110 asks for GET). */

@@ -58,7 +58,7 @@ export class PreparedBody {
       v = {
         body,
         headers: { ...this.identity.headers, 'content-encoding': encoding, 'content-length': String(body.byteLength),
-          etag: encodedEtag(this.identity.headers.etag, encoding) },
+          etag: encodedEtag(this.identity.headers.etag, encoding, body) },
       };
       // Only answers that will be served again keep their compressed form.
       if (this.cacheClass !== 'private') {

@@ -4,7 +4,7 @@
  * line with what it saw.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,4 +44,5 @@ for (const path of paths) statuses[path] = (await fetch(`http://127.0.0.1:${port
 child.kill('SIGTERM');
 const code = await exited;
 const trapped = await readFile(trapLog, 'utf8').catch(() => '');
+await rm(dir, { recursive: true, force: true });
 console.log(JSON.stringify({ runtime, statuses, code, trapped, output: out }));

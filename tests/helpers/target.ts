@@ -15,7 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../../src/app.ts';
 import type { BundleT } from '../../src/content/bundle-schema.ts';
-import { ContentStore } from '../../src/content/store.ts';
+import type { ContentStore } from '../../src/content/store.ts';
+import { openEmptyStore } from './store.ts';
 import { createLogger } from '../../src/http/log.ts';
 import { F, makeFixture } from './fixture.ts';
 import { RUNTIMES, startServer, type Runtime, type RunningServer } from './server.ts';
@@ -65,7 +66,7 @@ const stores = new Map<string, { store: Promise<ContentStore>; users: number }>(
 async function openInProcess(text: string, options: TargetOptions): Promise<TestTarget> {
   let shared = stores.get(text);
   if (!shared) {
-    shared = { store: ContentStore.open().then(async (store) => { await store.replaceFromText(text); return store; }), users: 0 };
+    shared = { store: openEmptyStore().then(async (store) => { await store.replaceFromText(text); return store; }), users: 0 };
     stores.set(text, shared);
   }
   shared.users++;
