@@ -61,11 +61,14 @@ describe('access logs and CORS origins', () => {
 
   test('every request writes one JSON line with its request id, method, path, status, bytes and time', async () => {
     const lines: string[] = [];
-    const app = createApp({ store, now: () => F.now, logger: createLogger('info', (line) => lines.push(line)) });
+    const logger = createLogger('info', (line) => lines.push(...line.split('\n')));
+    const app = createApp({ store, now: () => F.now, logger });
     const targets = [`/maps/${F.map}?info=true`, '/nowhere', `/events?map_id=${F.map}&limit=0`];
     const ids: string[] = [];
     for (const target of targets) ids.push((await app.fetch(new Request(`http://test.local${target}`))).headers.get('x-request-id')!);
     await app.fetch(new Request(`http://test.local/healthz`, { headers: { 'x-request-id': 'probe-1' } }));
+    assert.equal(lines.length, 0, 'access lines are held back briefly, to be written in one batch');
+    logger.flush();
     assert.equal(lines.length, 4);
     const entries = lines.map((l) => JSON.parse(l));
     assert.deepEqual(entries.map((e) => [e.level, e.msg, e.method, e.path, e.status]), [

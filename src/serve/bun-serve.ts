@@ -30,6 +30,7 @@ export async function serveOnBun(runtime: string, args: readonly string[], optio
       await server.stop();
       await store.close();
       logger.log('info', 'stopped');
+      logger.flush();
       process.exit(0);
     });
   }
@@ -37,6 +38,7 @@ export async function serveOnBun(runtime: string, args: readonly string[], optio
     await load();
   } catch (err) {
     logger.log('error', 'the content failed to load', { error: String(err) });
+    logger.flush();
     process.exit(1);
   }
 }

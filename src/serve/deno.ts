@@ -29,6 +29,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     await server.shutdown();
     await store.close();
     logger.log('info', 'stopped');
+    logger.flush();
     Deno.exit(0);
   });
 }
@@ -36,5 +37,6 @@ try {
   await load();
 } catch (err) {
   logger.log('error', 'the content failed to load', { error: String(err) });
+  logger.flush();
   Deno.exit(1);
 }

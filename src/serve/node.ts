@@ -23,6 +23,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     server.close(async () => {
       await store.close();
       logger.log('info', 'stopped');
+      logger.flush();
       process.exit(0);
     });
     server.closeIdleConnections();
@@ -32,5 +33,6 @@ try {
   await load();
 } catch (err) {
   logger.log('error', 'the content failed to load', { error: String(err) });
+  logger.flush();
   process.exit(1);
 }
