@@ -4,8 +4,7 @@
  *
  *   deno run --allow-net --allow-read scripts/bench/ceiling-deno.ts --manifest DIR/manifest.json --port N
  */
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { flag, readPrebuilt } from './prebuilt.ts';
 
 declare const Deno: {
   args: string[];
@@ -15,23 +14,9 @@ declare const Deno: {
     handler: (req: Request) => Response): unknown;
 };
 
-/** One prebuilt answer as the manifest lists it. */
-interface Entry { key: string; status: number; contentType: string; file: string }
-
-/** Reads a `--name value` flag. */
-function flag(args: string[], name: string, fallback?: string): string {
-  const at = args.indexOf(`--${name}`);
-  const value = at >= 0 ? args[at + 1] : fallback;
-  if (value === undefined) throw new Error(`--${name} is required`);
-  return value;
-}
-
-const manifest = flag(Deno.args, 'manifest');
-const entries = (JSON.parse(readFileSync(manifest, 'utf8')) as { entries: Entry[] }).entries;
 // Status, content-type and body bytes are built once; each request only wraps them in a Response.
-const answers = new Map(entries.map((e) => [e.key, {
-  body: new Uint8Array(readFileSync(join(dirname(manifest), e.file))),
-  init: { status: e.status, headers: { 'content-type': e.contentType } },
+const answers = new Map([...readPrebuilt(Deno.args)].map(([key, p]) => [key, {
+  body: p.body, init: { status: p.status, headers: { 'content-type': p.contentType } },
 }]));
 
 Deno.serve({

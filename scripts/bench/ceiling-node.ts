@@ -4,29 +4,14 @@
  *
  *   node scripts/bench/ceiling-node.ts --manifest DIR/manifest.json --port N [--host 127.0.0.1]
  */
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { dirname, join } from 'node:path';
-
-/** One prebuilt answer as the manifest lists it. */
-interface Entry { key: string; status: number; contentType: string; file: string }
-
-/** Reads a `--name value` flag. */
-function flag(args: string[], name: string, fallback?: string): string {
-  const at = args.indexOf(`--${name}`);
-  const value = at >= 0 ? args[at + 1] : fallback;
-  if (value === undefined) throw new Error(`--${name} is required`);
-  return value;
-}
+import { flag, readPrebuilt } from './prebuilt.ts';
 
 const args = process.argv.slice(2);
-const manifest = flag(args, 'manifest');
-const entries = (JSON.parse(readFileSync(manifest, 'utf8')) as { entries: Entry[] }).entries;
 // Everything the handler needs is built once: status, headers and the body bytes.
-const answers = new Map(entries.map((e) => {
-  const body = readFileSync(join(dirname(manifest), e.file));
-  return [e.key, { status: e.status, body, headers: { 'content-type': e.contentType, 'content-length': String(body.length) } }];
-}));
+const answers = new Map([...readPrebuilt(args)].map(([key, p]) => [key, {
+  status: p.status, body: p.body, headers: { 'content-type': p.contentType, 'content-length': String(p.body.length) },
+}]));
 
 const server = createServer((req, res) => {
   const answer = answers.get(req.url ?? '');

@@ -34,11 +34,5 @@ export async function serveOnBun(runtime: string, args: readonly string[], optio
       process.exit(0);
     });
   }
-  try {
-    await load();
-  } catch (err) {
-    logger.log('error', 'the content failed to load', { error: String(err) });
-    logger.flush();
-    process.exit(1);
-  }
+  if (!(await load())) process.exit(1);
 }

@@ -33,10 +33,4 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     Deno.exit(0);
   });
 }
-try {
-  await load();
-} catch (err) {
-  logger.log('error', 'the content failed to load', { error: String(err) });
-  logger.flush();
-  Deno.exit(1);
-}
+if (!(await load())) Deno.exit(1);

@@ -29,10 +29,4 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     server.closeIdleConnections();
   });
 }
-try {
-  await load();
-} catch (err) {
-  logger.log('error', 'the content failed to load', { error: String(err) });
-  logger.flush();
-  process.exit(1);
-}
+if (!(await load())) process.exit(1);

@@ -21,9 +21,9 @@ export interface StartOptions {
   demoBundle?: () => Promise<string>;
 }
 
-/** A staged app with its config, or the exit code and message to stop with. */
+/** A staged app with its config (`load` logs a failure and answers false), or the exit code and message to stop with. */
 export type Started =
-  | { app: App; config: ServerConfig; store: ContentStore; logger: Logger; load(): Promise<void> }
+  | { app: App; config: ServerConfig; store: ContentStore; logger: Logger; load(): Promise<boolean> }
   | { exitCode: number; message: string };
 
 /** Parses settings and stages the bundle; a bad bundle stops start-up before any port is opened. */
@@ -61,10 +61,18 @@ export async function start(args: readonly string[], env: Record<string, string 
   return {
     app, config, store, logger,
     async load() {
-      const from = await store.loadStaged(text, staged, config.dataDir, { assets: options.assets });
+      let from: Awaited<ReturnType<typeof store.loadStaged>>;
+      try {
+        from = await store.loadStaged(text, staged, config.dataDir, { assets: options.assets });
+      } catch (err) {
+        logger.log('error', 'the content failed to load', { error: String(err) });
+        logger.flush();
+        return false;
+      }
       if (from.warning) logger.log('warn', from.warning);
       logger.log('info', 'content loaded', { source: from.source, content_version: store.model.checksum,
         ms: Math.round(performance.now() - began), ...(from.wroteSnapshot ? { snapshot: from.wroteSnapshot } : {}) });
+      return true;
     },
   };
 }
