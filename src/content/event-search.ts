@@ -32,8 +32,9 @@ export function filterKey(mapId: string, f: EventFilter): string {
 
 /**
  * Positions (in `map.events`) of every event matching the filter, in keyset order. `key` is
- * filterKey(map.id, f); with `cache` the result is kept for the pages that follow. `directTestPoints` is
- * where testing candidates one by one gives way to the index (tests force each way).
+ * filterKey(map.id, f). A match list already cached is returned; with `cache` a new one is kept for the pages
+ * that follow. `directTestPoints` is where testing candidates one by one gives way to the index (tests force
+ * each way).
  */
 export function findMatches(map: MapView, f: EventFilter, key: string, cache = true, directTestPoints = DIRECT_TEST_POINTS): Int32Array {
   const cached = map.matchCache.get(key);
