@@ -45,8 +45,8 @@ test('the index and the direct test of candidates both give the brute-force matc
     const f: EventFilter = { fromMs, toMs, types, tags, bbox, near };
     const key = filterKey(map.id, f);
     const expected = filterEvents(ref, { mapId, ...f }).map((e) => e.id);
-    const direct = Array.from(findMatches(map, f, key, false, Infinity), (p) => map.events[p].id);
-    const viaIndex = Array.from(findMatches(map, f, key, false, -1), (p) => map.events[p].id);
+    const direct = Array.from(findMatches(map, f, key, false, Infinity), (p) => map.events.id(p));
+    const viaIndex = Array.from(findMatches(map, f, key, false, -1), (p) => map.events.id(p));
     assert.deepEqual(direct, expected, `direct ${key}`);
     assert.deepEqual(viaIndex, expected, `index ${key}`);
     if (expected.length > 0) nonEmpty++;

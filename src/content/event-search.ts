@@ -5,7 +5,8 @@
  * then costs a binary search and a slice.
  */
 import { bboxTest, nearTest, type Bbox, type Near } from '../geo/point-index.ts';
-import type { EventEntry, MapView } from './read-model.ts';
+import type { EventTable } from './event-table.ts';
+import type { MapView } from './read-model.ts';
 
 /** A resolved event filter. */
 export interface EventFilter {
@@ -46,7 +47,7 @@ export function findMatches(map: MapView, f: EventFilter, key: string, cache = t
   }
   const events = map.events;
   // Candidates: events starting by `to`, and none that started so long before `from` that they must be over.
-  const first = firstStartingFrom(events, f.fromMs - map.longestEventMs);
+  const first = firstStartingFrom(events, f.fromMs - events.longestEventMs);
   const end = firstStartingFrom(events, f.toMs + 1);
   const spatialTests = [f.bbox && bboxTest(f.bbox), f.near && nearTest(f.near)].filter((t) => t !== null);
   // Testing each candidate's own points costs their number; an index query costs the points in the area
@@ -61,13 +62,13 @@ export function findMatches(map: MapView, f: EventFilter, key: string, cache = t
       else spatial = near;
     }
   }
-  const types = f.types && new Set(f.types);
+  const types = f.types && events.typeMask(f.types);
+  const tags = f.tags && events.tagMask(f.tags);
   const out: number[] = [];
   for (let i = first; i < end; i++) {
-    const e = events[i];
-    if (e.endMs < f.fromMs) continue;
-    if (types && !types.has(e.type)) continue;
-    if (f.tags && !f.tags.some((t) => e.tags.includes(t))) continue;
+    if (events.endMs[i] < f.fromMs) continue;
+    if (types && !events.hasType(i, types)) continue;
+    if (tags && !events.hasTag(i, tags)) continue;
     if (spatial && !spatial[i]) continue;
     if (direct && !spatialTests.every((test) => map.eventIndex.ownerMatches(i, test))) continue;
     out.push(i);
@@ -80,20 +81,20 @@ export function findMatches(map: MapView, f: EventFilter, key: string, cache = t
 }
 
 /** Index of the first event (in start order) starting at or after `ms`. */
-function firstStartingFrom(events: readonly EventEntry[], ms: number): number {
+function firstStartingFrom(events: EventTable, ms: number): number {
   let lo = 0;
   let hi = events.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (events[mid].startMs < ms) lo = mid + 1;
+    if (events.startMs[mid] < ms) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
 
 /** Keyset order: starts_at, then id. */
-function after(e: EventEntry, startMs: number, id: string): boolean {
-  return e.startMs > startMs || (e.startMs === startMs && e.id > id);
+function after(events: EventTable, i: number, startMs: number, id: string): boolean {
+  return events.startMs[i] > startMs || (events.startMs[i] === startMs && events.id(i) > id);
 }
 
 /** Index in `matches` of the first event strictly after the keyset position (binary search). */
@@ -102,7 +103,7 @@ export function seekAfter(map: MapView, matches: Int32Array, startMs: number, id
   let hi = matches.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (after(map.events[matches[mid]], startMs, id)) hi = mid;
+    if (after(map.events, matches[mid], startMs, id)) hi = mid;
     else lo = mid + 1;
   }
   return lo;

@@ -9,6 +9,8 @@
  */
 import { type Geometry, rewindPolygon, roundPosition, round7, representativePoint, geometryVertices } from '../geo/geojson.ts';
 import { PointIndex } from '../geo/point-index.ts';
+import { EventTable, type EventInput } from './event-table.ts';
+import { toUtc } from './rfc3339.ts';
 import type {
   AssociationT, CategoryT, EventT, IconT, ListT, MapT, MarkerT, PathT, PolygonT, PublisherT,
 } from './bundle-schema.ts';
@@ -63,51 +65,6 @@ export interface VersionContent {
   subtreePois: Map<string, Set<string>>; // category id -> POIs assigned to it or any descendant
 }
 
-/**
- * An event as indexed and served. Only what filtering needs is extracted when the model is built; the
- * served record (`summary`) is made from the bundle's record on first use and then kept, so start-up
- * stays fast for a million events.
- */
-export class EventEntry {
-  readonly id: string;
-  readonly mapId: string;
-  readonly startMs: number;
-  readonly endMs: number;
-  readonly type: string;
-  readonly tags: readonly string[]; // lowercase
-  readonly poiIds: readonly string[]; // public anchored POIs, in bundle order
-  private doc: EventT | null;
-  private readonly context: { timeZone: string; pois: Map<string, PoiEntry> };
-  private record: Record<string, unknown> | null = null;
-
-  constructor(doc: EventT, poiIds: string[], context: { timeZone: string; pois: Map<string, PoiEntry> }) {
-    this.id = doc.id;
-    this.mapId = doc.map_id;
-    this.startMs = Date.parse(doc.starts_at);
-    this.endMs = Date.parse(doc.ends_at);
-    this.type = doc.event_type;
-    this.tags = doc.tags.map((t) => t.toLowerCase());
-    this.poiIds = poiIds;
-    this.doc = doc;
-    this.context = context;
-  }
-
-  /** The event as served. */
-  get summary(): Record<string, unknown> {
-    if (this.record) return this.record;
-    const e = this.doc!;
-    this.record = {
-      id: e.id, map_id: e.map_id, title: e.title, description: orNull(e.description), event_type: e.event_type,
-      tags: e.tags, starts_at: toUtc(this.startMs), ends_at: toUtc(this.endMs), time_zone: this.context.timeZone,
-      url: orNull(e.url), image_url: orNull(e.image_url), price: orNull(e.price),
-      created_at: toUtc(Date.parse(e.created_at)),
-      anchors: this.poiIds.map((id) => ({ id, type: this.context.pois.get(id)!.record.type })),
-    };
-    this.doc = null;
-    return this.record;
-  }
-}
-
 /** Everything served for one enabled map. */
 export interface MapView {
   id: string;
@@ -120,10 +77,9 @@ export interface MapView {
   sponsors: Record<string, unknown>[];
   lists: ListEntry[]; // verified, in name order
   categoryPoiOrder: Map<string, string[]>; // category id -> its curated POI order
-  events: EventEntry[]; // by starts_at, then id
+  events: EventTable; // by starts_at, then id
   eventIndex: PointIndex; // anchor points -> position in `events`
   matchCache: Map<string, Int32Array>; // filter key -> matching positions in `events`
-  longestEventMs: number; // the longest event's duration, so a window scan can start by binary search
 }
 
 /** A verified list. */
@@ -153,8 +109,6 @@ export interface ReadModel {
   maps: Map<string, MapView>;
   disabledMaps: Map<string, DisabledMap>;
   pois: Map<string, PoiEntry>;
-  events: Map<string, EventEntry>;
-  eventsByPoi: Map<string, EventEntry[]>; // POI id -> events anchored to it, in keyset order
   icons: Record<string, unknown>[];
   lists: Map<string, { mapId: string; entry: ListEntry }>;
   associationsFrom: Map<string, AssociationRecord[]>; // POI id -> associations where it is the source
@@ -173,10 +127,7 @@ export function compareCustom(a: CategoryRecord, b: CategoryRecord): number {
   return a.sort_order - b.sort_order || compareByName(a, b);
 }
 
-/** Formats a timestamp as RFC 3339 UTC with `Z`, dropping zero milliseconds. */
-export function toUtc(ms: number): string {
-  return new Date(ms).toISOString().replace('.000Z', 'Z');
-}
+export { toUtc };
 
 const orNull = <T>(x: T | undefined | null): T | null => (x === undefined ? null : x);
 
@@ -196,26 +147,62 @@ export interface ContentDocs {
 
 const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-/** Events in keyset order (start in ms, then id), sorting only when they are not in it already. */
-function sortedByStart(events: EventT[]): EventT[] {
-  const ms = events.map((e) => Date.parse(e.starts_at));
+const NO_EVENTS = EventTable.build('', 'UTC', [], () => 'marker');
+const NO_POINTS = new PointIndex([], [], [], 0);
+
+/** Sorts events into keyset order (start in ms, then id), unless they are in it already (bundles often are). */
+function sortByKeyset(events: EventInput[]): EventInput[] {
   let sorted = true;
-  for (let i = 1; i < events.length && sorted; i++) sorted = ms[i - 1] < ms[i] || (ms[i - 1] === ms[i] && events[i - 1].id < events[i].id);
-  if (sorted) return events;
-  const order = Array.from(events.keys()).sort((a, b) => ms[a] - ms[b] || byId(events[a], events[b]));
-  return order.map((i) => events[i]);
+  for (let i = 1; i < events.length && sorted; i++) sorted = compareKeyset(events[i - 1], events[i]) < 0;
+  return sorted ? events : events.sort(compareKeyset);
 }
 
-/** Builds the read model of one content version from its records (the same ones loaded into PGlite). */
-export function buildReadModel(docs: ContentDocs): ReadModel {
+function compareKeyset(a: EventInput, b: EventInput): number {
+  return a.startMs - b.startMs || byId(a.doc, b.doc);
+}
+
+/** One event table per enabled map (empty when it has none), each event with its public anchors. */
+function buildEventTables(docs: readonly EventT[], maps: Map<string, MapView>, pois: Map<string, PoiEntry>): EventTable[] {
+  const byMap = new Map<string, EventInput[]>([...maps.keys()].map((id) => [id, []]));
+  for (const doc of docs) {
+    const list = byMap.get(doc.map_id);
+    if (!list) continue;
+    const anchors = (doc.poi_ids.length === 1 ? doc.poi_ids : [...new Set(doc.poi_ids)]).filter((id) => pois.has(id));
+    list.push({ doc, startMs: Date.parse(doc.starts_at), anchors });
+  }
+  return [...byMap].map(([mapId, events]) =>
+    EventTable.build(mapId, maps.get(mapId)!.doc.time_zone, sortByKeyset(events), (id) => pois.get(id)!.record.type));
+}
+
+/** The spatial index of a map's events: every vertex of every anchored POI, owned by the event's position. */
+function anchorIndex(events: EventTable, pois: Map<string, PoiEntry>): PointIndex {
+  const vertices = events.anchorPois.map((id) => geometryVertices(pois.get(id)!.geometry));
+  const lngs: number[] = [];
+  const lats: number[] = [];
+  const owners: number[] = [];
+  for (let i = 0; i < events.length; i++) {
+    for (const k of events.anchorCodes(i)) {
+      for (const [lng, lat] of vertices[k]) {
+        lngs.push(lng);
+        lats.push(lat);
+        owners.push(i);
+      }
+    }
+  }
+  return new PointIndex(lngs, lats, owners, events.length);
+}
+
+/**
+ * Builds the read model of one content version from its records (the same ones loaded into PGlite).
+ * `eventTables`, read back from a data snapshot of the same bundle, stand in for `docs.events`.
+ */
+export function buildReadModel(docs: ContentDocs, eventTables?: readonly EventTable[]): ReadModel {
   const publisherDocs = [...docs.publishers].sort(byId);
   const mapDocs = [...docs.maps].sort(byId);
   const iconDocs = [...docs.icons].sort(byId);
   const categoryDocs = [...docs.categories].sort(byId);
   const poiRows = [...docs.pois].sort((a, b) => byId(a.doc, b.doc));
   const itemVersionRows = docs.itemVersions;
-  // Keyset order is (starts_at in ms, id); bundles often list events in that order already.
-  const eventDocs = sortedByStart(docs.events);
   const listDocs = [...docs.lists].sort(byId);
   const associationDocs = [...docs.associations].sort(byId);
 
@@ -274,7 +261,7 @@ export function buildReadModel(docs: ContentDocs): ReadModel {
         .map((c) => ({ id: c.id, kind: c.kind, title: c.title, body: orNull(c.body), url: orNull(c.url),
           image_url: orNull(c.image_url), sort_order: c.sort_order })),
       sponsors: m.sponsors.map((sp) => ({ name: sp.name, url: orNull(sp.url), logo_url: orNull(sp.logo_url), tier: orNull(sp.tier) })),
-      lists: [], events: [], eventIndex: new PointIndex([], [], [], 0), matchCache: new Map(), longestEventMs: 0, categoryPoiOrder: new Map(),
+      lists: [], events: NO_EVENTS, eventIndex: NO_POINTS, matchCache: new Map(), categoryPoiOrder: new Map(),
     });
   }
   for (const c of categoryDocs) if (c.poi_order) maps.get(c.map_id)?.categoryPoiOrder.set(c.id, [...new Set(c.poi_order)]);
@@ -298,41 +285,13 @@ export function buildReadModel(docs: ContentDocs): ReadModel {
     map.lists.sort((a, b) => compareByName(a.summary as { name: string; id: string }, b.summary as { name: string; id: string }));
   }
 
-  // Events: in keyset order (starts_at, then id), the order of every page and of eventsByPoi.
-  const events = new Map<string, EventEntry>();
-  const eventsByPoi = new Map<string, EventEntry[]>();
-  const anchorPoints = new Map<string, { lngs: number[]; lats: number[]; owners: number[] }>();
-  const contexts = new Map([...maps.values()].map((m) => [m.id, { timeZone: m.doc.time_zone, pois }]));
-  const vertices = new Map<string, number[][]>();
-  const verticesOf = (id: string) => {
-    let v = vertices.get(id);
-    if (!v) vertices.set(id, (v = geometryVertices(pois.get(id)!.geometry)));
-    return v;
-  };
-  for (const e of eventDocs) {
-    const map = maps.get(e.map_id);
-    if (!map) continue;
-    const poiIds = (e.poi_ids.length === 1 ? e.poi_ids : [...new Set(e.poi_ids)]).filter((id) => pois.has(id));
-    const entry = new EventEntry(e, poiIds, contexts.get(map.id)!);
-    const position = map.events.length;
-    map.events.push(entry);
-    map.longestEventMs = Math.max(map.longestEventMs, entry.endMs - entry.startMs);
-    events.set(e.id, entry);
-    let points = anchorPoints.get(map.id);
-    if (!points) anchorPoints.set(map.id, (points = { lngs: [], lats: [], owners: [] }));
-    for (const id of poiIds) {
-      const list = eventsByPoi.get(id);
-      if (list) list.push(entry); else eventsByPoi.set(id, [entry]);
-      for (const [lng, lat] of verticesOf(id)) {
-        points.lngs.push(lng);
-        points.lats.push(lat);
-        points.owners.push(position);
-      }
-    }
-  }
+  // Events: one table per map, in keyset order (starts_at, then id), the order of every page.
+  const tables = new Map((eventTables ?? buildEventTables(docs.events, maps, pois)).map((t) => [t.mapId, t]));
   for (const map of maps.values()) {
-    const points = anchorPoints.get(map.id) ?? { lngs: [], lats: [], owners: [] };
-    map.eventIndex = new PointIndex(points.lngs, points.lats, points.owners, map.events.length);
+    const table = tables.get(map.id);
+    if (!table) throw new Error(`no event table for map ${map.id}`);
+    map.events = table;
+    map.eventIndex = anchorIndex(table, pois);
   }
 
   // Associations: both POIs public, and a list-scoped one only through a verified list.
@@ -361,9 +320,18 @@ export function buildReadModel(docs: ContentDocs): ReadModel {
     .sort(compareByName);
 
   return {
-    checksum: docs.checksum, publishers, maps, disabledMaps, pois, events, eventsByPoi, icons, lists,
+    checksum: docs.checksum, publishers, maps, disabledMaps, pois, icons, lists,
     associationsFrom, associationsTo,
   };
+}
+
+/** The map and position of the event with this id, or null. */
+export function findEvent(model: ReadModel, id: string): { map: MapView; position: number } | null {
+  for (const map of model.maps.values()) {
+    const position = map.events.positionOf(id);
+    if (position >= 0) return { map, position };
+  }
+  return null;
 }
 
 /** Association order: configured sort order, then creation time, then id. */

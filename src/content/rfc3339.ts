@@ -28,6 +28,10 @@ export function parseTimestamp(s: string): number | null {
   return utc(year, month - 1, day, h, min, sec, ms) - offsetMin * 60_000;
 }
 
+/** Formats a timestamp as RFC 3339 UTC with `Z`, dropping zero milliseconds. */
+export function toUtc(ms: number): string {
+  return new Date(ms).toISOString().replace('.000Z', 'Z');
+}
 
 /** Date.UTC without its two-digit-year quirk (Date.UTC(50, 0) is 1950). */
 function utc(year: number, month: number, day: number, h = 0, min = 0, sec = 0, ms = 0): number {

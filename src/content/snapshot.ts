@@ -12,9 +12,10 @@ import { join } from 'node:path';
 import { POSTGRES_CONF } from '../db/pglite.ts';
 import { CREATE_SCHEMA, INSERT } from '../db/schema.ts';
 import { hash53 } from '../http/hash.ts';
+import { EventTable, TABLE_FORMAT } from './event-table.ts';
 
 /** Changes whenever what a snapshot holds could change for the same bundle. */
-const SCHEMA_FINGERPRINT = hash53(JSON.stringify([CREATE_SCHEMA, INSERT, POSTGRES_CONF])).toString(36);
+const SCHEMA_FINGERPRINT = hash53(JSON.stringify([CREATE_SCHEMA, INSERT, POSTGRES_CONF, TABLE_FORMAT])).toString(36);
 
 /** The directory name of the snapshot of a bundle with this SHA-256 checksum. */
 export function snapshotName(checksum: string): string {
@@ -118,19 +119,30 @@ export async function publishSnapshot(dir: string, built: string, checksum: stri
 }
 
 /**
- * The validated bundle as loaded (ids lower-cased and the like), kept inside the snapshot: a start from the
- * snapshot builds its read model from this, without validating the bundle again.
+ * What a start from the snapshot builds its read model from, without validating or parsing the whole bundle
+ * again: the validated bundle as loaded (ids lower-cased and the like) without its events, and the event
+ * tables as they were held in memory.
  */
 const LOADED_BUNDLE = 'loaded-bundle.json';
+const EVENT_TABLES = 'event-tables.bin';
 
-/** Keeps the validated bundle in a snapshot directory being built. */
-export async function writeLoadedBundle(snapshotDir: string, bundle: unknown): Promise<void> {
-  await writeFile(join(snapshotDir, LOADED_BUNDLE), JSON.stringify(bundle));
+/** Keeps the loaded content in a snapshot directory being built. */
+export async function writeLoadedContent(snapshotDir: string, bundle: { events: unknown[] }, tables: readonly EventTable[]): Promise<void> {
+  await writeFile(join(snapshotDir, LOADED_BUNDLE), JSON.stringify({ ...bundle, events: [] }));
+  const file = await open(join(snapshotDir, EVENT_TABLES), 'w');
+  try {
+    for (const chunk of EventTable.encode(tables)) await file.write(chunk);
+  } finally {
+    await file.close();
+  }
 }
 
-/** Reads the validated bundle kept in a snapshot directory. */
-export async function readLoadedBundle(snapshotDir: string): Promise<unknown> {
-  return JSON.parse(await readFile(join(snapshotDir, LOADED_BUNDLE), 'utf8'));
+/** Reads the loaded content kept in a snapshot directory. */
+export async function readLoadedContent(snapshotDir: string): Promise<{ bundle: unknown; tables: EventTable[] }> {
+  const [text, bytes] = await Promise.all([
+    readFile(join(snapshotDir, LOADED_BUNDLE), 'utf8'), readFile(join(snapshotDir, EVENT_TABLES)),
+  ]);
+  return { bundle: JSON.parse(text), tables: EventTable.decode(bytes) };
 }
 
 /** True when `dir` holds the snapshot for `checksum`. */

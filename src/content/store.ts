@@ -6,15 +6,18 @@ import { openDb, type Db, type OpenOptions } from '../db/pglite.ts';
 import { SELECT, SESSION_SAVED_EVENT } from '../db/schema.ts';
 import { contentDocs, loadBundle } from './load-bundle.ts';
 import {
-  claimSnapshot, hasSnapshot, newSnapshotDir, publishSnapshot, readLoadedBundle, removeSnapshot, writeLoadedBundle, type ClaimedDir,
+  claimSnapshot, hasSnapshot, newSnapshotDir, publishSnapshot, readLoadedContent, removeSnapshot, writeLoadedContent, type ClaimedDir,
 } from './snapshot.ts';
 import { buildReadModel, type ReadModel } from './read-model.ts';
 import type { BundleT } from './bundle-schema.ts';
 import { BundleError, validateBundle } from './validate-bundle.ts';
 
-/** Hex SHA-256 of a string, through WebCrypto (the same on Node, Bun and Deno). */
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+/** A bundle as text, or as the bytes of its file (UTF-8). */
+export type BundleSource = string | Uint8Array;
+
+/** Hex SHA-256 of a string (its UTF-8) or of bytes, through WebCrypto (the same on Node, Bun and Deno). */
+export async function sha256Hex(data: BundleSource): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', typeof data === 'string' ? new TextEncoder().encode(data) : data as Uint8Array<ArrayBuffer>);
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
@@ -39,11 +42,11 @@ export interface SnapshotOptions {
   builtIn?: { checksum: string; load(): Promise<Blob> };
 }
 
-/** Parses and validates bundle text; BundleError lists every problem. */
-export function parseBundle(text: string): BundleT {
+/** Parses and validates a bundle; BundleError lists every problem. */
+export function parseBundle(source: BundleSource): BundleT {
   let input: unknown;
   try {
-    input = JSON.parse(text);
+    input = JSON.parse(typeof source === 'string' ? source : new TextDecoder().decode(source));
   } catch (err) {
     throw new BundleError([{ path: '$', message: `not valid JSON: ${(err as Error).message}` }]);
   }
@@ -90,9 +93,10 @@ export class ContentStore {
 
   /**
    * Stages the bundle in `text`: finds a data snapshot of the same bundle (built in, or in `snapshots.dir`),
-   * or else validates the bundle. Throws BundleError for a bad bundle.
+   * or else validates the bundle. Throws BundleError for a bad bundle. The checksum is the SHA-256 of the
+   * bundle's UTF-8 bytes, so a file's bytes need not be decoded when a snapshot of them exists.
    */
-  static async stage(text: string, snapshots: SnapshotOptions = {}): Promise<StagedContent> {
+  static async stage(text: BundleSource, snapshots: SnapshotOptions = {}): Promise<StagedContent> {
     const checksum = await sha256Hex(text);
     const builtIn = snapshots.builtIn?.checksum === checksum ? await snapshots.builtIn.load() : null;
     const inDir = !builtIn && snapshots.dir !== undefined && await hasSnapshot(snapshots.dir, checksum);
@@ -100,7 +104,7 @@ export class ContentStore {
   }
 
   /** Opens a store serving the bundle in `text`: `stage`, then `loadStaged`. */
-  static async openBundle(text: string, snapshots: SnapshotOptions = {}, options: OpenOptions = {}):
+  static async openBundle(text: BundleSource, snapshots: SnapshotOptions = {}, options: OpenOptions = {}):
     Promise<{ store: ContentStore; from: OpenedFrom }> {
     const store = ContentStore.pending();
     const from = await store.loadStaged(text, await ContentStore.stage(text, snapshots), snapshots.dir, options);
@@ -112,19 +116,20 @@ export class ContentStore {
    * initdb and loads the bundle into a new snapshot in `dir` (in memory without one). A snapshot that
    * fails to open is removed and rebuilt from the bundle.
    */
-  async loadStaged(text: string, staged: StagedContent, dir?: string, options: OpenOptions = {}): Promise<OpenedFrom> {
+  async loadStaged(text: BundleSource, staged: StagedContent, dir?: string, options: OpenOptions = {}): Promise<OpenedFrom> {
     if (this.db) throw new Error('the store is already open');
     const { checksum } = staged;
     let warning: string | undefined;
     if (staged.builtIn || staged.inDir) {
       const claimed = staged.builtIn ? null : await claimSnapshot(dir!, checksum).catch(() => null);
       try {
-        // A directory snapshot keeps the bundle as validated when it was built, so it is not validated again;
-        // the built-in one (the demo, small) is validated here.
-        const bundle = claimed ? await readLoadedBundle(claimed.path) as BundleT : parseBundle(text);
+        // A directory snapshot keeps the bundle as validated when it was built and its event tables, so
+        // neither is validated or built again; the built-in one (the demo, small) is validated here.
+        const loaded = claimed ? await readLoadedContent(claimed.path) : null;
+        const bundle = loaded ? loaded.bundle as BundleT : parseBundle(text);
         const db = await openDb({ ...options, ...(claimed ? { dataDir: claimed.path } : { snapshot: staged.builtIn! }) });
         if (await storedChecksum(db) === checksum) {
-          this.use(db, buildReadModel(contentDocs(bundle, checksum)), claimed?.release);
+          this.use(db, buildReadModel(contentDocs(bundle, checksum), loaded?.tables), claimed?.release);
           return { source: 'snapshot' };
         }
         await db.close();
@@ -148,9 +153,10 @@ export class ContentStore {
         try {
           db = await openDb({ ...options, dataDir: building.path });
           const model = await this.loadInto(db, bundle, checksum);
+          await settle(db);
           await db.close();
           db = null;
-          await writeLoadedBundle(building.path, bundle);
+          await writeLoadedContent(building.path, bundle, [...model.maps.values()].map((m) => m.events));
           const published = await publishSnapshot(dir, building.path, checksum);
           const claimed = (published && await claimSnapshot(dir, checksum)) || building;
           this.use(await openDb({ ...options, dataDir: claimed.path }), model, claimed.release);
@@ -194,7 +200,7 @@ export class ContentStore {
    * Replaces the content with the bundle in `text` (JSON). Throws BundleError listing every problem;
    * on any failure the content being served stays exactly as it was.
    */
-  replaceFromText(text: string): Promise<ReadModel> {
+  replaceFromText(text: BundleSource): Promise<ReadModel> {
     const run = this.queue.then(async () => {
       if (!this.db) throw new Error('the store has no database yet');
       const model = await this.loadInto(this.db, parseBundle(text), await sha256Hex(text));
@@ -229,6 +235,16 @@ export class ContentStore {
     this.db = null;
     await this.release();
   }
+}
+
+/**
+ * Leaves a freshly loaded database as a snapshot should be: every row frozen and hinted, so the first
+ * reader after a reopen does not rewrite pages (with data checksums on, each would also go to the WAL),
+ * and everything checkpointed.
+ */
+async function settle(db: Db): Promise<void> {
+  await db.exec('VACUUM (FREEZE, ANALYZE)');
+  await db.exec('CHECKPOINT');
 }
 
 /** The checksum of the bundle a database holds. */

@@ -10,6 +10,7 @@ import { bbox, int, near, optionalInt, textList, timestamp, uuid, uuidList } fro
 import { defineRoute, PrivateReply, wholeSecond } from '../http/route.ts';
 import { EventSchema, PoiRecordSchema, Uuid } from './schemas.ts';
 import { findMap } from './shared.ts';
+import { findEvent } from '../content/read-model.ts';
 
 /** Default window length when `to` is omitted. */
 export const DEFAULT_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
@@ -97,11 +98,11 @@ export const listEvents = defineRoute({
     const matches = findMatches(map, filter, key);
     const first = state ? seekAfter(map, matches, state.s, state.i) : 0;
     const page = matches.subarray(first, first + query.limit);
-    const last = page.length > 0 ? map.events[page[page.length - 1]] : null;
+    const last = page.length > 0 ? page[page.length - 1] : -1;
     const more = first + page.length < matches.length;
     return {
-      events: Array.from(page, (i) => map.events[i].summary),
-      next_cursor: more && last ? nextCursor(key, { s: last.startMs, i: last.id, f: fromMs, t: toMs }) : null,
+      events: Array.from(page, (i) => map.events.summary(i)),
+      next_cursor: more && last >= 0 ? nextCursor(key, { s: map.events.startMs[last], i: map.events.id(last), f: fromMs, t: toMs }) : null,
       total: matches.length,
     };
   },
@@ -133,9 +134,11 @@ export const upcomingByPoi = defineRoute({
     const body: Record<string, unknown[]> = {};
     for (const id of query.poi_ids) {
       const out: unknown[] = [];
-      for (const e of model.eventsByPoi.get(id) ?? []) {
-        if (e.startMs > toMs || out.length >= query.limit_per_poi) break;
-        if (e.endMs >= fromMs) out.push(e.summary);
+      const poi = model.pois.get(id);
+      const events = poi && model.maps.get(poi.record.map_id)?.events;
+      for (const i of events?.positionsOfPoi(id) ?? []) {
+        if (events!.startMs[i] > toMs || out.length >= query.limit_per_poi) break;
+        if (events!.endMs[i] >= fromMs) out.push(events!.summary(i));
       }
       body[id] = out;
     }
@@ -163,13 +166,14 @@ export const getEvent = defineRoute({
   }),
   errors: [401, 404],
   async handle({ header, params, model, store, now }) {
-    const entry = model.events.get(params.id);
-    if (!entry) throw notFound(`Event ${params.id}`);
-    const body: Record<string, unknown> = { ...entry.summary, pois: entry.poiIds.map((id) => model.pois.get(id)!.record) };
+    const found = findEvent(model, params.id);
+    if (!found) throw notFound(`Event ${params.id}`);
+    const { map, position } = found;
+    const body: Record<string, unknown> = { ...map.events.summary(position), pois: map.events.poiIds(position).map((id) => model.pois.get(id)!.record) };
     const auth = header('authorization');
     if (auth === null) return body;
     const token = BEARER_RE.exec(auth.trim())?.[1];
-    const session = token ? await store.lookupSession(await sha256Hex(token), entry.id, now) : null;
+    const session = token ? await store.lookupSession(await sha256Hex(token), map.events.id(position), now) : null;
     if (!session) {
       throw new HttpError(401, 'The account session token is invalid or has expired.', {
         headers: { 'www-authenticate': 'Bearer error="invalid_token"' },

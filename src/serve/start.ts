@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { createApp, type App } from '../app.ts';
-import { ContentStore, type SnapshotOptions } from '../content/store.ts';
+import { ContentStore, type BundleSource, type SnapshotOptions, type StagedContent } from '../content/store.ts';
 import { BundleError } from '../content/validate-bundle.ts';
 import type { PgliteAssets } from '../db/pglite.ts';
 import { createLogger, type Logger } from '../http/log.ts';
@@ -39,15 +39,16 @@ export async function start(args: readonly string[], env: Record<string, string 
   }
   const logger = createLogger(config.logLevel);
   const useBuiltIn = options.demoBundle && !config.bundleGiven;
-  let text: string;
+  // A file is read as bytes: its checksum is taken over them, and they are decoded only when no snapshot has them.
+  let text: BundleSource | null;
   try {
-    text = useBuiltIn ? await options.demoBundle!() : await readFile(config.bundlePath, 'utf8');
+    text = useBuiltIn ? await options.demoBundle!() : await readFile(config.bundlePath);
   } catch (err) {
     return { exitCode: 1, message: `error: cannot read the content bundle ${config.bundlePath}: ${(err as Error).message}` };
   }
   const began = performance.now();
   const snapshots: SnapshotOptions = { dir: config.dataDir, builtIn: options.builtInSnapshot };
-  let staged: Awaited<ReturnType<typeof ContentStore.stage>>;
+  let staged: StagedContent | null;
   try {
     staged = await ContentStore.stage(text, snapshots);
   } catch (err) {
@@ -63,11 +64,16 @@ export async function start(args: readonly string[], env: Record<string, string 
     async load() {
       let from: Awaited<ReturnType<typeof store.loadStaged>>;
       try {
+        if (!text || !staged) throw new Error('load() runs once');
         from = await store.loadStaged(text, staged, config.dataDir, { assets: options.assets });
       } catch (err) {
         logger.log('error', 'the content failed to load', { error: String(err) });
         logger.flush();
         return false;
+      } finally {
+        // The bundle's bytes and the validated bundle are not needed once loaded: let them go.
+        text = null;
+        staged = null;
       }
       if (from.warning) logger.log('warn', from.warning);
       logger.log('info', 'content loaded', { source: from.source, content_version: store.model.checksum,

@@ -1,0 +1,350 @@
+/**
+ * The events of one map, stored column by column in keyset order (starts_at, then id): typed arrays for
+ * times, types, tags and anchors, and UTF-8 bytes for ids and texts. A million events take about 150 MB
+ * and no per-event JavaScript object, and a table is written to a data snapshot as it is held in memory,
+ * so a start from the snapshot reads it back instead of parsing the bundle's events again.
+ *
+ * A served event record is made on demand (`summary`) from the columns; the response cache keeps the
+ * answers that use it.
+ */
+import type { EventT } from './bundle-schema.ts';
+import { toUtc } from './rfc3339.ts';
+
+/** The three kinds of POI an event can be anchored to. */
+type AnchorType = 'marker' | 'path' | 'polygon';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Strings packed as UTF-8 in one byte array; string i is bytes[offsets[i], offsets[i + 1]). */
+class StringColumn {
+  readonly bytes: Uint8Array;
+  readonly offsets: Uint32Array;
+
+  constructor(bytes: Uint8Array, offsets: Uint32Array) {
+    this.bytes = bytes;
+    this.offsets = offsets;
+  }
+
+  static from(strings: readonly string[]): StringColumn {
+    const offsets = new Uint32Array(strings.length + 1);
+    let bytes = new Uint8Array(1024);
+    let at = 0;
+    for (let i = 0; i < strings.length; i++) {
+      const s = strings[i];
+      // A UTF-16 code unit takes at most three UTF-8 bytes.
+      if (at + s.length * 3 > bytes.length) {
+        const grown = new Uint8Array(Math.max(bytes.length * 2, at + s.length * 3));
+        grown.set(bytes.subarray(0, at));
+        bytes = grown;
+      }
+      at += encoder.encodeInto(s, bytes.subarray(at)).written;
+      if (at > 0xffffffff) throw new Error('event texts exceed 4 GiB');
+      offsets[i + 1] = at;
+    }
+    return new StringColumn(bytes.slice(0, at), offsets);
+  }
+
+  get(i: number): string {
+    return decoder.decode(this.bytes.subarray(this.offsets[i], this.offsets[i + 1]));
+  }
+
+  /** True when string i has exactly these UTF-8 bytes. */
+  equals(i: number, utf8: Uint8Array): boolean {
+    const start = this.offsets[i];
+    if (this.offsets[i + 1] - start !== utf8.length) return false;
+    for (let k = 0; k < utf8.length; k++) if (this.bytes[start + k] !== utf8[k]) return false;
+    return true;
+  }
+
+  /** FNV-1a over string i's bytes. */
+  hash(i: number): number {
+    return fnv1a(this.bytes, this.offsets[i], this.offsets[i + 1]);
+  }
+}
+
+function fnv1a(bytes: Uint8Array, start: number, end: number): number {
+  let h = 0x811c9dc5;
+  for (let k = start; k < end; k++) h = Math.imul(h ^ bytes[k], 0x01000193);
+  return h >>> 0;
+}
+
+/** The dictionaries a table's code columns point into. */
+export interface EventDictionaries {
+  types: string[];
+  tags: string[]; // as written in the bundle; filters compare them lowercased
+  pois: string[]; // anchored POIs
+  poiTypes: AnchorType[];
+}
+
+/** The typed-array columns of a table, one entry per event unless said otherwise. */
+interface EventColumns {
+  idBytes: Uint8Array; idOffsets: Uint32Array;
+  textBytes: Uint8Array; textOffsets: Uint32Array; // JSON [title, description, url, image_url, price]
+  startMs: Float64Array; endMs: Float64Array; createdMs: Float64Array;
+  typeCode: Uint32Array;
+  tagStart: Uint32Array; tagCode: Uint32Array; // event i's tags: tagCode[tagStart[i] .. tagStart[i + 1])
+  anchorStart: Uint32Array; anchorPoi: Uint32Array; // event i's anchors: indexes into `pois`
+}
+
+/** Which typed array each column is, to read a table back. */
+const COLUMN_TYPES = {
+  idBytes: Uint8Array, idOffsets: Uint32Array, textBytes: Uint8Array, textOffsets: Uint32Array,
+  startMs: Float64Array, endMs: Float64Array, createdMs: Float64Array, typeCode: Uint32Array,
+  tagStart: Uint32Array, tagCode: Uint32Array, anchorStart: Uint32Array, anchorPoi: Uint32Array,
+} as const;
+type ColumnName = keyof typeof COLUMN_TYPES;
+const COLUMN_NAMES = Object.keys(COLUMN_TYPES) as ColumnName[];
+
+/** What identifies a table apart from its columns. */
+interface TableHead { mapId: string; timeZone: string; length: number; dictionaries: EventDictionaries }
+
+/** One event as the builder takes it: the validated record and its public anchors (deduplicated, in bundle order). */
+export interface EventInput { doc: EventT; startMs: number; anchors: string[] }
+
+const orNull = <T>(x: T | undefined | null): T | null => (x === undefined ? null : x);
+
+/** The events of one map, in keyset order, with lookups by id and by anchored POI. */
+export class EventTable {
+  readonly mapId: string;
+  readonly timeZone: string;
+  readonly length: number;
+  readonly startMs: Float64Array;
+  readonly endMs: Float64Array;
+  /** The longest event's duration, so a window scan can start by binary search. */
+  readonly longestEventMs: number;
+  private readonly dict: EventDictionaries;
+  private readonly columns: EventColumns;
+  private readonly ids: StringColumn;
+  private readonly texts: StringColumn;
+  private readonly lowerTags: string[];
+  private readonly idSlots: Int32Array; // open addressing: hash of id -> position + 1 (0 = empty)
+  private readonly poiIndex: Map<string, number>;
+  private readonly poiEventStart: Uint32Array; // POI k's events: poiEvents[poiEventStart[k] .. poiEventStart[k + 1])
+  private readonly poiEvents: Int32Array;
+
+  private constructor(head: TableHead, columns: EventColumns) {
+    this.mapId = head.mapId;
+    this.timeZone = head.timeZone;
+    this.length = head.length;
+    this.dict = head.dictionaries;
+    this.columns = columns;
+    this.startMs = columns.startMs;
+    this.endMs = columns.endMs;
+    this.ids = new StringColumn(columns.idBytes, columns.idOffsets);
+    this.texts = new StringColumn(columns.textBytes, columns.textOffsets);
+    this.lowerTags = this.dict.tags.map((t) => t.toLowerCase());
+    let longest = 0;
+    for (let i = 0; i < this.length; i++) longest = Math.max(longest, this.endMs[i] - this.startMs[i]);
+    this.longestEventMs = longest;
+
+    let size = 1;
+    while (size < this.length * 2) size *= 2;
+    this.idSlots = new Int32Array(size);
+    for (let i = 0; i < this.length; i++) {
+      let slot = this.ids.hash(i) & (size - 1);
+      while (this.idSlots[slot] !== 0) slot = (slot + 1) & (size - 1);
+      this.idSlots[slot] = i + 1;
+    }
+
+    // Events per anchored POI, in keyset order (the order of positions).
+    const { anchorStart, anchorPoi } = columns;
+    const poiCount = this.dict.pois.length;
+    this.poiIndex = new Map(this.dict.pois.map((id, k) => [id, k]));
+    this.poiEventStart = new Uint32Array(poiCount + 1);
+    for (let a = 0; a < anchorPoi.length; a++) this.poiEventStart[anchorPoi[a] + 1]++;
+    for (let k = 0; k < poiCount; k++) this.poiEventStart[k + 1] += this.poiEventStart[k];
+    this.poiEvents = new Int32Array(anchorPoi.length);
+    const fill = this.poiEventStart.slice(0, poiCount);
+    for (let i = 0; i < this.length; i++) {
+      for (let a = anchorStart[i]; a < anchorStart[i + 1]; a++) this.poiEvents[fill[anchorPoi[a]]++] = i;
+    }
+  }
+
+  /** Builds the table of one map from its events, already in keyset order. */
+  static build(mapId: string, timeZone: string, events: readonly EventInput[], poiType: (id: string) => AnchorType): EventTable {
+    const n = events.length;
+    const codes = <T extends string>(list: T[]) => {
+      const index = new Map<T, number>();
+      return (value: T) => {
+        let code = index.get(value);
+        if (code === undefined) index.set(value, (code = list.push(value) - 1));
+        return code;
+      };
+    };
+    const dictionaries: EventDictionaries = { types: [], tags: [], pois: [], poiTypes: [] };
+    const typeOf = codes(dictionaries.types);
+    const tagOf = codes(dictionaries.tags);
+    const poiOf = codes(dictionaries.pois);
+    const startMs = new Float64Array(n);
+    const endMs = new Float64Array(n);
+    const createdMs = new Float64Array(n);
+    const typeCode = new Uint32Array(n);
+    const tagStart = new Uint32Array(n + 1);
+    const anchorStart = new Uint32Array(n + 1);
+    const tagCode: number[] = [];
+    const anchorPoi: number[] = [];
+    const ids: string[] = new Array(n);
+    const texts: string[] = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const { doc, anchors } = events[i];
+      ids[i] = doc.id;
+      texts[i] = JSON.stringify([doc.title, orNull(doc.description), orNull(doc.url), orNull(doc.image_url), orNull(doc.price)]);
+      startMs[i] = events[i].startMs;
+      endMs[i] = Date.parse(doc.ends_at);
+      createdMs[i] = Date.parse(doc.created_at);
+      typeCode[i] = typeOf(doc.event_type);
+      for (const tag of doc.tags) tagCode.push(tagOf(tag));
+      tagStart[i + 1] = tagCode.length;
+      for (const id of anchors) anchorPoi.push(poiOf(id));
+      anchorStart[i + 1] = anchorPoi.length;
+    }
+    dictionaries.poiTypes = dictionaries.pois.map(poiType);
+    const idColumn = StringColumn.from(ids);
+    const textColumn = StringColumn.from(texts);
+    return new EventTable({ mapId, timeZone, length: n, dictionaries }, {
+      idBytes: idColumn.bytes, idOffsets: idColumn.offsets, textBytes: textColumn.bytes, textOffsets: textColumn.offsets,
+      startMs, endMs, createdMs, typeCode, tagStart, tagCode: Uint32Array.from(tagCode),
+      anchorStart, anchorPoi: Uint32Array.from(anchorPoi),
+    });
+  }
+
+  /** Event i's id. */
+  id(i: number): string {
+    return this.ids.get(i);
+  }
+
+  /** The position of the event with this (lowercase) id, or -1. */
+  positionOf(id: string): number {
+    const utf8 = encoder.encode(id);
+    const mask = this.idSlots.length - 1;
+    for (let slot = fnv1a(utf8, 0, utf8.length) & mask; this.idSlots[slot] !== 0; slot = (slot + 1) & mask) {
+      const i = this.idSlots[slot] - 1;
+      if (this.ids.equals(i, utf8)) return i;
+    }
+    return -1;
+  }
+
+  /** Positions of the events anchored to a POI, in keyset order. */
+  positionsOfPoi(poiId: string): Int32Array {
+    const k = this.poiIndex.get(poiId);
+    return k === undefined ? new Int32Array(0) : this.poiEvents.subarray(this.poiEventStart[k], this.poiEventStart[k + 1]);
+  }
+
+  /** Every anchored POI, indexed by the codes `anchorCodes` gives. */
+  get anchorPois(): readonly string[] {
+    return this.dict.pois;
+  }
+
+  /** Event i's anchored POIs as codes into `anchorPois`, in bundle order. */
+  anchorCodes(i: number): Uint32Array {
+    const { anchorStart, anchorPoi } = this.columns;
+    return anchorPoi.subarray(anchorStart[i], anchorStart[i + 1]);
+  }
+
+  /** Event i's anchored POI ids, in bundle order. */
+  poiIds(i: number): string[] {
+    return Array.from(this.anchorCodes(i), (k) => this.dict.pois[k]);
+  }
+
+  /** A mask over type codes: which codes are one of these (lowercase) types. */
+  typeMask(types: readonly string[]): Uint8Array {
+    const wanted = new Set(types);
+    return Uint8Array.from(this.dict.types, (t) => (wanted.has(t) ? 1 : 0));
+  }
+
+  /** A mask over tag codes: which codes are one of these tags (lowercase). */
+  tagMask(tags: readonly string[]): Uint8Array {
+    const wanted = new Set(tags);
+    return Uint8Array.from(this.lowerTags, (t) => (wanted.has(t) ? 1 : 0));
+  }
+
+  /** True when event i's type is in the mask. */
+  hasType(i: number, mask: Uint8Array): boolean {
+    return mask[this.columns.typeCode[i]] === 1;
+  }
+
+  /** True when one of event i's tags is in the mask. */
+  hasTag(i: number, mask: Uint8Array): boolean {
+    const { tagStart, tagCode } = this.columns;
+    for (let t = tagStart[i]; t < tagStart[i + 1]; t++) if (mask[tagCode[t]] === 1) return true;
+    return false;
+  }
+
+  /** Event i as served. */
+  summary(i: number): Record<string, unknown> {
+    const { tagStart, tagCode, anchorStart, anchorPoi, typeCode, createdMs } = this.columns;
+    const [title, description, url, imageUrl, price] = JSON.parse(this.texts.get(i)) as (string | null)[];
+    const anchors = [];
+    for (let a = anchorStart[i]; a < anchorStart[i + 1]; a++) anchors.push({ id: this.dict.pois[anchorPoi[a]], type: this.dict.poiTypes[anchorPoi[a]] });
+    return {
+      id: this.id(i), map_id: this.mapId, title, description, event_type: this.dict.types[typeCode[i]],
+      tags: Array.from(tagCode.subarray(tagStart[i], tagStart[i + 1]), (c) => this.dict.tags[c]),
+      starts_at: toUtc(this.startMs[i]), ends_at: toUtc(this.endMs[i]), time_zone: this.timeZone,
+      url, image_url: imageUrl, price, created_at: toUtc(createdMs[i]), anchors,
+    };
+  }
+
+  /**
+   * The tables as bytes: a little-endian u32 header length, the JSON header, then each column,
+   * 8-byte aligned so it can be viewed in place when read back.
+   */
+  static encode(tables: readonly EventTable[]): Uint8Array[] {
+    const chunks: Uint8Array[] = [];
+    let at = 0;
+    const heads = tables.map((t) => {
+      const columns: Record<string, [number, number]> = {};
+      for (const name of COLUMN_NAMES) {
+        const col = t.columns[name];
+        at = align8(at);
+        columns[name] = [at, col.length];
+        at += col.byteLength;
+      }
+      return { mapId: t.mapId, timeZone: t.timeZone, length: t.length, dictionaries: t.dict, columns };
+    });
+    const header = encoder.encode(JSON.stringify({ format: TABLE_FORMAT, littleEndian: LITTLE_ENDIAN, tables: heads }));
+    const base = align8(4 + header.length);
+    const prefix = new Uint8Array(base);
+    new DataView(prefix.buffer).setUint32(0, header.length, true);
+    prefix.set(header, 4);
+    chunks.push(prefix);
+    let written = 0;
+    for (const t of tables) {
+      for (const name of COLUMN_NAMES) {
+        const col = t.columns[name];
+        const pad = align8(written) - written;
+        if (pad > 0) chunks.push(new Uint8Array(pad));
+        chunks.push(new Uint8Array(col.buffer, col.byteOffset, col.byteLength));
+        written = align8(written) + col.byteLength;
+      }
+    }
+    return chunks;
+  }
+
+  /** Reads back what `encode` wrote; throws on anything else. The columns are views into `bytes`. */
+  static decode(bytes: Uint8Array): EventTable[] {
+    if (bytes.byteOffset % 8 !== 0) bytes = bytes.slice();
+    const headerLength = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
+    const header = JSON.parse(decoder.decode(bytes.subarray(4, 4 + headerLength))) as {
+      format: number; littleEndian: boolean; tables: (TableHead & { columns: Record<ColumnName, [number, number]> })[];
+    };
+    if (header.format !== TABLE_FORMAT) throw new Error(`event tables of format ${header.format}, not ${TABLE_FORMAT}`);
+    if (header.littleEndian !== LITTLE_ENDIAN) throw new Error('event tables written on a machine of the other byte order');
+    const base = bytes.byteOffset + align8(4 + headerLength);
+    return header.tables.map((head) => {
+      const columns = {} as Record<ColumnName, unknown>;
+      for (const name of COLUMN_NAMES) {
+        const [offset, length] = head.columns[name];
+        const Type = COLUMN_TYPES[name];
+        if (base + offset + length * Type.BYTES_PER_ELEMENT > bytes.byteOffset + bytes.byteLength) throw new Error('event tables are truncated');
+        columns[name] = new Type(bytes.buffer as ArrayBuffer, base + offset, length);
+      }
+      return new EventTable(head, columns as EventColumns);
+    });
+  }
+}
+
+/** Changes whenever the encoding does, so a snapshot in an older encoding is rebuilt, not misread. */
+export const TABLE_FORMAT = 1;
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+const align8 = (n: number) => (n + 7) & ~7;

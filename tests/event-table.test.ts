@@ -1,0 +1,99 @@
+/**
+ * Event tables: the columns a map's events are held in, and the bytes a data snapshot keeps them as.
+ * A read model built from tables read back must answer exactly as one built from the bundle's records.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { EventTable } from '../src/content/event-table.ts';
+import { contentDocs } from '../src/content/load-bundle.ts';
+import { buildReadModel, findEvent, type ReadModel } from '../src/content/read-model.ts';
+import { parseBundle } from '../src/content/store.ts';
+import { F, makeFixture } from './helpers/fixture.ts';
+
+/** The fixture with texts that need more than one UTF-8 byte, and an event listed out of keyset order. */
+function fixture() {
+  const bundle = makeFixture({ events: 300 });
+  bundle.events[0].title = 'Fête de la Mercè 🎉 à Málaga';
+  bundle.events[1].description = 'Ünïcödé — “quoted” \\ and "escaped"';
+  bundle.events[2].price = '€5';
+  bundle.events.reverse();
+  return parseBundle(JSON.stringify(bundle));
+}
+
+/** Every table as one byte array, as the snapshot file holds them. */
+function encoded(model: ReadModel, shift = 0): Uint8Array {
+  const chunks = EventTable.encode([...model.maps.values()].map((m) => m.events));
+  const out = new Uint8Array(shift + chunks.reduce((n, c) => n + c.length, 0));
+  let at = shift;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out.subarray(shift);
+}
+
+test('a read model from tables read back answers exactly as one built from the records', () => {
+  const bundle = fixture();
+  const built = buildReadModel(contentDocs(bundle, 'x'));
+  // A byte array that does not start on an 8-byte boundary is copied, not misread.
+  for (const shift of [0, 3]) {
+    const tables = EventTable.decode(encoded(built, shift));
+    const read = buildReadModel(contentDocs({ ...bundle, events: [] }, 'x'), tables);
+    assert.deepEqual([...read.maps.keys()], [...built.maps.keys()]);
+    let compared = 0;
+    for (const [mapId, a] of built.maps) {
+      const b = read.maps.get(mapId)!;
+      assert.equal(b.events.length, a.events.length);
+      assert.equal(b.events.longestEventMs, a.events.longestEventMs);
+      assert.equal(b.eventIndex.pointsOf(0, b.events.length), a.eventIndex.pointsOf(0, a.events.length));
+      for (let i = 0; i < a.events.length; i++) {
+        assert.deepEqual(b.events.summary(i), a.events.summary(i));
+        assert.deepEqual(b.events.poiIds(i), a.events.poiIds(i));
+        assert.equal(b.events.positionOf(a.events.id(i)), i);
+        compared++;
+      }
+      for (const poi of read.pois.keys()) assert.deepEqual([...b.events.positionsOfPoi(poi)], [...a.events.positionsOfPoi(poi)]);
+    }
+    assert.ok(compared > 300, 'every event was compared');
+  }
+});
+
+test('tables keep the keyset order, every text exactly, and find events by id and by POI', () => {
+  const bundle = fixture();
+  const model = buildReadModel(contentDocs(bundle, 'x'));
+  const events = model.maps.get(F.map)!.events;
+  for (let i = 1; i < events.length; i++) {
+    const order = events.startMs[i - 1] - events.startMs[i] || (events.id(i - 1) < events.id(i) ? -1 : 1);
+    assert.ok(order < 0, `event ${i} follows event ${i - 1} in keyset order`);
+  }
+  const byId = new Map(bundle.events.map((e) => [e.id, e]));
+  for (let i = 0; i < events.length; i++) {
+    const doc = byId.get(events.id(i))!;
+    const served = events.summary(i);
+    assert.equal(served.title, doc.title);
+    assert.equal(served.description, doc.description ?? null);
+    assert.equal(served.price, doc.price ?? null);
+    assert.deepEqual(served.tags, doc.tags);
+    assert.equal(Date.parse(served.starts_at as string), Date.parse(doc.starts_at));
+  }
+  assert.equal(events.positionOf('00000000-0000-4000-8000-000000000000'), -1);
+  assert.equal(findEvent(model, '00000000-0000-4000-8000-000000000000'), null);
+  const some = bundle.events[5];
+  assert.equal(findEvent(model, some.id)?.map.id, some.map_id);
+  // Per POI: exactly the events anchored to it, in keyset order (brute force over the records).
+  for (const poi of events.anchorPois) {
+    const expected = Array.from({ length: events.length }, (_, i) => i).filter((i) => events.poiIds(i).includes(poi));
+    assert.deepEqual([...events.positionsOfPoi(poi)], expected);
+  }
+  assert.equal(events.positionsOfPoi('00000000-0000-4000-8000-000000000000').length, 0);
+});
+
+test('bytes that are not event tables of this format are refused, not misread', () => {
+  const model = buildReadModel(contentDocs(fixture(), 'x'));
+  const bytes = encoded(model);
+  assert.throws(() => EventTable.decode(bytes.subarray(0, bytes.length - 9)), /truncated/);
+  const header = new TextDecoder().decode(bytes.subarray(4, 4 + new DataView(bytes.buffer).getUint32(0, true)));
+  const other = bytes.slice();
+  other.set(new TextEncoder().encode(header.replace('"format":1', '"format":9')), 4);
+  assert.throws(() => EventTable.decode(other), /format 9/);
+});
