@@ -1,10 +1,12 @@
 /**
  * Event match lists, seen from inside the app (so in-process only): the matches of a filter set are
- * computed once, so later pages and totals reuse them, and a defaulted window is cut to the whole second.
+ * computed once, so later pages and totals reuse them, a defaulted window is cut to the whole second, and the
+ * lists kept are bounded.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createApp } from '../src/app.ts';
+import { DIRECT_TEST_POINTS, filterKey, findMatches, MATCH_CACHE_SIZE, type EventFilter } from '../src/content/event-search.ts';
 import { openTestApp, QUIET, readDemoBundle, type TestApp } from './helpers/app.ts';
 
 const demo = await readDemoBundle();
@@ -43,4 +45,22 @@ test('a defaulted window starts at "now" to the whole second, so requests within
   clock += 200; // 10:00:01.000, the next second
   await get();
   assert.equal(view.matchCache.size, 2, 'a new second is a new filter set');
+});
+
+test('kept match lists are bounded by count and by positions, dropping the least recently used', () => {
+  const view = t.store.model.maps.get(map.id)!;
+  view.matchCache.clear();
+  const day = 86_400_000;
+  const filter = (d: number): EventFilter => ({ fromMs: Date.parse('2026-11-01T00:00:00Z') + d * day, toMs: Date.parse('2028-12-31T00:00:00Z'),
+    types: null, tags: null, bbox: null, near: null });
+  const lists = Array.from({ length: MATCH_CACHE_SIZE + 10 }, (_, d) => findMatches(view, filter(d), filterKey(view.id, filter(d))));
+  assert.equal(view.matchCache.size, MATCH_CACHE_SIZE, 'at most MATCH_CACHE_SIZE lists');
+  assert.ok(!view.matchCache.has(filterKey(view.id, filter(0))), 'the oldest went first');
+  // A bound on positions smaller than two lists keeps only the newest.
+  const limit = lists[0].length + 1;
+  findMatches(view, filter(-1), filterKey(view.id, filter(-1)), true, DIRECT_TEST_POINTS, limit);
+  assert.deepEqual([...view.matchCache.keys()], [filterKey(view.id, filter(-1))]);
+  // One list larger than the bound is still kept: the page being served needs it.
+  findMatches(view, filter(-2), filterKey(view.id, filter(-2)), true, DIRECT_TEST_POINTS, 1);
+  assert.equal(view.matchCache.size, 1);
 });

@@ -265,7 +265,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       await assert.rejects(fetch(`${server.base}/healthz`), 'the port is closed');
     });
 
-    test('a bad bundle exits 1 with every problem listed, before the port opens', async () => {
+    test('a bad or unreadable bundle exits 1 with every problem listed, before the port opens', async () => {
       const dir = await mkdtemp(join(tmpdir(), 'bad-'));
       const bad = makeFixture();
       bad.markers[0].lat = 91;
@@ -276,6 +276,13 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       assert.match(stderr, /\$\.markers\[0\]\.lat/);
       assert.match(stderr, /\$\.events\[0\]\.poi_ids\[0\]/);
       assert.doesNotMatch(stdout, /listening/);
+      // A bundle that cannot be read at all (missing, a directory) is refused the same way.
+      for (const path of [join(dir, 'missing.json'), dir]) {
+        const run = await runToExit(runtime, ['--bundle', path, '--port', '0', '--data-dir', dir]);
+        assert.equal(run.code, 1, run.stderr);
+        assert.match(run.stderr, /cannot read the content bundle/);
+        assert.doesNotMatch(run.stdout, /listening/);
+      }
       await rm(dir, { recursive: true, force: true });
     });
 

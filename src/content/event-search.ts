@@ -24,6 +24,9 @@ export const DIRECT_TEST_POINTS = 200_000;
 /** Filter sets whose match lists are kept per map. */
 export const MATCH_CACHE_SIZE = 256;
 
+/** Positions the kept match lists of a map may hold in all (64 MB): broad filters over a million events are 4 MB each. */
+export const MATCH_CACHE_POSITIONS = 16 * 2 ** 20;
+
 /** A canonical string for a filter set: equal filters (lists in any order), equal keys. */
 export function filterKey(mapId: string, f: EventFilter): string {
   const sorted = (xs: string[] | null) => xs && [...xs].sort();
@@ -37,7 +40,8 @@ export function filterKey(mapId: string, f: EventFilter): string {
  * that follow. `directTestPoints` is where testing candidates one by one gives way to the index (tests force
  * each way).
  */
-export function findMatches(map: MapView, f: EventFilter, key: string, cache = true, directTestPoints = DIRECT_TEST_POINTS): Int32Array {
+export function findMatches(map: MapView, f: EventFilter, key: string, cache = true, directTestPoints = DIRECT_TEST_POINTS,
+  cachePositions = MATCH_CACHE_POSITIONS): Int32Array {
   const cached = map.matchCache.get(key);
   if (cached) {
     // Re-insert to keep the Map in least-recently-used order.
@@ -76,7 +80,14 @@ export function findMatches(map: MapView, f: EventFilter, key: string, cache = t
   const matches = Int32Array.from(out);
   if (!cache) return matches;
   map.matchCache.set(key, matches);
-  if (map.matchCache.size > MATCH_CACHE_SIZE) map.matchCache.delete(map.matchCache.keys().next().value!);
+  // Drop the least recently used lists while over either bound (the newest list always stays).
+  let positions = 0;
+  for (const list of map.matchCache.values()) positions += list.length;
+  for (const [oldKey, list] of map.matchCache) {
+    if (map.matchCache.size <= 1 || (map.matchCache.size <= MATCH_CACHE_SIZE && positions <= cachePositions)) break;
+    map.matchCache.delete(oldKey);
+    positions -= list.length;
+  }
   return matches;
 }
 

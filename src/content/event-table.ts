@@ -236,6 +236,11 @@ export class EventTable {
     return this.dict.pois;
   }
 
+  /** Event i's anchors are `anchorPoi[anchorStart[i] .. anchorStart[i + 1])`, codes into `anchorPois`. */
+  get anchorColumns(): { anchorStart: Uint32Array; anchorPoi: Uint32Array } {
+    return this.columns;
+  }
+
   /** Event i's anchored POIs as codes into `anchorPois`, in bundle order. */
   anchorCodes(i: number): Uint32Array {
     const { anchorStart, anchorPoi } = this.columns;

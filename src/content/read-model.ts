@@ -176,16 +176,22 @@ function buildEventTables(docs: readonly EventT[], maps: Map<string, MapView>, p
 
 /** The spatial index of a map's events: every vertex of every anchored POI, owned by the event's position. */
 function anchorIndex(events: EventTable, pois: Map<string, PoiEntry>): PointIndex {
-  const vertices = events.anchorPois.map((id) => geometryVertices(pois.get(id)!.geometry));
-  const lngs: number[] = [];
-  const lats: number[] = [];
-  const owners: number[] = [];
+  // Each anchored POI's vertices as flat lng, lat pairs.
+  const vertices = events.anchorPois.map((id) => Float64Array.from(geometryVertices(pois.get(id)!.geometry).flat()));
+  const { anchorStart, anchorPoi } = events.anchorColumns;
+  let count = 0;
+  for (let a = 0; a < anchorPoi.length; a++) count += vertices[anchorPoi[a]].length / 2;
+  const lngs = new Float64Array(count);
+  const lats = new Float64Array(count);
+  const owners = new Int32Array(count);
+  let at = 0;
   for (let i = 0; i < events.length; i++) {
-    for (const k of events.anchorCodes(i)) {
-      for (const [lng, lat] of vertices[k]) {
-        lngs.push(lng);
-        lats.push(lat);
-        owners.push(i);
+    for (let a = anchorStart[i]; a < anchorStart[i + 1]; a++) {
+      const v = vertices[anchorPoi[a]];
+      for (let k = 0; k < v.length; k += 2) {
+        lngs[at] = v[k];
+        lats[at] = v[k + 1];
+        owners[at++] = i;
       }
     }
   }
@@ -250,11 +256,13 @@ export function buildReadModel(docs: ContentDocs, eventTables?: readonly EventTa
     pois.set(doc.id, buildPoi(poi_type, doc, publicVersionIds(doc.id), doc.category_ids.filter((id) => categories.has(id))));
   }
 
+  // Sorted once: each version's POIs keep this order.
+  const poisByName = [...pois.values()].sort((a, b) => compareByName(a.record, b.record));
   const maps = new Map<string, MapView>();
   for (const m of enabledDocs) {
     const versionDocs = new Map(m.versions.filter((ver) => ver.status === 'published').map((ver) => [ver.id, ver]));
     const versions = new Map<string, VersionContent>();
-    for (const versionId of versionDocs.keys()) versions.set(versionId, buildVersion(versionId, m.id, pois, categories));
+    for (const versionId of versionDocs.keys()) versions.set(versionId, buildVersion(versionId, m.id, poisByName, categories));
     maps.set(m.id, {
       id: m.id, doc: m, publisherId: m.publisher_id, currentVersionId: m.current_version_id, versionDocs, versions,
       contentBlocks: [...m.content_blocks].sort((a, b) => a.sort_order - b.sort_order || (a.id < b.id ? -1 : 1))
@@ -367,10 +375,9 @@ function buildPoi(type: PoiType, doc: MarkerT | PathT | PolygonT, versionIds: st
     summary: { id: doc.id, type, name: doc.name, lat: at.lat, lng: at.lng } };
 }
 
-function buildVersion(versionId: string, mapId: string, pois: Map<string, PoiEntry>,
+function buildVersion(versionId: string, mapId: string, poisByName: readonly PoiEntry[],
   categories: Map<string, CategoryRecord>): VersionContent {
-  const inVersion = [...pois.values()].filter((p) => p.record.map_id === mapId && p.versions.has(versionId))
-    .sort((a, b) => compareByName(a.record, b.record));
+  const inVersion = poisByName.filter((p) => p.record.map_id === mapId && p.versions.has(versionId));
   const cats = [...categories.values()].filter((c) => c.map_id === mapId && c.version_ids.includes(versionId))
     .sort(compareCustom);
   const categoryIds = new Set(cats.map((c) => c.id));

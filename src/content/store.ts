@@ -2,6 +2,9 @@
  * The content store: PGlite plus the read model of the content it holds. Replacing the content is
  * all-or-nothing: a bundle is validated, loaded in one transaction, and only then swapped in.
  */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { openDb, type Db, type OpenOptions } from '../db/pglite.ts';
 import { SELECT, SESSION_SAVED_EVENT } from '../db/schema.ts';
 import { contentDocs, loadBundle } from './load-bundle.ts';
@@ -12,11 +15,14 @@ import { buildReadModel, type ReadModel } from './read-model.ts';
 import type { BundleT } from './bundle-schema.ts';
 import { BundleError, validateBundle } from './validate-bundle.ts';
 
-/** A bundle as text, or as the bytes of its file (UTF-8). */
-export type BundleSource = string | Uint8Array;
+/** A bundle file, read only as far as needed: streamed through the hash when a snapshot has its content. */
+export interface BundleFile { path: string }
+
+/** A bundle as text, as UTF-8 bytes, or as a file. */
+export type BundleSource = string | Uint8Array | BundleFile;
 
 /** Hex SHA-256 of a string (its UTF-8) or of bytes, through WebCrypto (the same on Node, Bun and Deno). */
-export async function sha256Hex(data: BundleSource): Promise<string> {
+export async function sha256Hex(data: string | Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', typeof data === 'string' ? new TextEncoder().encode(data) : data as Uint8Array<ArrayBuffer>);
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
@@ -42,8 +48,22 @@ export interface SnapshotOptions {
   builtIn?: { checksum: string; load(): Promise<Blob> };
 }
 
+/** The SHA-256 of a bundle's UTF-8 bytes; a file is streamed, never held whole. */
+async function checksumOf(source: BundleSource): Promise<string> {
+  if (typeof source === 'string' || source instanceof Uint8Array) return sha256Hex(source);
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(source.path)) hash.update(chunk as Uint8Array);
+  return hash.digest('hex');
+}
+
+/** Reads, checksums and validates a whole bundle (the checksum is of exactly the bytes validated). */
+async function readBundle(source: BundleSource): Promise<{ checksum: string; bundle: BundleT }> {
+  const content = typeof source === 'string' || source instanceof Uint8Array ? source : await readFile(source.path);
+  return { checksum: await sha256Hex(content), bundle: parseBundle(content) };
+}
+
 /** Parses and validates a bundle; BundleError lists every problem. */
-export function parseBundle(source: BundleSource): BundleT {
+export function parseBundle(source: string | Uint8Array): BundleT {
   let input: unknown;
   try {
     input = JSON.parse(typeof source === 'string' ? source : new TextDecoder().decode(source));
@@ -94,13 +114,14 @@ export class ContentStore {
   /**
    * Stages the bundle in `text`: finds a data snapshot of the same bundle (built in, or in `snapshots.dir`),
    * or else validates the bundle. Throws BundleError for a bad bundle. The checksum is the SHA-256 of the
-   * bundle's UTF-8 bytes, so a file's bytes need not be decoded when a snapshot of them exists.
+   * bundle's UTF-8 bytes, so a file is only streamed through the hash when a snapshot of it exists.
    */
   static async stage(text: BundleSource, snapshots: SnapshotOptions = {}): Promise<StagedContent> {
-    const checksum = await sha256Hex(text);
+    const checksum = await checksumOf(text);
     const builtIn = snapshots.builtIn?.checksum === checksum ? await snapshots.builtIn.load() : null;
     const inDir = !builtIn && snapshots.dir !== undefined && await hasSnapshot(snapshots.dir, checksum);
-    return { checksum, builtIn, inDir, bundle: builtIn || inDir ? null : parseBundle(text) };
+    if (builtIn || inDir) return { checksum, builtIn, inDir, bundle: null };
+    return { ...await readBundle(text), builtIn: null, inDir: false };
   }
 
   /** Opens a store serving the bundle in `text`: `stage`, then `loadStaged`. */
@@ -118,7 +139,7 @@ export class ContentStore {
    */
   async loadStaged(text: BundleSource, staged: StagedContent, dir?: string, options: OpenOptions = {}): Promise<OpenedFrom> {
     if (this.db) throw new Error('the store is already open');
-    const { checksum } = staged;
+    let { checksum } = staged;
     let warning: string | undefined;
     if (staged.builtIn || staged.inDir) {
       const claimed = staged.builtIn ? null : await claimSnapshot(dir!, checksum).catch(() => null);
@@ -126,7 +147,7 @@ export class ContentStore {
         // A directory snapshot keeps the bundle as validated when it was built and its event tables, so
         // neither is validated or built again; the built-in one (the demo, small) is validated here.
         const loaded = claimed ? await readLoadedContent(claimed.path) : null;
-        const bundle = loaded ? loaded.bundle as BundleT : parseBundle(text);
+        const bundle = loaded ? loaded.bundle as BundleT : (await readBundle(text)).bundle;
         const db = await openDb({ ...options, ...(claimed ? { dataDir: claimed.path } : { snapshot: staged.builtIn! }) });
         if (await storedChecksum(db) === checksum) {
           this.use(db, buildReadModel(contentDocs(bundle, checksum), loaded?.tables), claimed?.release);
@@ -140,7 +161,8 @@ export class ContentStore {
       warning = 'the data snapshot did not open cleanly; rebuilt it from the bundle';
       if (dir && staged.inDir) await removeSnapshot(dir, checksum).catch(() => {});
     }
-    const bundle = staged.bundle ?? parseBundle(text);
+    let bundle = staged.bundle;
+    if (!bundle) ({ checksum, bundle } = await readBundle(text));
     if (dir) {
       let building: ClaimedDir | null = null;
       try {
@@ -203,7 +225,8 @@ export class ContentStore {
   replaceFromText(text: BundleSource): Promise<ReadModel> {
     const run = this.queue.then(async () => {
       if (!this.db) throw new Error('the store has no database yet');
-      const model = await this.loadInto(this.db, parseBundle(text), await sha256Hex(text));
+      const { checksum, bundle } = await readBundle(text);
+      const model = await this.loadInto(this.db, bundle, checksum);
       this.current = model;
       return model;
     });

@@ -50,7 +50,7 @@ export class PointIndex {
   /** Builds the index once over parallel arrays: point i is (`lngs[i]`, `lats[i]`), owned by `owners[i]`. */
   constructor(lngs: ArrayLike<number>, lats: ArrayLike<number>, owners: ArrayLike<number>, ownerCount: number) {
     this.ownerCount = ownerCount;
-    this.owners = Int32Array.from(owners);
+    this.owners = new Int32Array(owners);
     this.coords = new Float64Array(lngs.length * 2);
     this.starts = new Int32Array(ownerCount + 1);
     for (let i = 0; i < lngs.length; i++) {

@@ -3,7 +3,6 @@
  * refuse it) before any port is opened; the entry file then listens, and calls `load`, during which
  * /healthz answers and /readyz says 503.
  */
-import { readFile } from 'node:fs/promises';
 import { createApp, type App } from '../app.ts';
 import { ContentStore, type BundleSource, type SnapshotOptions, type StagedContent } from '../content/store.ts';
 import { BundleError } from '../content/validate-bundle.ts';
@@ -39,12 +38,12 @@ export async function start(args: readonly string[], env: Record<string, string 
   }
   const logger = createLogger(config.logLevel);
   const useBuiltIn = options.demoBundle && !config.bundleGiven;
-  // A file is read as bytes: its checksum is taken over them, and they are decoded only when no snapshot has them.
+  // A file is streamed through the checksum, and read whole only when no data snapshot has its content.
   let text: BundleSource | null;
   try {
-    text = useBuiltIn ? await options.demoBundle!() : await readFile(config.bundlePath);
+    text = useBuiltIn ? await options.demoBundle!() : { path: config.bundlePath };
   } catch (err) {
-    return { exitCode: 1, message: `error: cannot read the content bundle ${config.bundlePath}: ${(err as Error).message}` };
+    return cannotRead(config.bundlePath, err);
   }
   const began = performance.now();
   const snapshots: SnapshotOptions = { dir: config.dataDir, builtIn: options.builtInSnapshot };
@@ -53,6 +52,7 @@ export async function start(args: readonly string[], env: Record<string, string 
     staged = await ContentStore.stage(text, snapshots);
   } catch (err) {
     if (err instanceof BundleError) return { exitCode: 1, message: `error: ${config.bundlePath}: ${err.message}` };
+    if ((err as NodeJS.ErrnoException).code) return cannotRead(config.bundlePath, err);
     throw err;
   }
   const store = ContentStore.pending();
@@ -81,6 +81,11 @@ export async function start(args: readonly string[], env: Record<string, string 
       return true;
     },
   };
+}
+
+/** The exit for a bundle that cannot be read (missing, a directory, no permission). */
+function cannotRead(path: string, err: unknown): { exitCode: number; message: string } {
+  return { exitCode: 1, message: `error: cannot read the content bundle ${path}: ${(err as Error).message}` };
 }
 
 /** Logs that the server listens. */
