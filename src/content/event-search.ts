@@ -59,9 +59,9 @@ export function findMatches(map: MapView, f: EventFilter, key: string, cache = t
   let spatial: Uint8Array | null = null;
   const direct = spatialTests.length > 0 && map.eventIndex.pointsOf(first, Math.max(first, end)) <= directTestPoints;
   if (spatialTests.length > 0 && !direct) {
-    if (f.bbox) spatial = map.eventIndex.ownersInBbox(f.bbox);
+    if (f.bbox) spatial = map.eventIndex.eventsInBbox(f.bbox);
     if (f.near) {
-      const near = map.eventIndex.ownersNear(f.near);
+      const near = map.eventIndex.eventsNear(f.near);
       if (spatial) for (let i = 0; i < near.length; i++) spatial[i] &= near[i];
       else spatial = near;
     }
@@ -74,7 +74,7 @@ export function findMatches(map: MapView, f: EventFilter, key: string, cache = t
     if (types && !events.hasType(i, types)) continue;
     if (tags && !events.hasTag(i, tags)) continue;
     if (spatial && !spatial[i]) continue;
-    if (direct && !spatialTests.every((test) => map.eventIndex.ownerMatches(i, test))) continue;
+    if (direct && !spatialTests.every((test) => map.eventIndex.eventMatches(i, test))) continue;
     out.push(i);
   }
   const matches = Int32Array.from(out);

@@ -228,7 +228,12 @@ export class EventTable {
   /** Positions of the events anchored to a POI, in keyset order. */
   positionsOfPoi(poiId: string): Int32Array {
     const k = this.poiIndex.get(poiId);
-    return k === undefined ? new Int32Array(0) : this.poiEvents.subarray(this.poiEventStart[k], this.poiEventStart[k + 1]);
+    return k === undefined ? new Int32Array(0) : this.positionsOfCode(k);
+  }
+
+  /** Positions of the events anchored to the POI with this code (see `anchorPois`), in keyset order. */
+  positionsOfCode(k: number): Int32Array {
+    return this.poiEvents.subarray(this.poiEventStart[k], this.poiEventStart[k + 1]);
   }
 
   /** Every anchored POI, indexed by the codes `anchorCodes` gives. */

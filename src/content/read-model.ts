@@ -8,7 +8,7 @@
  *   and draft version ids never appear in any record.
  */
 import { type Geometry, rewindPolygon, roundPosition, round7, representativePoint, geometryVertices } from '../geo/geojson.ts';
-import { PointIndex } from '../geo/point-index.ts';
+import { EventIndex } from './event-index.ts';
 import { EventTable, type EventInput } from './event-table.ts';
 import { toUtc } from './rfc3339.ts';
 import type {
@@ -78,7 +78,7 @@ export interface MapView {
   lists: ListEntry[]; // verified, in name order
   categoryPoiOrder: Map<string, string[]>; // category id -> its curated POI order
   events: EventTable; // by starts_at, then id
-  eventIndex: PointIndex; // anchor points -> position in `events`
+  eventIndex: EventIndex; // where `events` are
   matchCache: Map<string, Int32Array>; // filter key -> matching positions in `events`
 }
 
@@ -148,7 +148,7 @@ export interface ContentDocs {
 const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 const NO_EVENTS = EventTable.build('', 'UTC', [], () => 'marker');
-const NO_POINTS = new PointIndex([], [], [], 0);
+const NO_PLACES = new EventIndex(NO_EVENTS, () => []);
 
 /** Sorts events into keyset order (start in ms, then id), unless they are in it already (bundles often are). */
 function sortByKeyset(events: EventInput[]): EventInput[] {
@@ -172,30 +172,6 @@ function buildEventTables(docs: readonly EventT[], maps: Map<string, MapView>, p
   }
   return [...byMap].map(([mapId, events]) =>
     EventTable.build(mapId, maps.get(mapId)!.doc.time_zone, sortByKeyset(events), (id) => pois.get(id)!.record.type));
-}
-
-/** The spatial index of a map's events: every vertex of every anchored POI, owned by the event's position. */
-function anchorIndex(events: EventTable, pois: Map<string, PoiEntry>): PointIndex {
-  // Each anchored POI's vertices as flat lng, lat pairs.
-  const vertices = events.anchorPois.map((id) => Float64Array.from(geometryVertices(pois.get(id)!.geometry).flat()));
-  const { anchorStart, anchorPoi } = events.anchorColumns;
-  let count = 0;
-  for (let a = 0; a < anchorPoi.length; a++) count += vertices[anchorPoi[a]].length / 2;
-  const lngs = new Float64Array(count);
-  const lats = new Float64Array(count);
-  const owners = new Int32Array(count);
-  let at = 0;
-  for (let i = 0; i < events.length; i++) {
-    for (let a = anchorStart[i]; a < anchorStart[i + 1]; a++) {
-      const v = vertices[anchorPoi[a]];
-      for (let k = 0; k < v.length; k += 2) {
-        lngs[at] = v[k];
-        lats[at] = v[k + 1];
-        owners[at++] = i;
-      }
-    }
-  }
-  return new PointIndex(lngs, lats, owners, events.length);
 }
 
 /**
@@ -269,7 +245,7 @@ export function buildReadModel(docs: ContentDocs, eventTables?: readonly EventTa
         .map((c) => ({ id: c.id, kind: c.kind, title: c.title, body: orNull(c.body), url: orNull(c.url),
           image_url: orNull(c.image_url), sort_order: c.sort_order })),
       sponsors: m.sponsors.map((sp) => ({ name: sp.name, url: orNull(sp.url), logo_url: orNull(sp.logo_url), tier: orNull(sp.tier) })),
-      lists: [], events: NO_EVENTS, eventIndex: NO_POINTS, matchCache: new Map(), categoryPoiOrder: new Map(),
+      lists: [], events: NO_EVENTS, eventIndex: NO_PLACES, matchCache: new Map(), categoryPoiOrder: new Map(),
     });
   }
   for (const c of categoryDocs) if (c.poi_order) maps.get(c.map_id)?.categoryPoiOrder.set(c.id, [...new Set(c.poi_order)]);
@@ -299,7 +275,7 @@ export function buildReadModel(docs: ContentDocs, eventTables?: readonly EventTa
     const table = tables.get(map.id);
     if (!table) throw new Error(`no event table for map ${map.id}`);
     map.events = table;
-    map.eventIndex = anchorIndex(table, pois);
+    map.eventIndex = new EventIndex(table, (id) => geometryVertices(pois.get(id)!.geometry));
   }
 
   // Associations: both POIs public, and a list-scoped one only through a verified list.

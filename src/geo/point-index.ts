@@ -1,6 +1,6 @@
 /**
- * A static spatial index over event anchor points (KDBush), answering bbox and near queries with
- * the ids of the owners (events) that have at least one point inside.
+ * A static spatial index over points (KDBush), each point owned by a numbered thing (here, a POI that
+ * events are anchored to), answering bbox and near queries with the owners that have a point inside.
  */
 import KDBush from 'kdbush';
 import { around, distance } from 'geokdbush';

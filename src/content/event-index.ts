@@ -1,0 +1,67 @@
+/**
+ * Where a map's events are: a KDBush index over the vertices of the POIs its events are anchored to, and
+ * the table's POI -> events lists to turn the POIs an area holds into the events it holds. Many events
+ * share a POI (a million events over a hundred thousand POIs), so the index holds each vertex once,
+ * not once per event.
+ */
+import { PointIndex, type Bbox, type Near } from '../geo/point-index.ts';
+import type { EventTable } from './event-table.ts';
+
+export class EventIndex {
+  private readonly events: EventTable;
+  private readonly pois: PointIndex; // owners: the table's anchor POI codes
+  private readonly pointsBefore: Float64Array; // event i -> anchor vertices of the events before it
+
+  /** `verticesOf` gives a POI's vertices as [lng, lat] positions. */
+  constructor(events: EventTable, verticesOf: (poiId: string) => readonly (readonly number[])[]) {
+    this.events = events;
+    const lngs: number[] = [];
+    const lats: number[] = [];
+    const owners: number[] = [];
+    events.anchorPois.forEach((id, k) => {
+      for (const [lng, lat] of verticesOf(id)) {
+        lngs.push(lng);
+        lats.push(lat);
+        owners.push(k);
+      }
+    });
+    this.pois = new PointIndex(lngs, lats, owners, events.anchorPois.length);
+    const { anchorStart, anchorPoi } = events.anchorColumns;
+    this.pointsBefore = new Float64Array(events.length + 1);
+    for (let i = 0; i < events.length; i++) {
+      let points = 0;
+      for (let a = anchorStart[i]; a < anchorStart[i + 1]; a++) points += this.pois.pointsOf(anchorPoi[a], anchorPoi[a] + 1);
+      this.pointsBefore[i + 1] = this.pointsBefore[i] + points;
+    }
+  }
+
+  /** Anchor vertices of the events in [first, last), for estimating the cost of testing them one by one. */
+  pointsOf(first: number, last: number): number {
+    return this.pointsBefore[last] - this.pointsBefore[first];
+  }
+
+  /** True when a vertex of one of event i's anchored POIs passes the test. */
+  eventMatches(i: number, test: (lng: number, lat: number) => boolean): boolean {
+    for (const k of this.events.anchorCodes(i)) if (this.pois.ownerMatches(k, test)) return true;
+    return false;
+  }
+
+  /** Marks (in a fresh byte mask over positions) every event with an anchored POI vertex inside the box. */
+  eventsInBbox(b: Bbox): Uint8Array {
+    return this.eventsOf(this.pois.ownersInBbox(b));
+  }
+
+  /** Marks every event with an anchored POI vertex within `radiusM` metres (great-circle) of the point. */
+  eventsNear(q: Near): Uint8Array {
+    return this.eventsOf(this.pois.ownersNear(q));
+  }
+
+  private eventsOf(poiMask: Uint8Array): Uint8Array {
+    const mask = new Uint8Array(this.events.length);
+    for (let k = 0; k < poiMask.length; k++) {
+      if (poiMask[k] === 0) continue;
+      for (const i of this.events.positionsOfCode(k)) mask[i] = 1;
+    }
+    return mask;
+  }
+}
