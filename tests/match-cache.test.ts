@@ -64,3 +64,18 @@ test('kept match lists are bounded by count and by positions, dropping the least
   findMatches(view, filter(-2), filterKey(view.id, filter(-2)), true, DIRECT_TEST_POINTS, 1);
   assert.equal(view.matchCache.size, 1);
 });
+
+test('without caching, a match list is computed afresh even when one is cached, and none is kept', () => {
+  const view = t.store.model.maps.get(map.id)!;
+  view.matchCache.clear();
+  const f: EventFilter = { fromMs: Date.parse('2026-11-01T00:00:00Z'), toMs: Date.parse('2028-12-31T00:00:00Z'),
+    types: null, tags: null, bbox: null, near: null };
+  const key = filterKey(view.id, f);
+  const kept = findMatches(view, f, key);
+  const fresh = findMatches(view, f, key, false);
+  assert.notEqual(fresh, kept, 'not the cached list');
+  assert.deepEqual([...fresh], [...kept]);
+  view.matchCache.clear();
+  findMatches(view, f, key, false);
+  assert.equal(view.matchCache.size, 0);
+});

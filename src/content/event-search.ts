@@ -36,13 +36,14 @@ export function filterKey(mapId: string, f: EventFilter): string {
 
 /**
  * Positions (in `map.events`) of every event matching the filter, in keyset order. `key` is
- * filterKey(map.id, f). A match list already cached is returned; with `cache` a new one is kept for the pages
- * that follow. `directTestPoints` is where testing candidates one by one gives way to the index (tests force
- * each way).
+ * filterKey(map.id, f). With `cache` a match list already cached is returned, and a new one is kept for the
+ * pages that follow; without it the list is always computed afresh (the benchmark times that, the tests check
+ * it). `directTestPoints` is where testing candidates one by one gives way to the index (tests force each way);
+ * `cachePositions` bounds the positions all kept lists hold.
  */
 export function findMatches(map: MapView, f: EventFilter, key: string, cache = true, directTestPoints = DIRECT_TEST_POINTS,
   cachePositions = MATCH_CACHE_POSITIONS): Int32Array {
-  const cached = map.matchCache.get(key);
+  const cached = cache ? map.matchCache.get(key) : undefined;
   if (cached) {
     // Re-insert to keep the Map in least-recently-used order.
     map.matchCache.delete(key);
