@@ -97,3 +97,16 @@ test('bytes that are not event tables of this format are refused, not misread', 
   other.set(new TextEncoder().encode(header.replace('"format":1', '"format":9')), 4);
   assert.throws(() => EventTable.decode(other), /format 9/);
 });
+
+test('tables whose columns do not fit together are refused', () => {
+  const model = buildReadModel(contentDocs(fixture(), 'x'));
+  const bytes = encoded(model);
+  const headerLength = new DataView(bytes.buffer).getUint32(0, true);
+  const header = new TextDecoder().decode(bytes.subarray(4, 4 + headerLength));
+  // One event fewer than the columns hold: same header length, so the columns stay where they are.
+  const length = /"length":(\d+)/.exec(header)!;
+  const shorter = String(Number(length[1]) - 1).padStart(length[1].length, ' ');
+  const other = bytes.slice();
+  other.set(new TextEncoder().encode(header.replace(length[0], `"length":${shorter}`)), 4);
+  assert.throws(() => EventTable.decode(other), /inconsistent/);
+});

@@ -349,9 +349,24 @@ export class EventTable {
         if (base + offset + length * Type.BYTES_PER_ELEMENT > bytes.byteOffset + bytes.byteLength) throw new Error('event tables are truncated');
         columns[name] = new Type(bytes.buffer as ArrayBuffer, base + offset, length);
       }
+      checkShape(head, columns as EventColumns);
       return new EventTable(head, columns as EventColumns);
     });
   }
+}
+
+/** Throws unless columns read back fit together: lengths, offsets within their bytes, codes within their dictionaries. */
+function checkShape(head: TableHead, c: EventColumns): void {
+  const n = head.length;
+  const fail = (what: string) => { throw new Error(`event tables are inconsistent: ${what}`); };
+  for (const name of ['startMs', 'endMs', 'createdMs', 'typeCode'] as const) if (c[name].length !== n) fail(name);
+  for (const name of ['idOffsets', 'textOffsets', 'tagStart', 'anchorStart'] as const) if (c[name].length !== n + 1) fail(name);
+  if (c.idOffsets[n] !== c.idBytes.length || c.textOffsets[n] !== c.textBytes.length) fail('string offsets');
+  if (c.tagStart[n] !== c.tagCode.length || c.anchorStart[n] !== c.anchorPoi.length) fail('list offsets');
+  const { types, tags, pois, poiTypes } = head.dictionaries;
+  if (pois.length !== poiTypes.length) fail('anchor dictionary');
+  const within = (codes: Uint32Array, size: number) => { for (const code of codes) if (code >= size) return false; return true; };
+  if (!within(c.typeCode, types.length) || !within(c.tagCode, tags.length) || !within(c.anchorPoi, pois.length)) fail('codes');
 }
 
 /** Changes whenever the encoding does, so a snapshot in an older encoding is rebuilt, not misread. */
