@@ -127,8 +127,6 @@ export function compareCustom(a: CategoryRecord, b: CategoryRecord): number {
   return a.sort_order - b.sort_order || compareByName(a, b);
 }
 
-export { toUtc };
-
 const orNull = <T>(x: T | undefined | null): T | null => (x === undefined ? null : x);
 
 /** The records a read model is built from: a validated bundle's, with each item's versions resolved. */

@@ -135,10 +135,12 @@ export const upcomingByPoi = defineRoute({
     for (const id of query.poi_ids) {
       const out: unknown[] = [];
       const poi = model.pois.get(id);
-      const events = poi && model.maps.get(poi.record.map_id)?.events;
-      for (const i of events?.positionsOfPoi(id) ?? []) {
-        if (events!.startMs[i] > toMs || out.length >= query.limit_per_poi) break;
-        if (events!.endMs[i] >= fromMs) out.push(events!.summary(i));
+      const events = poi ? model.maps.get(poi.record.map_id)?.events : undefined;
+      if (events) {
+        for (const i of events.positionsOfPoi(id)) {
+          if (events.startMs[i] > toMs || out.length >= query.limit_per_poi) break;
+          if (events.endMs[i] >= fromMs) out.push(events.summary(i));
+        }
       }
       body[id] = out;
     }
