@@ -36,17 +36,24 @@ function eventsOf(model: ReadModel): unknown[] {
 
 let served: unknown[];
 
-test('the first open of a bundle loads it and writes a snapshot: database, validated bundle without events, event tables', async () => {
-  const { store, from } = await ContentStore.openBundle({ path: bundlePath }, { dir: data() });
+/** Opens a store over the bundle file at `path` with snapshots in `snapshots`, runs `check`, and closes it. */
+async function withStore(path: string, snapshots: string, check: (opened: Awaited<ReturnType<typeof ContentStore.openBundle>>) => Promise<void> | void) {
+  const opened = await ContentStore.openBundle({ path }, { dir: snapshots });
   try {
+    await check(opened);
+  } finally {
+    await opened.store.close();
+  }
+}
+
+test('the first open of a bundle loads it and writes a snapshot: database, validated bundle without events, event tables', async () => {
+  await withStore(bundlePath, data(), ({ store, from }) => {
     assert.equal(from.source, 'bundle');
     assert.equal(from.wroteSnapshot, snapshotPath());
     assert.equal(store.model.checksum, checksum, 'the checksum of the file bytes, as of the same text');
     served = eventsOf(store.model);
     assert.ok(served.flat().length >= 200);
-  } finally {
-    await store.close();
-  }
+  });
   const files = await readdir(snapshotPath());
   for (const name of ['PG_VERSION', 'loaded-bundle.json', 'event-tables.bin']) assert.ok(files.includes(name), name);
   const kept = JSON.parse(await readFile(join(snapshotPath(), 'loaded-bundle.json'), 'utf8'));
@@ -74,14 +81,11 @@ test('a later open reopens the snapshot and serves exactly the same events; a se
 test('a snapshot whose event tables are damaged or missing is rebuilt from the bundle, not served', async () => {
   for (const damage of [(p: string) => truncate(p, 100), (p: string) => rm(p)]) {
     await damage(join(snapshotPath(), 'event-tables.bin'));
-    const { store, from } = await ContentStore.openBundle({ path: bundlePath }, { dir: data() });
-    try {
+    await withStore(bundlePath, data(), ({ store, from }) => {
       assert.equal(from.source, 'bundle');
       assert.match(from.warning ?? '', /did not open cleanly/);
       assert.deepEqual(eventsOf(store.model), served);
-    } finally {
-      await store.close();
-    }
+    });
     assert.ok(existsSync(join(snapshotPath(), 'event-tables.bin')), 'the snapshot was written again');
   }
 });
@@ -91,25 +95,20 @@ test('a changed bundle gets its own snapshot, and the old one is removed', async
   const text = JSON.stringify(changed);
   const path = join(dir, 'changed.json');
   await writeFile(path, text);
-  const { store, from } = await ContentStore.openBundle({ path }, { dir: data() });
-  try {
+  const checksumOfChanged = await sha256Hex(text);
+  await withStore(path, data(), ({ store, from }) => {
     assert.equal(from.source, 'bundle');
-    assert.equal(from.wroteSnapshot, join(data(), snapshotName(await sha256Hex(text))));
-    assert.equal(store.model.checksum, await sha256Hex(text));
+    assert.equal(from.wroteSnapshot, join(data(), snapshotName(checksumOfChanged)));
+    assert.equal(store.model.checksum, checksumOfChanged);
     assert.notDeepEqual(eventsOf(store.model), served, 'the changed events are served');
     assert.ok(!existsSync(snapshotPath()), 'the snapshot of the old bundle is gone');
-  } finally {
-    await store.close();
-  }
+  });
 });
 
 test('without a writable data directory the bundle is still served, from memory, with a warning', async () => {
-  const { store, from } = await ContentStore.openBundle({ path: bundlePath }, { dir: join(bundlePath, 'not-a-directory') });
-  try {
+  await withStore(bundlePath, join(bundlePath, 'not-a-directory'), ({ store, from }) => {
     assert.equal(from.source, 'bundle');
     assert.match(from.warning ?? '', /cannot keep data snapshots/);
     assert.deepEqual(eventsOf(store.model), served);
-  } finally {
-    await store.close();
-  }
+  });
 });
