@@ -4,8 +4,8 @@
  * Run with `npx tsx scripts/make-demo.ts`. Exits non-zero, listing every problem, if the bundle does not validate.
  */
 import { writeFileSync } from 'node:fs';
-import { BUNDLE_FORMAT, type BundleT, type SessionT } from '../src/content/bundle-schema.ts';
-import { BundleError, validateBundle } from '../src/content/validate-bundle.ts';
+import { BUNDLE_FORMAT, type BundleT, type SessionT } from '../src/content/bundle/bundle-schema.ts';
+import { BundleError, validateBundle } from '../src/content/bundle/validate-bundle.ts';
 import { ANCHOR, ANCHOR_MS, addDays, mulberry32, sha256hex, uuid } from './demo/ids.ts';
 import { MAP, VER } from './demo/ctx.ts';
 import { ICONS, PARENT, buildCategories, catId } from './demo/taxonomy.ts';

@@ -8,7 +8,7 @@
  */
 import { Router } from 'itty-router';
 import type { ContentStore } from './content/store.ts';
-import type { ReadModel } from './content/read-model.ts';
+import type { ReadModel } from './content/model/read-model.ts';
 import { negotiateEncoding } from './http/compress.ts';
 import { HttpError, problemAnswer } from './http/errors.ts';
 import { createLogger, type Logger } from './http/log.ts';

@@ -13,7 +13,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ROOT, type BuiltBinary } from '../scripts/build-binary.ts';
-import type { BundleT } from '../src/content/bundle-schema.ts';
+import type { BundleT } from '../src/content/bundle/bundle-schema.ts';
 import { openTestApp, readDemoBundle, type TestApp } from './helpers/app.ts';
 import { F, makeFixture } from './helpers/fixture.ts';
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
-import { bundleJsonSchema } from '../src/content/bundle-json-schema.ts';
+import { bundleJsonSchema } from '../src/content/bundle/bundle-json-schema.ts';
 
 test('data/bundle.schema.json is what scripts/make-bundle-schema.ts generates from the valibot schemas', async () => {
   const committed = JSON.parse(await readFile(new URL('../data/bundle.schema.json', import.meta.url), 'utf8'));

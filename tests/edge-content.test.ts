@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { representativePoint } from '../src/geo/geojson.ts';
-import { BundleError, validateBundle } from '../src/content/validate-bundle.ts';
+import { BundleError, validateBundle } from '../src/content/bundle/validate-bundle.ts';
 import { makeFixture } from './helpers/fixture.ts';
 
 test('the representative point of a shape across the antimeridian lies on the dateline side, not near Greenwich', () => {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { filterKey, findMatches, type EventFilter } from '../src/content/event-search.ts';
+import { filterKey, findMatches, type EventFilter } from '../src/content/model/event-search.ts';
 import { openTestApp, type TestApp } from './helpers/app.ts';
 import { buildReference, filterEvents, type Reference } from './helpers/brute-force.ts';
 import { F, mulberry32 } from './helpers/fixture.ts';

@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { EventTable } from '../src/content/event-table.ts';
+import { EventTable } from '../src/content/model/event-table.ts';
 import { contentDocs } from '../src/content/load-bundle.ts';
-import { buildReadModel, findEvent, type ReadModel } from '../src/content/read-model.ts';
+import { buildReadModel, findEvent, type ReadModel } from '../src/content/model/read-model.ts';
 import { parseBundle } from '../src/content/store.ts';
 import { F, makeFixture } from './helpers/fixture.ts';
 

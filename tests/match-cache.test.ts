@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createApp } from '../src/app.ts';
-import { DIRECT_TEST_POINTS, filterKey, findMatches, MATCH_CACHE_SIZE, type EventFilter } from '../src/content/event-search.ts';
+import { DIRECT_TEST_POINTS, filterKey, findMatches, MATCH_CACHE_SIZE, type EventFilter } from '../src/content/model/event-search.ts';
 import { openTestApp, QUIET, readDemoBundle, type TestApp } from './helpers/app.ts';
 
 const demo = await readDemoBundle();

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { snapshotName } from '../src/content/snapshot.ts';
 import { ContentStore, sha256Hex } from '../src/content/store.ts';
-import type { ReadModel } from '../src/content/read-model.ts';
+import type { ReadModel } from '../src/content/model/read-model.ts';
 import { makeFixture } from './helpers/fixture.ts';
 
 let dir: string;

@@ -12,7 +12,7 @@ import { createWriteStream, mkdirSync } from 'node:fs';
 import { once } from 'node:events';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BUNDLE_FORMAT } from '../../src/content/bundle-schema.ts';
+import { BUNDLE_FORMAT } from '../../src/content/bundle/bundle-schema.ts';
 import { type Rng, int, iso, mulberry32, pick, pickN } from '../demo/ids.ts';
 import {
   CITIES, DEFAULT_BUNDLE, EVENT_TAGS, EVENT_TYPES, EVENTS_FROM_MS, EVENTS_TO_MS, LAND_BOXES, MAP_ID, PUBLISHER_ID,

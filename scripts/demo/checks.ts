@@ -1,5 +1,5 @@
 /** Demo-specific invariants the generic bundle validator does not check. */
-import type { BundleT } from '../../src/content/bundle-schema.ts';
+import type { BundleT } from '../../src/content/bundle/bundle-schema.ts';
 import { MAP, VER } from './ctx.ts';
 import { ANCHOR_MS, END_MS } from './ids.ts';
 import { inRing, signedArea } from './areas.ts';

@@ -1,5 +1,5 @@
 /** Shared helpers for building demo events. */
-import type { EventT } from '../../src/content/bundle-schema.ts';
+import type { EventT } from '../../src/content/bundle/bundle-schema.ts';
 import { MAP, MAP_SLUG, slugify } from './ctx.ts';
 import { type Rng, createdBefore, iso, pickN, uuid, ANCHOR_MS, END_MS } from './ids.ts';
 import type { PoiInfo } from './pois.ts';

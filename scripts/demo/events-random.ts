@@ -1,5 +1,5 @@
 /** One-off events spread over the demo window (main map), and the events of the smaller maps. */
-import type { EventT } from '../../src/content/bundle-schema.ts';
+import type { EventT } from '../../src/content/bundle/bundle-schema.ts';
 import { type Rng, addDays, int, lisbon, pick, pickN, ANCHOR_MS } from './ids.ts';
 import type { PoiInfo } from './pois.ts';
 import { type Tag, finder, makeEvent, pool } from './events-base.ts';

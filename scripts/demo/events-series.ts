@@ -1,5 +1,5 @@
 /** Recurring and seasonal events of the main map: Feira da Ladra, tours, fado nights, Festas de Lisboa, exhibitions. */
-import type { EventT } from '../../src/content/bundle-schema.ts';
+import type { EventT } from '../../src/content/bundle/bundle-schema.ts';
 import { type Rng, addDays, int, lisbon, pick, ANCHOR_MS } from './ids.ts';
 import type { PoiInfo } from './pois.ts';
 import { days, finder, makeEvent, months, pool, ymd } from './events-base.ts';

@@ -1,5 +1,5 @@
 /** Curated lists and POI associations. */
-import type { AssociationT, ListT } from '../../src/content/bundle-schema.ts';
+import type { AssociationT, ListT } from '../../src/content/bundle/bundle-schema.ts';
 import { MAP } from './ctx.ts';
 import { type Rng, iso, uuid } from './ids.ts';
 import type { PoiInfo } from './pois.ts';

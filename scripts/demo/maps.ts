@@ -1,5 +1,5 @@
 /** Publishers and maps (presentation data, versions, content blocks, sponsors). */
-import type { MapT, PublisherT } from '../../src/content/bundle-schema.ts';
+import type { MapT, PublisherT } from '../../src/content/bundle/bundle-schema.ts';
 import { MAP, OTHER_VER, PUB, VER } from './ctx.ts';
 import { uuid } from './ids.ts';
 

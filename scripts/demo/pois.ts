@@ -1,5 +1,5 @@
 /** Markers, paths and polygons of every demo map, plus a flat index used by events, lists and associations. */
-import type { CategoryT, MarkerT, PathT, PolygonT } from '../../src/content/bundle-schema.ts';
+import type { CategoryT, MarkerT, PathT, PolygonT } from '../../src/content/bundle/bundle-schema.ts';
 import { MAP, MAP_SLUG, VER, slugify } from './ctx.ts';
 import { type Rng, int, iso, uuid } from './ids.ts';
 import { AREAS, fixRing } from './areas.ts';

@@ -1,5 +1,5 @@
 /** Icons and the category/tag trees of every demo map. */
-import type { CategoryT, IconT } from '../../src/content/bundle-schema.ts';
+import type { CategoryT, IconT } from '../../src/content/bundle/bundle-schema.ts';
 import { uuid } from './ids.ts';
 
 export type MapKey = 'main' | 'food' | 'sintra' | 'xmas';

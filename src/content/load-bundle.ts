@@ -4,8 +4,8 @@
  */
 import type { Db } from '../db/pglite.ts';
 import { INSERT, TABLES } from '../db/schema.ts';
-import type { BundleT } from './bundle-schema.ts';
-import type { ContentDocs } from './read-model.ts';
+import type { BundleT } from './bundle/bundle-schema.ts';
+import type { ContentDocs } from './model/read-model.ts';
 
 const lc = (id: string) => id.toLowerCase();
 

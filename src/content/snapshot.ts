@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { POSTGRES_CONF } from '../db/pglite.ts';
 import { CREATE_SCHEMA, INSERT } from '../db/schema.ts';
 import { hash53 } from '../http/hash.ts';
-import { EventTable, TABLE_FORMAT } from './event-table.ts';
+import { EventTable, TABLE_FORMAT } from './model/event-table.ts';
 
 /** Changes whenever what a snapshot holds could change for the same bundle. */
 const SCHEMA_FINGERPRINT = hash53(JSON.stringify([CREATE_SCHEMA, INSERT, POSTGRES_CONF, TABLE_FORMAT])).toString(36);

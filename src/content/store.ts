@@ -11,9 +11,9 @@ import { contentDocs, loadBundle } from './load-bundle.ts';
 import {
   claimSnapshot, hasSnapshot, newSnapshotDir, publishSnapshot, readLoadedContent, removeSnapshot, writeLoadedContent, type ClaimedDir,
 } from './snapshot.ts';
-import { buildReadModel, type ReadModel } from './read-model.ts';
-import type { BundleT } from './bundle-schema.ts';
-import { BundleError, validateBundle } from './validate-bundle.ts';
+import { buildReadModel, type ReadModel } from './model/read-model.ts';
+import type { BundleT } from './bundle/bundle-schema.ts';
+import { BundleError, validateBundle } from './bundle/validate-bundle.ts';
 
 /** A bundle file, read only as far as needed: streamed through the hash when a snapshot has its content. */
 export interface BundleFile { path: string }

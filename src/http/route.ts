@@ -5,7 +5,7 @@
  */
 import * as v from 'valibot';
 import type { ContentStore } from '../content/store.ts';
-import type { ReadModel } from '../content/read-model.ts';
+import type { ReadModel } from '../content/model/read-model.ts';
 import { invalidParams, type ParamError } from './errors.ts';
 import type { CacheClass } from './respond.ts';
 

@@ -2,7 +2,7 @@
  * POI associations: GET /poi-associations/:poi_id and the batch GET /poi-associations.
  */
 import * as v from 'valibot';
-import { compareAssociations, type AssociationRecord } from '../content/read-model.ts';
+import { compareAssociations, type AssociationRecord } from '../content/model/read-model.ts';
 import { notFound } from '../http/errors.ts';
 import { flag, optionalUuid, uuid, uuidList } from '../http/params.ts';
 import { defineRoute } from '../http/route.ts';

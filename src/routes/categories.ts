@@ -3,7 +3,7 @@
  * /places-of-interest/tags-pois-orders.
  */
 import * as v from 'valibot';
-import { compareByName, type CategoryRecord, type VersionContent } from '../content/read-model.ts';
+import { compareByName, type CategoryRecord, type VersionContent } from '../content/model/read-model.ts';
 import { notFound, type ParamError } from '../http/errors.ts';
 import { flag, oneOf, optionalUuid, uuid } from '../http/params.ts';
 import { defineRoute } from '../http/route.ts';

@@ -2,7 +2,7 @@
  * Events: GET /events (filtered, cursor-paged), /events/upcoming-by-poi and /events/:id.
  */
 import * as v from 'valibot';
-import { findMatches, seekAfter, filterKey, type EventFilter } from '../content/event-search.ts';
+import { findMatches, seekAfter, filterKey, type EventFilter } from '../content/model/event-search.ts';
 import { sha256Hex } from '../content/store.ts';
 import { cursorKey, decodeCursor, encodeCursor, type CursorState } from '../http/cursor.ts';
 import { HttpError, invalidParams, notFound, type ParamError } from '../http/errors.ts';
@@ -10,7 +10,7 @@ import { bbox, int, near, optionalInt, textList, timestamp, uuid, uuidList } fro
 import { defineRoute, PrivateReply, wholeSecond } from '../http/route.ts';
 import { EventSchema, PoiRecordSchema, Uuid } from './schemas.ts';
 import { findMap } from './shared.ts';
-import { findEvent } from '../content/read-model.ts';
+import { findEvent } from '../content/model/read-model.ts';
 
 /** Default window length when `to` is omitted. */
 export const DEFAULT_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;

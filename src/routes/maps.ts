@@ -2,7 +2,7 @@
  * Maps: GET /maps/:map_id (with its 13 optional sections), /maps/:map_id/details and /maps/:map_id/contents.
  */
 import * as v from 'valibot';
-import type { CategoryRecord, MapView, VersionContent } from '../content/read-model.ts';
+import type { CategoryRecord, MapView, VersionContent } from '../content/model/read-model.ts';
 import { toUtc } from '../content/rfc3339.ts';
 import { flag } from '../http/params.ts';
 import { defineRoute } from '../http/route.ts';

@@ -3,7 +3,7 @@
  * the GeoJSON collections of a map and the POI resolver.
  */
 import * as v from 'valibot';
-import type { PoiEntry, PoiRecord, PoiType, ReadModel } from '../content/read-model.ts';
+import type { PoiEntry, PoiRecord, PoiType, ReadModel } from '../content/model/read-model.ts';
 import { notFound } from '../http/errors.ts';
 import { GEOJSON_TYPE } from '../http/respond.ts';
 import { uuid, uuidList } from '../http/params.ts';

@@ -2,7 +2,7 @@
  * Publishers: GET /publisher/:publisher_id and /publisher/:publisher_id/maps (by proximity with lat/lng).
  */
 import * as v from 'valibot';
-import { compareByName } from '../content/read-model.ts';
+import { compareByName } from '../content/model/read-model.ts';
 import { distanceM } from '../geo/point-index.ts';
 import type { ParamError } from '../http/errors.ts';
 import { coordinate, uuid } from '../http/params.ts';

@@ -1,7 +1,7 @@
 /**
  * Lookups and parameter pieces shared by several route families.
  */
-import type { MapView, ReadModel, VersionContent } from '../content/read-model.ts';
+import type { MapView, ReadModel, VersionContent } from '../content/model/read-model.ts';
 import { notFound, type ParamError } from '../http/errors.ts';
 import { int, optionalInt, optionalUuid, uuid } from '../http/params.ts';
 

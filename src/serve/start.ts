@@ -5,7 +5,7 @@
  */
 import { createApp, type App } from '../app.ts';
 import { ContentStore, type BundleSource, type SnapshotOptions, type StagedContent } from '../content/store.ts';
-import { BundleError } from '../content/validate-bundle.ts';
+import { BundleError } from '../content/bundle/validate-bundle.ts';
 import type { PgliteAssets } from '../db/pglite.ts';
 import { createLogger, type Logger } from '../http/log.ts';
 import { ConfigError, parseConfig, USAGE, type ServerConfig } from './config.ts';

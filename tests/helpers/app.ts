@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { createLogger, type Logger } from '../../src/http/log.ts';
 import { createApp, type App, type AppDeps } from '../../src/app.ts';
-import type { BundleT } from '../../src/content/bundle-schema.ts';
+import type { BundleT } from '../../src/content/bundle/bundle-schema.ts';
 import type { ContentStore } from '../../src/content/store.ts';
 import { openEmptyStore } from './store.ts';
 import { DEMO_BUNDLE_PATH } from '../../src/serve/config.ts';

@@ -2,7 +2,7 @@
  * Linear-scan reference implementations over a raw bundle, written independently of src/ (no KDBush,
  * no geokdbush, no read model), so the service's indexed answers can be checked against them.
  */
-import type { BundleT } from '../../src/content/bundle-schema.ts';
+import type { BundleT } from '../../src/content/bundle/bundle-schema.ts';
 
 /** Earth radius used for great-circle distances, in metres. */
 export const EARTH_RADIUS_M = 6_371_000;

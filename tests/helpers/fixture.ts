@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { mulberry32, nameUuid } from '../../scripts/demo/ids.ts';
 import type {
   AssociationT, BundleT, CategoryT, EventT, ListT, MapT, MarkerT, PathT, PolygonT,
-} from '../../src/content/bundle-schema.ts';
+} from '../../src/content/bundle/bundle-schema.ts';
 
 export { mulberry32 };
 

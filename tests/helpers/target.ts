@@ -14,7 +14,7 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../../src/app.ts';
-import type { BundleT } from '../../src/content/bundle-schema.ts';
+import type { BundleT } from '../../src/content/bundle/bundle-schema.ts';
 import type { ContentStore } from '../../src/content/store.ts';
 import { openEmptyStore } from './store.ts';
 import { createLogger } from '../../src/http/log.ts';

@@ -8,7 +8,7 @@
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CategoryT, MapT } from '../../src/content/bundle-schema.ts';
+import type { CategoryT, MapT } from '../../src/content/bundle/bundle-schema.ts';
 import { openTarget, type TestTarget } from '../helpers/target.ts';
 import { F, makeFixture, mulberry32, uuidFor } from '../helpers/fixture.ts';
 

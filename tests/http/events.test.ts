@@ -7,7 +7,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as v from 'valibot';
 import { getEvent, listEvents, upcomingByPoi } from '../../src/routes/events.ts';
-import type { BundleT } from '../../src/content/bundle-schema.ts';
+import type { BundleT } from '../../src/content/bundle/bundle-schema.ts';
 import { openTarget, type TestTarget } from '../helpers/target.ts';
 import { F, makeFixture, mulberry32, uuidFor } from '../helpers/fixture.ts';
 import {

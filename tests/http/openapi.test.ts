@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import * as v from 'valibot';
-import type { BundleT } from '../../src/content/bundle-schema.ts';
+import type { BundleT } from '../../src/content/bundle/bundle-schema.ts';
 import type { RouteSpec } from '../../src/http/route.ts';
 import { apiRoutes } from '../../src/routes/index.ts';
 import { DEMO_BUNDLE_PATH } from '../../src/serve/config.ts';

@@ -6,7 +6,7 @@
  * `scripts/make-bundle-schema.ts` turns `Bundle` into the committed JSON Schema `data/bundle.schema.json`.
  */
 import * as v from 'valibot';
-import { parseTimestamp } from './rfc3339.ts';
+import { parseTimestamp } from '../rfc3339.ts';
 
 /** Format identifier every bundle must declare. */
 export const BUNDLE_FORMAT = 'destination-bundle/1';

@@ -4,7 +4,7 @@
  * share a POI (a million events over a hundred thousand POIs), so the index holds each vertex once,
  * not once per event.
  */
-import { PointIndex, type Bbox, type Near } from '../geo/point-index.ts';
+import { PointIndex, type Bbox, type Near } from '../../geo/point-index.ts';
 import type { EventTable } from './event-table.ts';
 
 export class EventIndex {

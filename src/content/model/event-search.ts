@@ -4,7 +4,7 @@
  * view per content version, so a new bundle starts with an empty cache); every page, and `total`,
  * then costs a binary search and a slice.
  */
-import { bboxTest, nearTest, type Bbox, type Near } from '../geo/point-index.ts';
+import { bboxTest, nearTest, type Bbox, type Near } from '../../geo/point-index.ts';
 import type { EventTable } from './event-table.ts';
 import type { MapView } from './read-model.ts';
 

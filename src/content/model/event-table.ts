@@ -7,8 +7,8 @@
  * A served event record is made on demand (`summary`) from the columns; the response cache keeps the
  * answers that use it.
  */
-import type { EventT } from './bundle-schema.ts';
-import { toUtc } from './rfc3339.ts';
+import type { EventT } from '../bundle/bundle-schema.ts';
+import { toUtc } from '../rfc3339.ts';
 
 /** The three kinds of POI an event can be anchored to. */
 type AnchorType = 'marker' | 'path' | 'polygon';

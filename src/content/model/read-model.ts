@@ -7,13 +7,13 @@
  * - only published versions are indexed; an item that lives only in drafts is invisible everywhere,
  *   and draft version ids never appear in any record.
  */
-import { type Geometry, rewindPolygon, roundPosition, round7, representativePoint, geometryVertices } from '../geo/geojson.ts';
+import { type Geometry, rewindPolygon, roundPosition, round7, representativePoint, geometryVertices } from '../../geo/geojson.ts';
 import { EventIndex } from './event-index.ts';
 import { EventTable, type EventInput } from './event-table.ts';
-import { toUtc } from './rfc3339.ts';
+import { toUtc } from '../rfc3339.ts';
 import type {
   AssociationT, CategoryT, EventT, IconT, ListT, MapT, MarkerT, PathT, PolygonT, PublisherT,
-} from './bundle-schema.ts';
+} from '../bundle/bundle-schema.ts';
 
 /** The three kinds of POI. */
 export type PoiType = 'marker' | 'path' | 'polygon';
