@@ -1,15 +1,14 @@
 /**
  * `npm run build:binary`: one executable, dist/destination-map, built by `bun build --compile` from
  * src/serve/binary.ts. First it writes what the binary embeds besides PGlite's own files into .build/binary/:
- * the demo bundle's exact bytes, their SHA-256, and a data snapshot of the demo loaded here under Node, so
- * the binary serves the demo from that snapshot, with no initdb and no load.
+ * the demo bundle's exact bytes and the demo's sessions file.
  */
 import { spawn } from 'node:child_process';
-import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ContentStore, sha256Hex } from '../src/content/store.ts';
-import { DEMO_BUNDLE_PATH } from '../src/serve/config.ts';
+import { sha256Hex } from '../src/content/bundle/parse.ts';
+import { DEMO_BUNDLE_PATH, DEMO_SESSIONS_PATH } from '../src/serve/config.ts';
 
 /** The repository root. */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -24,12 +23,12 @@ const BUN = join(ROOT, 'node_modules', '.bin', 'bun');
 export interface BuiltBinary {
   path: string;
   bytes: number;
-  /** SHA-256 of the embedded demo bundle, which names its embedded snapshot. */
+  /** SHA-256 of the embedded demo bundle. */
   checksum: string;
   ms: { snapshot: number; compile: number };
 }
 
-/** Builds the demo snapshot, then compiles the binary to `outFile`. */
+/** Stages the demo files, then compiles the binary to `outFile`. */
 export async function buildBinary(outFile: string = BINARY_PATH): Promise<BuiltBinary> {
   const began = performance.now();
   const checksum = await stageDemo(BUILD_DIR);
@@ -47,26 +46,16 @@ export async function buildBinary(outFile: string = BINARY_PATH): Promise<BuiltB
 }
 
 /**
- * Writes demo-bundle.txt (the demo's bytes; not .json, so neither Bun nor tsc parses it), demo-checksum.txt
- * and demo-snapshot.tar.gz into `dir`. The snapshot is always built afresh: one from an older PGlite or
- * schema must never be shipped.
+ * Writes demo-bundle.txt and demo-sessions.txt (the demo's bytes; not .json, so neither Bun nor tsc parses
+ * them) into `dir`.
  */
 async function stageDemo(dir: string): Promise<string> {
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   const bundlePath = join(dir, 'demo-bundle.txt');
   await copyFile(DEMO_BUNDLE_PATH, bundlePath);
-  const text = await readFile(bundlePath, 'utf8');
-  // In memory: initdb and the load, then the data directory as the tarball SnapshotOptions.builtIn takes.
-  const { store } = await ContentStore.openBundle(text);
-  try {
-    await writeFile(join(dir, 'demo-snapshot.tar.gz'), new Uint8Array(await (await store.dumpSnapshot()).arrayBuffer()));
-  } finally {
-    await store.close();
-  }
-  const checksum = await sha256Hex(text);
-  await writeFile(join(dir, 'demo-checksum.txt'), `${checksum}\n`);
-  return checksum;
+  await copyFile(DEMO_SESSIONS_PATH, join(dir, 'demo-sessions.txt'));
+  return sha256Hex(await readFile(bundlePath));
 }
 
 /** Runs the devDependency Bun; rejects with its output when it fails. */

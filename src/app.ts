@@ -7,7 +7,7 @@
  * calls `serve` itself, so Node never builds a Request or a Response object per request.
  */
 import { Router } from 'itty-router';
-import type { ContentStore } from './content/store.ts';
+import type { ContentStore } from './content/content-store.ts';
 import type { ReadModel } from './content/model/read-model.ts';
 import { negotiateEncoding } from './http/compress.ts';
 import { HttpError, problemAnswer } from './http/errors.ts';
@@ -154,15 +154,24 @@ export function createApp(deps: AppDeps): App {
     return origin !== null && corsOrigins.includes(origin) ? { ...CORS_HEADERS, 'access-control-allow-origin': origin } : {};
   }
 
-  /** GET /healthz (the process answers) and /readyz (content and indexes loaded), at the root, never cached. */
+  /** GET /healthz (the process answers) and /readyz (a content version served, and the last publish), at the root, never cached. */
   function healthAnswer(target: string): AppResponse | null {
     const path = target.split('?', 1)[0];
     if (path !== '/healthz' && path !== '/readyz') return null;
     const ready = deps.store.ready;
     const status = path === '/healthz' || ready ? 200 : 503;
-    const body = utf8(JSON.stringify(path === '/healthz' ? { status: 'ok' }
-      : ready ? { status: 'ready', content_version: deps.store.model.checksum } : { status: 'loading' }));
+    const body = utf8(JSON.stringify(path === '/healthz' ? { status: 'ok' } : readiness()));
     return { status, headers: { 'content-type': JSON_TYPE, 'content-length': String(body.byteLength), 'cache-control': CACHE_CONTROL.none }, body };
+  }
+
+  /** What /readyz says: the version served (if any) and the outcome of the last publish. */
+  function readiness(): Record<string, unknown> {
+    const last = deps.store.lastPublish;
+    const lastPublish = last && { ...last, problems: last.problems.slice(0, 100), problem_count: last.problems.length };
+    if (!deps.store.ready) return { status: 'loading', last_publish: lastPublish };
+    const model = deps.store.model;
+    return { status: 'ready', version: model.version, content_version: model.checksum, published_at: model.publishedAt,
+      serving_last_good: last !== null && (last.outcome === 'refused' || last.outcome === 'failed'), last_publish: lastPublish };
   }
 
   async function serve(req: AppRequest): Promise<AppResponse> {

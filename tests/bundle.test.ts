@@ -5,11 +5,12 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { contentDocs, loadBundle } from '../src/content/load-bundle.ts';
+import { contentDocs, SqlStore } from '../src/content/store/sql-store.ts';
 import { buildReadModel } from '../src/content/model/read-model.ts';
 import { BundleError, validateBundle, type BundleProblem } from '../src/content/bundle/validate-bundle.ts';
 import { openDb, type Db } from '../src/db/pglite.ts';
-import { TABLES } from '../src/db/schema.ts';
+import { TABLES, VERSIONS, versionSchema } from '../src/db/schema.ts';
+import { emptyDatabase } from './helpers/store.ts';
 import { DEMO_BUNDLE_PATH } from '../src/serve/config.ts';
 import { openTestApp, readDemoBundle, type TestApp } from './helpers/app.ts';
 import { F, makeFixture, upperCaseIds, uuidFor } from './helpers/fixture.ts';
@@ -218,10 +219,12 @@ describe('bundle validation', () => {
   });
 });
 
-/** Row count and a content hash of every table, to compare whole database states. */
+/** Row count and a content hash of every table of every version, and the catalogue: whole store states. */
 async function fingerprint(db: Pick<Db, 'query'>): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const table of TABLES) {
+  const schemas = (await db.query<{ s: string }>("SELECT nspname AS s FROM pg_namespace WHERE nspname LIKE 'cv\\_%' ORDER BY 1")).rows.map((r) => r.s);
+  out.schemas = schemas.join(',');
+  for (const table of ['public.content_versions', 'public.content_current', ...schemas.flatMap((sc) => TABLES.map((t) => `${sc}.${t}`))]) {
     const { rows } = await db.query<{ n: number; h: string | null }>(
       `SELECT count(*)::int AS n, md5(string_agg(t::text, '|' ORDER BY t::text)) AS h FROM ${table} t`);
     out[table] = `${rows[0].n}:${rows[0].h}`;
@@ -229,9 +232,9 @@ async function fingerprint(db: Pick<Db, 'query'>): Promise<Record<string, string
   return out;
 }
 
-/** The checksum of the bundle the database holds. */
+/** The checksum of the bundle the store serves. */
 async function checksumIn(db: Db): Promise<string | undefined> {
-  return (await db.query<{ value: string }>("SELECT value FROM content_meta WHERE key = 'checksum'")).rows[0]?.value;
+  return (await db.query<{ checksum: string }>(VERSIONS.current)).rows[0]?.checksum;
 }
 
 /** A view of `db` whose transaction fails on its `n`th INSERT. */
@@ -259,70 +262,100 @@ function failingOnInsert(db: Db, n: number): Db & { failed: () => boolean } {
   };
 }
 
-describe('loading into the database', () => {
+describe('writing content versions into the store', () => {
   let db: Db;
+  let store: SqlStore;
   const first = validateBundle(makeFixture());
   const second = validateBundle(makeFixture({ seed: 7 }));
+  /** The current version's schema, for queries on its tables. */
+  const schema = async () => versionSchema((await store.current())!.version);
 
   before(async () => {
-    db = await openDb();
+    db = await openDb({ snapshot: await emptyDatabase() });
+    store = await SqlStore.open(db);
   });
   after(async () => {
     await db?.close();
   });
 
-  test('a load that fails part-way leaves every table exactly as it was', async () => {
-    await loadBundle(db, first, 'first');
+  test('a write that fails part-way leaves the store exactly as it was', async () => {
+    await store.writeVersion(first, 'first');
     const before = await fingerprint(db);
-    const nonEmpty = Object.values(before).filter((f) => !f.startsWith('0:')).length;
+    const nonEmpty = Object.entries(before).filter(([k, f]) => k.startsWith('cv_') && !f.startsWith('0:')).length;
     assert.equal(nonEmpty, TABLES.length, 'the fixture fills every table, so each insert is a separate step');
-    for (const n of [1, 2, 8, TABLES.length]) {
+    // 10 tables, one batch of events and one of anchors, the catalogue row and the current pointer.
+    for (const n of [1, 2, 8, TABLES.length, TABLES.length + 1, TABLES.length + 2]) {
       const flaky = failingOnInsert(db, n);
-      await assert.rejects(loadBundle(flaky, second, 'second'), new RegExp(`injected failure on insert ${n}`));
+      await assert.rejects((await SqlStore.open(flaky)).writeVersion(second, 'second'), new RegExp(`injected failure on insert ${n}`));
       assert.ok(flaky.failed(), `insert ${n} was reached`);
       assert.deepEqual(await fingerprint(db), before, `after failing on insert ${n}`);
       assert.equal(await checksumIn(db), 'first');
     }
-    // The same wrapper that never fails loads normally, so the failures above were the injected ones.
+    // The same wrapper that never fails writes normally, so the failures above were the injected ones.
     const passing = failingOnInsert(db, Infinity);
-    await loadBundle(passing, second, 'second');
+    await (await SqlStore.open(passing)).writeVersion(second, 'second');
     assert.notDeepEqual(await fingerprint(db), before);
     assert.equal(await checksumIn(db), 'second');
+    assert.deepEqual((await store.versions()).map((v) => v.checksum), ['second', 'first'], 'the older version is kept');
+  });
+
+  test('versions beyond the newest two are pruned, tables and all', async () => {
+    await store.writeVersion(first, 'third');
+    const dropped = await store.prune();
+    assert.ok(dropped.length >= 1);
+    const kept = await store.versions();
+    assert.deepEqual(kept.map((v) => v.checksum), ['third', 'second']);
+    const schemas = (await db.query<{ s: string }>("SELECT nspname AS s FROM pg_namespace WHERE nspname LIKE 'cv\\_%' ORDER BY 1")).rows.map((r) => r.s);
+    assert.deepEqual(schemas.sort(), kept.map((v) => versionSchema(v.version)).sort());
+  });
+
+  test('a version read back builds the same read model as the bundle it was written from', async () => {
+    const v = await store.writeVersion(first, 'first-again');
+    const read = await store.readVersion(v);
+    const fromStore = buildReadModel(read);
+    const fromBundle = buildReadModel(contentDocs(first, 'first-again', first.events));
+    assert.deepEqual([...fromStore.pois.keys()].sort(), [...fromBundle.pois.keys()].sort());
+    for (const [id, map] of fromBundle.maps) {
+      const other = fromStore.maps.get(id)!;
+      assert.equal(other.events.length, map.events.length);
+      for (let i = 0; i < map.events.length; i++) assert.deepEqual(other.events.summary(i), map.events.summary(i));
+    }
   });
 
   test('version_ids omitted means every version of the map, drafts included in storage', async () => {
-    await loadBundle(db, first, 'first');
+    await store.writeVersion(first, 'first');
     const marker = first.markers.find((m) => m.map_id === F.map && m.version_ids === undefined)!;
     const category = first.categories.find((c) => c.map_id === F.map && c.version_ids === undefined)!;
     const listed = first.markers.find((m) => m.version_ids !== undefined && m.version_ids.length === 1 && m.version_ids[0] === F.v1)!;
+    const sc = await schema();
     const versionsOf = async (id: string) => (await db.query<{ v: string }>(
-      'SELECT version_id::text AS v FROM item_versions WHERE item_id = $1 ORDER BY 1', [id])).rows.map((r) => r.v);
+      `SELECT version_id::text AS v FROM ${sc}.item_versions WHERE item_id = $1 ORDER BY 1`, [id])).rows.map((r) => r.v);
     const all = [F.v1, F.v2, F.draft].sort();
     assert.deepEqual(await versionsOf(marker.id), all);
     assert.deepEqual(await versionsOf(category.id), all);
     assert.deepEqual(await versionsOf(listed.id), [F.v1]);
     // Served, only the published ones count.
-    const model = buildReadModel(contentDocs(first, 'first'));
+    const model = buildReadModel(contentDocs(first, 'first', first.events));
     assert.deepEqual(model.pois.get(marker.id)!.record.version_ids, [F.v1, F.v2].sort());
   });
 
   test('upper-case UUIDs are stored lowercase', async () => {
     const text = upperCaseIds(makeFixture());
-    await loadBundle(db, validateBundle(JSON.parse(text)), 'upper');
+    await store.writeVersion(validateBundle(JSON.parse(text)), 'upper');
+    const sc = await schema();
     for (const table of ['maps', 'categories', 'pois', 'events', 'lists', 'associations']) {
-      const { rows } = await db.query<{ doc: string }>(`SELECT doc::text AS doc FROM ${table}`);
+      const { rows } = await db.query<{ doc: string }>(`SELECT doc::text AS doc FROM ${sc}.${table}`);
       assert.ok(rows.length > 0, table);
       for (const { doc } of rows) assert.doesNotMatch(doc, /[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}/, `${table}: ${doc.slice(0, 80)}`);
     }
-    assert.equal((await db.query('SELECT 1 FROM pois WHERE id = $1', [F.draftMarker])).rows.length, 1);
+    assert.equal((await db.query(`SELECT 1 FROM ${sc}.pois WHERE id = $1`, [F.draftMarker])).rows.length, 1);
   });
 
   test('a version id repeated in version_ids loads, stored once', async () => {
     const b = cloneFixture();
     b.markers[20].version_ids = [F.v1, F.v1.toUpperCase()];
-    const bundle = validateBundle(b);
-    await loadBundle(db, bundle, 'repeat');
-    const { rows } = await db.query<{ v: string }>('SELECT version_id::text AS v FROM item_versions WHERE item_id = $1', [b.markers[20].id]);
+    await store.writeVersion(validateBundle(b), 'repeat');
+    const { rows } = await db.query<{ v: string }>(`SELECT version_id::text AS v FROM ${await schema()}.item_versions WHERE item_id = $1`, [b.markers[20].id]);
     assert.deepEqual(rows.map((r) => r.v), [F.v1]);
   });
 });
@@ -361,7 +394,7 @@ describe('the content store', () => {
 
   test('invalid JSON text is refused with a BundleError at path $', async () => {
     const checksum = t.store.model.checksum;
-    await assert.rejects(t.store.replaceFromText('{"format": "destination-bundle/1", '), (err: unknown) => {
+    await assert.rejects(t.store.publish('{"format": "destination-bundle/1", '), (err: unknown) => {
       assert.ok(err instanceof BundleError);
       assert.equal(err.problems.length, 1);
       assert.equal(err.problems[0].path, '$');
@@ -378,7 +411,7 @@ describe('the content store', () => {
     const checksum = t.store.model.checksum;
     const bad = cloneFixture(7);
     const expected = breakReferences(bad);
-    await assert.rejects(t.store.replaceFromText(JSON.stringify(bad)), (err: unknown) => {
+    await assert.rejects(t.store.publish(JSON.stringify(bad)), (err: unknown) => {
       assert.ok(err instanceof BundleError);
       assertReported(err.problems, expected);
       return true;
@@ -390,19 +423,18 @@ describe('the content store', () => {
   test('a bundle that fails inside the database transaction leaves the served content and the database untouched', async () => {
     const before = await snapshot();
     const checksum = t.store.model.checksum;
-    // Reach the store's database (private by type only) and make the load fail after truncating and some inserts.
-    const db = (t.store as unknown as { db: Db }).db;
+    // Reach the store's database (private by type only) and make the write fail after some inserts.
+    const db = (t.store as unknown as { publisher: { store: { db: Db } } }).publisher.store.db;
     const original = db.transaction;
     const base: Db = { query: db.query.bind(db), exec: db.exec.bind(db), close: db.close.bind(db),
       dumpDataDir: db.dumpDataDir.bind(db), transaction: original.bind(db) };
     db.transaction = failingOnInsert(base, 12).transaction;
     try {
-      await assert.rejects(t.store.replaceFromText(JSON.stringify(makeFixture({ seed: 7 }))), /injected failure on insert 12/);
+      await assert.rejects(t.store.publish(JSON.stringify(makeFixture({ seed: 7 }))), /injected failure on insert 12/);
     } finally {
       db.transaction = original;
     }
     assert.equal(t.store.model.checksum, checksum);
-    // The session lookup reads PGlite per request: `is_saved` still true means the truncate was rolled back.
     assert.deepEqual(await snapshot(), before);
     assert.equal(await checksumIn(db), checksum);
   });
@@ -418,7 +450,7 @@ describe('the content store', () => {
     assert.equal(before.body.lat, Math.round(old.markers[i].lat * 1e7) / 1e7);
     const checksum = t.store.model.checksum;
 
-    await t.store.replaceFromText(JSON.stringify(next));
+    await t.store.publish(JSON.stringify(next));
     assert.notEqual(t.store.model.checksum, checksum);
     const after = await t.json(`/markers/${id}`);
     assert.equal(after.status, 200);
@@ -435,7 +467,7 @@ describe('the content store', () => {
     const before = (await t.get(path)).headers.get('etag')!;
     const changed = makeFixture();
     changed.maps[0].info.summary = 'A new summary';
-    await t.store.replaceFromText(JSON.stringify(changed));
+    await t.store.publish(JSON.stringify(changed));
     const res = await t.get(path, { headers: { 'if-none-match': before } });
     assert.equal(res.status, 200);
     assert.notEqual(res.headers.get('etag'), before);

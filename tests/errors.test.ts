@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { createApp } from '../src/app.ts';
 import { createLogger } from '../src/http/log.ts';
 import { recordErrors } from './helpers/app.ts';
-import type { ContentStore } from '../src/content/store.ts';
+import type { ContentStore } from '../src/content/content-store.ts';
 
 const MAP = '/maps/6f1c1d59-2f43-4a53-9d52-b6dfc1a2d0a1';
 

@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EventTable } from '../src/content/model/event-table.ts';
-import { contentDocs } from '../src/content/load-bundle.ts';
+import { contentDocs } from '../src/content/store/sql-store.ts';
 import { buildReadModel, findEvent, type ReadModel } from '../src/content/model/read-model.ts';
-import { parseBundle } from '../src/content/store.ts';
+import { parseBundle } from '../src/content/bundle/parse.ts';
 import { F, makeFixture } from './helpers/fixture.ts';
 
 /** The fixture with texts that need more than one UTF-8 byte, and an event listed out of keyset order. */

@@ -197,7 +197,7 @@ describe('the response cache', () => {
       const beforeBig = await rawRequest(`${server.base}${MAP}`, { headers: { 'accept-encoding': 'br' } });
       assert.equal(before.status, 200);
       bundle.markers[0].name = 'Renamed in the next content version';
-      await t.store.replaceFromText(JSON.stringify(bundle));
+      await t.store.publish(JSON.stringify(bundle));
       const after = await rawRequest(`${server.base}${target}`);
       assert.equal(JSON.parse(after.body.toString()).name, 'Renamed in the next content version');
       assert.notEqual(after.headers.etag, before.headers.etag);
@@ -207,7 +207,7 @@ describe('the response cache', () => {
       assert.match(decode(afterBig).toString(), /Renamed in the next content version/);
     } finally {
       await server.close();
-      await t.store.replaceFromText(JSON.stringify(makeFixture()));
+      await t.store.publish(JSON.stringify(makeFixture()));
     }
   });
 

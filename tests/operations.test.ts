@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createApp } from '../src/app.ts';
-import { ContentStore } from '../src/content/store.ts';
+import type { ContentStore } from '../src/content/content-store.ts';
+import { openEmptyStore, publishFixture } from './helpers/store.ts';
 import { createLogger } from '../src/http/log.ts';
 import { CACHE_CONTROL } from '../src/http/respond.ts';
 import { parseConfig, USAGE } from '../src/serve/config.ts';
@@ -28,21 +29,24 @@ const DEMO_SAVED_EVENT = demo.sessions[0].saved_event_ids[0];
 
 describe('health checks', () => {
   test('/healthz answers while the content loads, /readyz says 503 until it is loaded, then 200; neither is cached', async () => {
-    const store = ContentStore.pending();
+    const store = await openEmptyStore();
     const app = createApp({ store, basePath: '/api', logger: QUIET });
     const get = async (path: string) => {
       const res = await app.fetch(new Request(`http://test.local${path}`));
       return { status: res.status, cache: res.headers.get('cache-control'), body: await res.json() };
     };
     assert.deepEqual(await get('/healthz'), { status: 200, cache: CACHE_CONTROL.none, body: { status: 'ok' } });
-    assert.deepEqual(await get('/readyz'), { status: 503, cache: CACHE_CONTROL.none, body: { status: 'loading' } });
+    assert.deepEqual(await get('/readyz'), { status: 503, cache: CACHE_CONTROL.none, body: { status: 'loading', last_publish: null } });
     assert.equal((await get(`/api/maps/${F.map}`)).status, 503, 'the API itself answers 503 while loading');
-    const text = JSON.stringify(makeFixture());
-    await store.loadStaged(text, await ContentStore.stage(text));
+    await publishFixture(store, JSON.stringify(makeFixture()));
     try {
       const ready = await get('/readyz');
       assert.equal(ready.status, 200);
-      assert.deepEqual(ready.body, { status: 'ready', content_version: store.model.checksum });
+      assert.equal(ready.body.status, 'ready');
+      assert.equal(ready.body.content_version, store.model.checksum);
+      assert.equal(ready.body.version, 1);
+      assert.equal(ready.body.serving_last_good, false);
+      assert.equal(ready.body.last_publish.outcome, 'published');
       assert.equal((await get('/healthz')).status, 200);
       assert.equal((await get(`/api/maps/${F.map}`)).status, 200);
       const head = await app.fetch(new Request('http://test.local/readyz', { method: 'HEAD' }));
@@ -56,7 +60,10 @@ describe('health checks', () => {
 
 describe('access logs and CORS origins', () => {
   let store: ContentStore;
-  before(async () => { ({ store } = await ContentStore.openBundle(JSON.stringify(makeFixture()))); });
+  before(async () => {
+    store = await openEmptyStore();
+    await publishFixture(store, JSON.stringify(makeFixture()));
+  });
   after(async () => { await store?.close(); });
 
   test('every request writes one JSON line with its request id, method, path, status, bytes and time', async () => {

@@ -2,7 +2,6 @@
  * Opening the embedded PGlite database that stores the content, fresh or from a data snapshot.
  */
 import { PGlite } from '@electric-sql/pglite';
-import { CREATE_SCHEMA } from './schema.ts';
 
 /** The slice of PGlite the service uses; a real PostgreSQL client can stand in for it. */
 export interface Db {
@@ -35,16 +34,16 @@ export interface OpenOptions {
 
 /**
  * PostgreSQL settings.
- * - The read path serves from memory and PGlite answers only loads and session lookups, so a small buffer
- *   pool is enough: 16 MB instead of the default 128 MB saves about 180 MB of RSS.
- * - A load truncates and refills every table in one transaction, which `wal_level=minimal` lets PostgreSQL
- *   write without WAL: much faster for large bundles, and nothing here replicates from this database.
+ * - The read path serves from memory and PGlite answers only publishes, so a small buffer pool is enough:
+ *   16 MB instead of the default 128 MB saves about 180 MB of RSS.
+ * - A publish creates and fills a version's tables in one transaction, which `wal_level=minimal` lets
+ *   PostgreSQL write without WAL: much faster for large bundles, and nothing replicates from this database.
  * - What WAL there is (the vacuum that settles a new snapshot) is checkpointed often and its old segments
  *   removed rather than kept for reuse, so a snapshot directory holds about 64 MB of WAL, not the default 1 GB.
  */
 export const POSTGRES_CONF = ['shared_buffers=16MB', 'wal_level=minimal', 'max_wal_senders=0', 'min_wal_size=32MB', 'max_wal_size=64MB'];
 
-/** Opens PGlite and makes sure the content schema exists. */
+/** Opens PGlite (the store applies its migrations). */
 export async function openDb(options: OpenOptions = {}): Promise<Db> {
   const db = await PGlite.create({
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
@@ -52,6 +51,5 @@ export async function openDb(options: OpenOptions = {}): Promise<Db> {
     ...options.assets,
     postgresqlconf: POSTGRES_CONF,
   });
-  await db.exec(CREATE_SCHEMA);
   return db as unknown as Db;
 }

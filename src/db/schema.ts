@@ -1,53 +1,88 @@
 /**
- * The PGlite schema and the SQL the service runs, as constants with $n placeholders (never concatenated).
+ * The content store's schema and the SQL it runs, as constants with $n placeholders (never concatenated).
  *
- * Each table keeps the relational keys as columns, and the whole validated bundle record in `doc`
- * (jsonb), so a record comes back out exactly as it went in. The read path serves from the in-memory
- * read model; the relational columns, poi_categories, event_anchors and the events index are there
- * for SQL over the same content (a PostgreSQL replica, or answering event filters in SQL to measure
- * what the in-memory index is worth).
+ * The store is the system of record. Each publish is a content version: a row in `content_versions` and a
+ * schema of its own (`cv_<n>`) holding that version's tables, created, filled and keyed in one transaction,
+ * then made current. Reading a version sets the search path to its schema, so the same table names and
+ * statements serve every version. Account data (sessions and saved events) lives apart, in `public`, and a
+ * content publish never touches it.
+ *
+ * Each content table keeps the relational keys as columns and the whole validated record in `doc` (jsonb),
+ * so a record comes back out exactly as it went in. References between records are checked by the bundle
+ * validator before anything is written, so the tables carry primary keys but no foreign keys: keys are
+ * built once after the rows are in, which is what keeps a million-event load fast.
  */
 
-/** DDL run once on a fresh database. */
-export const CREATE_SCHEMA = `
-CREATE TABLE IF NOT EXISTS publishers (id uuid PRIMARY KEY, doc jsonb NOT NULL);
-CREATE TABLE IF NOT EXISTS maps (
-  id uuid PRIMARY KEY, publisher_id uuid NOT NULL REFERENCES publishers(id),
-  enabled boolean NOT NULL, current_version_id uuid NOT NULL, doc jsonb NOT NULL);
-CREATE TABLE IF NOT EXISTS map_versions (
-  id uuid PRIMARY KEY, map_id uuid NOT NULL REFERENCES maps(id), status text NOT NULL, doc jsonb NOT NULL);
-CREATE TABLE IF NOT EXISTS icons (id uuid PRIMARY KEY, doc jsonb NOT NULL);
-CREATE TABLE IF NOT EXISTS categories (
-  id uuid PRIMARY KEY, map_id uuid NOT NULL REFERENCES maps(id), parent_id uuid REFERENCES categories(id)
-  DEFERRABLE INITIALLY DEFERRED, kind text NOT NULL, doc jsonb NOT NULL);
-CREATE TABLE IF NOT EXISTS pois (
-  id uuid PRIMARY KEY, map_id uuid NOT NULL REFERENCES maps(id), poi_type text NOT NULL, doc jsonb NOT NULL);
-CREATE TABLE IF NOT EXISTS item_versions (item_id uuid NOT NULL, version_id uuid NOT NULL REFERENCES map_versions(id),
-  PRIMARY KEY (item_id, version_id));
-CREATE TABLE IF NOT EXISTS poi_categories (poi_id uuid NOT NULL REFERENCES pois(id),
-  category_id uuid NOT NULL REFERENCES categories(id), PRIMARY KEY (poi_id, category_id));
-CREATE TABLE IF NOT EXISTS events (
-  id uuid PRIMARY KEY, map_id uuid NOT NULL REFERENCES maps(id), event_type text NOT NULL, tags text[] NOT NULL,
+/** The versioned migrations of the shared schema, applied in order at start; never edit one, add the next. */
+export const MIGRATIONS: readonly { version: number; sql: string }[] = [
+  {
+    version: 1,
+    sql: `
+CREATE TABLE content_versions (
+  version int PRIMARY KEY, checksum text NOT NULL, format text NOT NULL,
+  published_at timestamptz NOT NULL DEFAULT now(), source text NOT NULL DEFAULT '');
+CREATE TABLE content_current (
+  id boolean PRIMARY KEY DEFAULT true CHECK (id), version int NOT NULL REFERENCES content_versions(version));
+CREATE TABLE sessions (token_sha256 text PRIMARY KEY, account_id uuid NOT NULL, expires_at timestamptz NOT NULL);
+CREATE TABLE saved_events (account_id uuid NOT NULL, event_id uuid NOT NULL, PRIMARY KEY (account_id, event_id));
+CREATE INDEX sessions_account ON sessions (account_id);`,
+  },
+];
+
+/** Bookkeeping of applied migrations, created before any of them runs. */
+export const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
+  version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`;
+
+/** The migrations already applied. */
+export const APPLIED_MIGRATIONS = `SELECT version FROM schema_migrations ORDER BY version`;
+
+/** Records a migration as applied. */
+export const RECORD_MIGRATION = `INSERT INTO schema_migrations (version) VALUES ($1)`;
+
+/** The schema that holds one content version's tables; `version` is an integer the store assigned. */
+export function versionSchema(version: number): string {
+  if (!Number.isSafeInteger(version) || version < 1) throw new Error(`not a content version: ${version}`);
+  return `cv_${version}`;
+}
+
+/** The tables of one content version, without keys (they are added after the load). */
+export const VERSION_TABLES = `
+CREATE TABLE publishers (id uuid NOT NULL, doc jsonb NOT NULL);
+CREATE TABLE maps (id uuid NOT NULL, publisher_id uuid NOT NULL, enabled boolean NOT NULL, current_version_id uuid NOT NULL, doc jsonb NOT NULL);
+CREATE TABLE map_versions (id uuid NOT NULL, map_id uuid NOT NULL, status text NOT NULL, doc jsonb NOT NULL);
+CREATE TABLE icons (id uuid NOT NULL, doc jsonb NOT NULL);
+CREATE TABLE categories (id uuid NOT NULL, map_id uuid NOT NULL, parent_id uuid, kind text NOT NULL, doc jsonb NOT NULL);
+CREATE TABLE pois (id uuid NOT NULL, map_id uuid NOT NULL, poi_type text NOT NULL, doc jsonb NOT NULL);
+CREATE TABLE item_versions (item_id uuid NOT NULL, version_id uuid NOT NULL);
+CREATE TABLE poi_categories (poi_id uuid NOT NULL, category_id uuid NOT NULL);
+CREATE TABLE events (id uuid NOT NULL, map_id uuid NOT NULL, event_type text NOT NULL, tags text[] NOT NULL,
   starts_at timestamptz NOT NULL, ends_at timestamptz NOT NULL, doc jsonb NOT NULL);
-CREATE INDEX IF NOT EXISTS events_map_start ON events (map_id, starts_at, id);
-CREATE TABLE IF NOT EXISTS event_anchors (event_id uuid NOT NULL REFERENCES events(id),
-  poi_id uuid NOT NULL REFERENCES pois(id), ord int NOT NULL, PRIMARY KEY (event_id, poi_id));
-CREATE TABLE IF NOT EXISTS lists (
-  id uuid PRIMARY KEY, map_id uuid NOT NULL REFERENCES maps(id), verified boolean NOT NULL, doc jsonb NOT NULL);
-CREATE TABLE IF NOT EXISTS associations (
-  id uuid PRIMARY KEY, poi_id uuid NOT NULL REFERENCES pois(id), associated_poi_id uuid NOT NULL REFERENCES pois(id),
-  list_id uuid REFERENCES lists(id), doc jsonb NOT NULL);
-CREATE TABLE IF NOT EXISTS sessions (
-  token_sha256 text PRIMARY KEY, account_id uuid NOT NULL, expires_at timestamptz NOT NULL);
-CREATE TABLE IF NOT EXISTS saved_events (account_id uuid NOT NULL, event_id uuid NOT NULL REFERENCES events(id),
-  PRIMARY KEY (account_id, event_id));
-CREATE TABLE IF NOT EXISTS content_meta (key text PRIMARY KEY, value text NOT NULL);
+CREATE TABLE event_anchors (event_id uuid NOT NULL, poi_id uuid NOT NULL, ord int NOT NULL);
+CREATE TABLE lists (id uuid NOT NULL, map_id uuid NOT NULL, verified boolean NOT NULL, doc jsonb NOT NULL);
+CREATE TABLE associations (id uuid NOT NULL, poi_id uuid NOT NULL, associated_poi_id uuid NOT NULL, list_id uuid, doc jsonb NOT NULL);
 `;
 
-/** Tables in dependency order; a reload empties them in reverse. */
+/** Keys and indexes of one content version, built once its rows are in. */
+export const VERSION_KEYS = `
+ALTER TABLE publishers ADD PRIMARY KEY (id);
+ALTER TABLE maps ADD PRIMARY KEY (id);
+ALTER TABLE map_versions ADD PRIMARY KEY (id);
+ALTER TABLE icons ADD PRIMARY KEY (id);
+ALTER TABLE categories ADD PRIMARY KEY (id);
+ALTER TABLE pois ADD PRIMARY KEY (id);
+ALTER TABLE item_versions ADD PRIMARY KEY (item_id, version_id);
+ALTER TABLE poi_categories ADD PRIMARY KEY (poi_id, category_id);
+ALTER TABLE events ADD PRIMARY KEY (id);
+CREATE INDEX events_map_start ON events (map_id, starts_at, id);
+ALTER TABLE event_anchors ADD PRIMARY KEY (event_id, poi_id);
+ALTER TABLE lists ADD PRIMARY KEY (id);
+ALTER TABLE associations ADD PRIMARY KEY (id);
+`;
+
+/** Content tables in load order. */
 export const TABLES = [
-  'content_meta', 'publishers', 'maps', 'map_versions', 'icons', 'categories', 'pois', 'item_versions',
-  'poi_categories', 'events', 'event_anchors', 'lists', 'associations', 'sessions', 'saved_events',
+  'publishers', 'maps', 'map_versions', 'icons', 'categories', 'pois', 'item_versions',
+  'poi_categories', 'events', 'event_anchors', 'lists', 'associations',
 ] as const;
 
 /** Bulk inserts: each takes one JSON array parameter and expands it with jsonb_to_recordset. */
@@ -78,30 +113,45 @@ export const INSERT = {
   associations: `INSERT INTO associations (id, poi_id, associated_poi_id, list_id, doc)
     SELECT id, poi_id, associated_poi_id, list_id, doc
     FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, poi_id uuid, associated_poi_id uuid, list_id uuid, doc jsonb)`,
-  sessions: `INSERT INTO sessions (token_sha256, account_id, expires_at) SELECT token_sha256, account_id, expires_at
-    FROM jsonb_to_recordset($1::jsonb) AS x(token_sha256 text, account_id uuid, expires_at timestamptz)`,
-  saved_events: `INSERT INTO saved_events (account_id, event_id) SELECT DISTINCT account_id, event_id
-    FROM jsonb_to_recordset($1::jsonb) AS x(account_id uuid, event_id uuid)`,
-  content_meta: `INSERT INTO content_meta (key, value) SELECT key, value
-    FROM jsonb_to_recordset($1::jsonb) AS x(key text, value text)`,
 } as const;
 
-/** Reads that build the in-memory read model, each in a stable order. */
+/** Reads that build a version's read model, each in a stable order. */
 export const SELECT = {
-  meta: `SELECT key, value FROM content_meta`,
   publishers: `SELECT doc FROM publishers ORDER BY id`,
   maps: `SELECT doc FROM maps ORDER BY id`,
   icons: `SELECT doc FROM icons ORDER BY id`,
   categories: `SELECT doc FROM categories ORDER BY id`,
   pois: `SELECT poi_type, doc FROM pois ORDER BY id`,
-  itemVersions: `SELECT item_id::text AS item_id, version_id::text AS version_id FROM item_versions`,
-  events: `SELECT doc FROM events ORDER BY starts_at, id`,
+  itemVersions: `SELECT item_id::text AS item_id, version_id::text AS version_id FROM item_versions ORDER BY item_id, version_id`,
+  /** One page of events in keyset order, after ($1 starts_at, $2 id); $3 rows at most. */
+  eventsAfter: `SELECT doc FROM events WHERE (starts_at, id) > ($1::timestamptz, $2::uuid) ORDER BY starts_at, id LIMIT $3`,
   lists: `SELECT doc FROM lists ORDER BY id`,
   associations: `SELECT doc FROM associations ORDER BY id`,
 } as const;
 
-/** Looks up an unexpired session by token hash and says whether it saved the event. */
-export const SESSION_SAVED_EVENT = `
+/** The catalogue of content versions. */
+export const VERSIONS = {
+  next: `SELECT coalesce(max(version), 0) + 1 AS version FROM content_versions`,
+  insert: `INSERT INTO content_versions (version, checksum, format, source) VALUES ($1, $2, $3, $4)`,
+  makeCurrent: `INSERT INTO content_current (id, version) VALUES (true, $1) ON CONFLICT (id) DO UPDATE SET version = excluded.version`,
+  current: `SELECT v.version, v.checksum, v.published_at FROM content_current c JOIN content_versions v USING (version)`,
+  list: `SELECT version, checksum, published_at FROM content_versions ORDER BY version DESC`,
+  remove: `DELETE FROM content_versions WHERE version = $1`,
+} as const;
+
+/** Account data: sessions and the events each account saved. */
+export const SESSIONS = {
+  clear: `TRUNCATE sessions, saved_events`,
+  insert: `INSERT INTO sessions (token_sha256, account_id, expires_at) SELECT token_sha256, account_id, expires_at
+    FROM jsonb_to_recordset($1::jsonb) AS x(token_sha256 text, account_id uuid, expires_at timestamptz)`,
+  insertSaved: `INSERT INTO saved_events (account_id, event_id) SELECT DISTINCT account_id, event_id
+    FROM jsonb_to_recordset($1::jsonb) AS x(account_id uuid, event_id uuid) ON CONFLICT DO NOTHING`,
+  all: `SELECT s.token_sha256, s.account_id::text AS account_id, s.expires_at,
+    coalesce((SELECT array_agg(e.event_id::text ORDER BY e.event_id) FROM saved_events e WHERE e.account_id = s.account_id), '{}') AS saved
+    FROM sessions s ORDER BY s.token_sha256`,
+  /** An unexpired session by token hash, and whether its account saved the event. */
+  savedEvent: `
 SELECT s.account_id::text AS account_id,
        EXISTS (SELECT 1 FROM saved_events e WHERE e.account_id = s.account_id AND e.event_id = $2::uuid) AS is_saved
-FROM sessions s WHERE s.token_sha256 = $1 AND s.expires_at > $3::timestamptz`;
+FROM sessions s WHERE s.token_sha256 = $1 AND s.expires_at > $3::timestamptz`,
+} as const;

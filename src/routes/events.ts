@@ -3,7 +3,7 @@
  */
 import * as v from 'valibot';
 import { findMatches, seekAfter, filterKey, type EventFilter } from '../content/model/event-search.ts';
-import { sha256Hex } from '../content/store.ts';
+import { sha256Hex } from '../content/bundle/parse.ts';
 import { cursorKey, decodeCursor, encodeCursor, type CursorState } from '../http/cursor.ts';
 import { HttpError, invalidParams, notFound, type ParamError } from '../http/errors.ts';
 import { bbox, int, near, optionalInt, textList, timestamp, uuid, uuidList } from '../http/params.ts';
@@ -175,7 +175,7 @@ export const getEvent = defineRoute({
     const auth = header('authorization');
     if (auth === null) return body;
     const token = BEARER_RE.exec(auth.trim())?.[1];
-    const session = token ? await store.lookupSession(await sha256Hex(token), map.events.id(position), now) : null;
+    const session = token ? await store.lookupSession(sha256Hex(token), map.events.id(position), now) : null;
     if (!session) {
       throw new HttpError(401, 'The account session token is invalid or has expired.', {
         headers: { 'www-authenticate': 'Bearer error="invalid_token"' },

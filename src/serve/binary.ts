@@ -1,16 +1,15 @@
 /**
  * Entry of the single binary (`npm run build:binary`, see scripts/build-binary.ts): the Bun entry with
- * everything it reads embedded (PGlite's wasm and data files, the demo bundle and a data snapshot of the
- * demo built with it), so it runs from an empty directory with no node_modules and no network.
+ * everything it reads embedded (PGlite's wasm and data files, the demo bundle and its sessions), so it runs
+ * from an empty directory with no node_modules and no network. Its store goes to the data directory.
  * `destination-map --healthcheck` asks a running instance instead: the container's HEALTHCHECK has no curl.
  */
 import pgliteWasm from '@electric-sql/pglite/pglite.wasm' with { type: 'file' };
 import initdbWasm from '@electric-sql/pglite/initdb.wasm' with { type: 'file' };
 import pgliteData from '@electric-sql/pglite/pglite.data' with { type: 'file' };
-// Written by scripts/build-binary.ts: the demo's exact bytes, their SHA-256, and the snapshot built from them.
+// Written by scripts/build-binary.ts: the demo's exact bytes and its sessions.
 import demoBundle from '../../.build/binary/demo-bundle.txt' with { type: 'file' };
-import demoChecksum from '../../.build/binary/demo-checksum.txt' with { type: 'text' };
-import demoSnapshot from '../../.build/binary/demo-snapshot.tar.gz' with { type: 'file' };
+import demoSessions from '../../.build/binary/demo-sessions.txt' with { type: 'file' };
 import { parseConfig } from './config.ts';
 import { serveOnBun } from './bun-serve.ts';
 import type { StartOptions } from './start.ts';
@@ -42,8 +41,11 @@ async function loadEmbedded(): Promise<StartOptions> {
   const [pgliteWasmModule, initdbWasmModule] = await Promise.all([compile(pgliteWasm), compile(initdbWasm)]);
   return {
     assets: { pgliteWasmModule, initdbWasmModule, fsBundle: Bun.file(pgliteData) },
-    builtInSnapshot: { checksum: demoChecksum.trim(), load: async () => Bun.file(demoSnapshot) },
     demoBundle: () => Bun.file(demoBundle).text(),
+    demoSessions: () => Bun.file(demoSessions).text(),
+    // The publisher runs inline: a compiled binary has no separate worker file to start.
+    worker: false,
+    command: 'destination-map',
   };
 }
 

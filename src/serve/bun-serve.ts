@@ -14,7 +14,7 @@ export async function serveOnBun(runtime: string, args: readonly string[], optio
     (started.exitCode === 0 ? console.log : console.error)(started.message);
     process.exit(started.exitCode);
   }
-  const { app, config, store, logger, load } = started;
+  const { app, config, logger, load, reload, close } = started;
   // Bun sends Date on every answer but those to HEAD; RFC 9110 asks for it on all of them.
   const fetch = async (req: Request) => {
     const res = await app.fetch(req);
@@ -28,11 +28,13 @@ export async function serveOnBun(runtime: string, args: readonly string[], optio
     process.once(signal, async () => {
       logger.log('info', 'shutting down', { signal });
       await server.stop();
-      await store.close();
+      await close();
       logger.log('info', 'stopped');
       logger.flush();
       process.exit(0);
     });
   }
+  // SIGHUP publishes the bundle again; the current version serves until the new one is ready.
+  process.on('SIGHUP', () => void reload('SIGHUP'));
   if (!(await load())) process.exit(1);
 }

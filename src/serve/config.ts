@@ -14,8 +14,12 @@ export interface ServerConfig {
   /** False when bundlePath is the default (the demo). */
   bundleGiven: boolean;
   basePath: string;
-  /** Directory of PGlite data snapshots, keyed by the bundle's checksum. */
+  /** The data directory: the embedded store (every published version, sessions) and the model caches. */
   dataDir: string;
+  /** A sessions file to load into the store on start and on every reload; unset: the demo's with the demo, else the stored ones. */
+  sessionsPath?: string;
+  /** Publish again when the bundle (or sessions) file changes. */
+  watch: boolean;
   logLevel: LogLevel;
   /** `*`, or the origins CORS allows. */
   corsOrigins: '*' | string[];
@@ -25,24 +29,31 @@ export interface ServerConfig {
 
 /** The demo destination shipped in data/. */
 export const DEMO_BUNDLE_PATH = fileURLToPath(new URL('../../data/demo-bundle.json', import.meta.url));
-/** Default directory of data snapshots, relative to the working directory. */
+/** The demo's account sessions. */
+export const DEMO_SESSIONS_PATH = fileURLToPath(new URL('../../data/demo-sessions.json', import.meta.url));
+/** Default data directory, relative to the working directory. */
 export const DEFAULT_DATA_DIR = '.data';
 /** Default port, as hosting platforms expect it to be overridable with PORT. */
 export const DEFAULT_PORT = 8787;
 
-/** Usage text for --help. */
-export const USAGE = `Destination map content service: a read-only HTTP JSON API.
+/** Usage text for --help; `command` is how this program is started (`npm start --`, or the binary's name). */
+export function usage(command = 'npm start --'): string {
+  return `Destination map content service: a read-only HTTP JSON API.
 
-Usage: npm start -- [options]
+Usage: ${command} [options]
+       ${command} check <bundle.json>... [--json]   validate bundles and exit (0: ok, 1: problems)
 
 Options (each also read from the environment variable in brackets; a flag wins):
   --bundle <path>      content bundle to serve [BUNDLE_PATH]   default: the demo, data/demo-bundle.json
   --port <n>           port to listen on [PORT]                default: ${DEFAULT_PORT}
   --host <addr>        address to bind [HOST]                  default: 0.0.0.0
   --base-path <path>   mount every route under this prefix [BASE_PATH], e.g. /api/v1
-  --data-dir <path>    where PGlite data snapshots are kept [DATA_DIR]      default: ${DEFAULT_DATA_DIR}
-                       A snapshot is named by the bundle's checksum; a restart with the same bundle
-                       reopens it instead of running initdb and the load. Unwritable: a warning, no snapshot.
+  --data-dir <path>    the store and its caches [DATA_DIR]     default: ${DEFAULT_DATA_DIR}
+                       Every published version is kept there (the newest two); a restart with the same
+                       bundle serves the stored version. Unwritable: a warning, the store kept in memory.
+  --sessions <path>    account sessions file, loaded on start and reload [SESSIONS_PATH]
+                       default: the demo's sessions with the demo bundle, else the stored sessions
+  --watch              publish again when the bundle or sessions file changes [WATCH=1]
   --log-level <level>  ${LOG_LEVELS.join(', ')} [LOG_LEVEL]   default: info
                        info writes one JSON access-log line per request, with its request id.
   --cors-origin <list> * or comma-separated origins allowed by CORS [CORS_ORIGIN]   default: *
@@ -50,12 +61,20 @@ Options (each also read from the environment variable in brackets; a flag wins):
                        (for demos and kiosks pinned to a day, and reproducible tests)
   --help               print this text
 
-Health: GET /healthz answers 200 while the process runs; GET /readyz answers 200 once the content
-and its indexes are loaded, 503 before.
+Publishing: send SIGHUP (kill -HUP <pid>) to publish the bundle file again; the current version
+keeps serving until the new one is ready, and a bad bundle changes nothing (see GET /readyz).
+Health: GET /healthz answers 200 while the process runs; GET /readyz answers 200 once a content
+version is served (with the last publish's outcome), 503 before.
 `;
+}
+
+/** Usage text for `npm start -- --help`. */
+export const USAGE = usage();
 
 /** Every flag that takes a value. */
-const FLAGS = ['bundle', 'port', 'host', 'base-path', 'data-dir', 'log-level', 'cors-origin', 'fixed-time'];
+const FLAGS = ['bundle', 'port', 'host', 'base-path', 'data-dir', 'log-level', 'cors-origin', 'fixed-time', 'sessions'];
+/** Flags that take no value. */
+const SWITCHES = ['watch'];
 
 /** Thrown for a bad flag or setting; the message says which. */
 export class ConfigError extends Error {}
@@ -67,6 +86,10 @@ export function parseConfig(args: readonly string[], env: Record<string, string 
     const arg = args[i];
     if (arg === '--help' || arg === '-h') return 'help';
     const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
+    if (m && SWITCHES.includes(m[1]) && m[2] === undefined) {
+      flags.set(m[1], 'true');
+      continue;
+    }
     if (!m || !FLAGS.includes(m[1])) throw new ConfigError(`unknown option ${arg}; see --help`);
     const value = m[2] ?? args[++i];
     if (value === undefined) throw new ConfigError(`option --${m[1]} needs a value`);
@@ -101,5 +124,15 @@ export function parseConfig(args: readonly string[], env: Record<string, string 
     bundleGiven: pick('bundle', 'BUNDLE_PATH') !== undefined,
     basePath,
     dataDir: pick('data-dir', 'DATA_DIR') ?? DEFAULT_DATA_DIR,
+    ...(pick('sessions', 'SESSIONS_PATH') ? { sessionsPath: pick('sessions', 'SESSIONS_PATH') } : {}),
+    watch: parseSwitch(pick('watch', 'WATCH'), 'watch'),
   };
+}
+
+/** A switch's value: a flag given, or 1/true/0/false in the environment. */
+function parseSwitch(value: string | undefined, name: string): boolean {
+  if (value === undefined) return false;
+  if (/^(1|true|yes)$/i.test(value)) return true;
+  if (/^(0|false|no)$/i.test(value)) return false;
+  throw new ConfigError(`${name} must be 1 or 0 (true or false), not "${value}"`);
 }

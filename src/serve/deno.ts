@@ -7,7 +7,7 @@ declare const Deno: {
   args: string[];
   env: { toObject(): Record<string, string> };
   exit(code: number): never;
-  addSignalListener(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void;
+  addSignalListener(signal: 'SIGINT' | 'SIGTERM' | 'SIGHUP', handler: () => void): void;
   serve(options: { port: number; hostname: string; onListen?: (addr: { port: number }) => void },
     handler: (req: Request) => Promise<Response>): { shutdown(): Promise<void> };
 };
@@ -17,7 +17,7 @@ if ('exitCode' in started) {
   (started.exitCode === 0 ? console.log : console.error)(started.message);
   Deno.exit(started.exitCode);
 }
-const { app, config, store, logger, load } = started;
+const { app, config, logger, load, reload, close } = started;
 const server = Deno.serve({ port: config.port, hostname: config.host, onListen: ({ port }) => logListening(logger, 'deno', config, port) }, app.fetch);
 // Stop accepting connections, let the requests in flight finish, close PGlite, exit 0.
 let stopping = false;
@@ -27,10 +27,12 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     stopping = true;
     logger.log('info', 'shutting down', { signal });
     await server.shutdown();
-    await store.close();
+    await close();
     logger.log('info', 'stopped');
     logger.flush();
     Deno.exit(0);
   });
 }
+// SIGHUP publishes the bundle again; the current version serves until the new one is ready.
+Deno.addSignalListener('SIGHUP', () => void reload('SIGHUP'));
 if (!(await load())) Deno.exit(1);

@@ -10,7 +10,7 @@ if ('exitCode' in started) {
   (started.exitCode === 0 ? console.log : console.error)(started.message);
   process.exit(started.exitCode);
 }
-const { app, config, store, logger, load } = started;
+const { app, config, logger, load, reload, close } = started;
 const server = createServer(nodeHandler(app));
 server.listen(config.port, config.host, () => {
   const address = server.address();
@@ -21,7 +21,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     logger.log('info', 'shutting down', { signal });
     server.close(async () => {
-      await store.close();
+      await close();
       logger.log('info', 'stopped');
       logger.flush();
       process.exit(0);
@@ -29,4 +29,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     server.closeIdleConnections();
   });
 }
+// SIGHUP publishes the bundle again; the current version serves until the new one is ready.
+process.on('SIGHUP', () => void reload('SIGHUP'));
 if (!(await load())) process.exit(1);

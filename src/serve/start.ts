@@ -1,86 +1,180 @@
 /**
- * Start-up shared by every runtime. `start` reads the settings and stages the bundle (everything that can
- * refuse it) before any port is opened; the entry file then listens, and calls `load`, during which
- * /healthz answers and /readyz says 503.
+ * Start-up shared by every runtime. `start` reads the settings, opens the store and stages the bundle
+ * (everything that can refuse it) before any port is opened; the entry file then listens and calls `load`,
+ * during which /healthz answers and /readyz says 503. `reload` publishes the bundle again (SIGHUP, --watch)
+ * while the current version keeps serving.
  */
+import { watch, type FSWatcher } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
 import { createApp, type App } from '../app.ts';
-import { ContentStore, type BundleSource, type SnapshotOptions, type StagedContent } from '../content/store.ts';
+import { runCheck } from '../content/bundle/check.ts';
+import type { BundleSource } from '../content/bundle/parse.ts';
 import { BundleError } from '../content/bundle/validate-bundle.ts';
+import { ContentStore } from '../content/content-store.ts';
+import type { Staged } from '../content/publisher.ts';
+import { parseSessions } from '../content/sessions.ts';
 import type { PgliteAssets } from '../db/pglite.ts';
 import { createLogger, type Logger } from '../http/log.ts';
-import { ConfigError, parseConfig, USAGE, type ServerConfig } from './config.ts';
+import { ConfigError, DEMO_SESSIONS_PATH, parseConfig, usage, type ServerConfig } from './config.ts';
 
 /** What a packaged program (the compiled binary) brings along instead of files on disk. */
 export interface StartOptions {
   /** PGlite's wasm modules and data files. */
   assets?: PgliteAssets;
-  /** A prebuilt data snapshot of the demo bundle. */
-  builtInSnapshot?: SnapshotOptions['builtIn'];
+  /** An empty, migrated database to start an in-memory store from, instead of running initdb. */
+  emptyDatabase?: Blob;
   /** The demo bundle's text, served when no bundle path is set. */
   demoBundle?: () => Promise<string>;
+  /** The demo's sessions file text. */
+  demoSessions?: () => Promise<string>;
+  /** Run the publisher in a worker thread (default) or inline. */
+  worker?: boolean;
+  /** How the program is started, for --help (default `npm start --`). */
+  command?: string;
 }
 
-/** A staged app with its config (`load` logs a failure and answers false), or the exit code and message to stop with. */
+/** A staged app with its config, or the exit code and message to stop with. */
 export type Started =
-  | { app: App; config: ServerConfig; store: ContentStore; logger: Logger; load(): Promise<boolean> }
+  | { app: App; config: ServerConfig; store: ContentStore; logger: Logger; load(): Promise<boolean>; reload(trigger: string): Promise<void>;
+    close(): Promise<void> }
   | { exitCode: number; message: string };
 
-/** Parses settings and stages the bundle; a bad bundle stops start-up before any port is opened. */
+/** Parses settings, opens the store and stages the bundle; a bad bundle with nothing stored stops start-up before any port is opened. */
 export async function start(args: readonly string[], env: Record<string, string | undefined>, options: StartOptions = {}): Promise<Started> {
+  if (args[0] === 'check') {
+    const { exitCode, output } = await runCheck(args.slice(1), (path) => readFile(path));
+    return { exitCode, message: output };
+  }
   let config: ServerConfig;
   try {
     const parsed = parseConfig(args, env);
-    if (parsed === 'help') return { exitCode: 0, message: USAGE };
+    if (parsed === 'help') return { exitCode: 0, message: usage(options.command) };
     config = parsed;
   } catch (err) {
     if (err instanceof ConfigError) return { exitCode: 2, message: `error: ${err.message}` };
     throw err;
   }
   const logger = createLogger(config.logLevel);
-  const useBuiltIn = options.demoBundle && !config.bundleGiven;
-  // A file is streamed through the checksum, and read whole only when no data snapshot has its content.
-  let text: BundleSource | null;
+  const useBuiltIn = Boolean(options.demoBundle && !config.bundleGiven);
+  // A file is streamed through the checksum, and read whole only when the store does not hold its content.
+  let source: BundleSource;
   try {
-    text = useBuiltIn ? await options.demoBundle!() : { path: config.bundlePath };
+    source = useBuiltIn ? await options.demoBundle!() : { path: config.bundlePath };
   } catch (err) {
     return cannotRead(config.bundlePath, err);
   }
+  const sessionsFile = config.sessionsPath ?? (config.bundleGiven ? undefined : DEMO_SESSIONS_PATH);
+  const readSessions = async () => parseSessions(useBuiltIn && !config.sessionsPath && options.demoSessions
+    ? await options.demoSessions() : await readFile(sessionsFile!, 'utf8'));
+  const label = useBuiltIn ? 'built-in demo' : config.bundlePath;
+  if (useBuiltIn) config = { ...config, bundlePath: 'built-in demo' };
+
   const began = performance.now();
-  const snapshots: SnapshotOptions = { dir: config.dataDir, builtIn: options.builtInSnapshot };
-  let staged: StagedContent | null;
+  const store = await ContentStore.open({ dataDir: config.dataDir, worker: options.worker ?? true, assets: options.assets,
+    ...(options.emptyDatabase ? { emptyDatabase: options.emptyDatabase } : {}) });
+  const opened = await store.opened();
+  for (const warning of opened.warnings) logger.log('warn', warning);
+  const refuse = async (exitCode: number, message: string) => {
+    await store.close();
+    return { exitCode, message };
+  };
+  if (sessionsFile) {
+    try {
+      await store.setSessions(await readSessions());
+    } catch (err) {
+      if (err instanceof BundleError) return refuse(1, `error: ${sessionsFile}: ${err.message.replace('content bundle', 'sessions file')}`);
+      return refuse(1, `error: cannot read the sessions file ${sessionsFile}: ${(err as Error).message}`);
+    }
+  }
+  let staged: Staged;
   try {
-    staged = await ContentStore.stage(text, snapshots);
+    staged = await store.stage(source);
   } catch (err) {
-    if (err instanceof BundleError) return { exitCode: 1, message: `error: ${config.bundlePath}: ${err.message}` };
-    if ((err as NodeJS.ErrnoException).code) return cannotRead(config.bundlePath, err);
+    if ((err as NodeJS.ErrnoException).code) return refuse(1, cannotRead(config.bundlePath, err).message);
     throw err;
   }
-  const store = ContentStore.pending();
+  if (staged.problems && !staged.current) return refuse(1, `error: ${config.bundlePath}: ${new BundleError(staged.problems).message}`);
+
   const fixed = config.fixedTime;
-  if (useBuiltIn) config = { ...config, bundlePath: 'built-in demo' };
   const app = createApp({ store, basePath: config.basePath, logger, corsOrigins: config.corsOrigins, ...(fixed ? { now: () => fixed } : {}) });
-  return {
-    app, config, store, logger,
-    async load() {
-      let from: Awaited<ReturnType<typeof store.loadStaged>>;
-      try {
-        if (!text || !staged) throw new Error('load() runs once');
-        from = await store.loadStaged(text, staged, config.dataDir, { assets: options.assets });
-      } catch (err) {
-        logger.log('error', 'the content failed to load', { error: String(err) });
-        logger.flush();
-        return false;
-      } finally {
-        // The bundle's bytes and the validated bundle are not needed once loaded: let them go.
-        text = null;
-        staged = null;
+  let watcher: FSWatcher[] = [];
+
+  async function load(): Promise<boolean> {
+    try {
+      if (staged.problems) {
+        await store.serveCurrent(label, staged);
+        logger.log('error', 'the bundle was refused; serving the last good version', { bundle: label, version: store.model.version,
+          content_version: store.model.checksum, problems: staged.problems.slice(0, 50) });
+      } else {
+        await store.commitStaged(label, staged);
+        logLoaded();
       }
-      if (from.warning) logger.log('warn', from.warning);
-      logger.log('info', 'content loaded', { source: from.source, content_version: store.model.checksum,
-        ms: Math.round(performance.now() - began), ...(from.wroteSnapshot ? { snapshot: from.wroteSnapshot } : {}) });
-      return true;
-    },
+    } catch (err) {
+      logger.log('error', 'the content failed to load', { error: String((err as Error).message ?? err) });
+      logger.flush();
+      return false;
+    }
+    if (config.watch && !useBuiltIn) watcher = watchFiles([config.bundlePath, ...(config.sessionsPath ? [config.sessionsPath] : [])], () => void reload('watch'));
+    return true;
+  }
+
+  /** The start-up line: `source` is `bundle` when the bundle was written as a new version, `store` when it was already stored. */
+  function logLoaded(): void {
+    const last = store.lastPublish;
+    for (const warning of last?.warnings ?? []) logger.log('warn', warning);
+    logger.log('info', 'content loaded', { source: last?.outcome === 'published' ? 'bundle' : 'store', version: store.model.version,
+      content_version: store.model.checksum, ms: Math.round(performance.now() - began), publish_ms: last?.ms });
+  }
+
+  /** Publishes the bundle (and the sessions file) again; the served version changes only if it succeeds. */
+  async function reload(trigger: string): Promise<void> {
+    logger.log('info', 'publishing', { trigger, bundle: label });
+    if (sessionsFile) {
+      try {
+        await store.setSessions(await readSessions());
+      } catch (err) {
+        logger.log('error', 'the sessions file was refused; the stored sessions stay', { sessions: sessionsFile, error: (err as Error).message });
+      }
+    }
+    try {
+      const model = await store.publish(source, label);
+      const last = store.lastPublish!;
+      for (const warning of last.warnings) logger.log('warn', warning);
+      logger.log('info', last.outcome === 'published' ? 'content published' : 'content unchanged', { trigger, version: model.version,
+        content_version: model.checksum, ms: last.ms });
+    } catch (err) {
+      const problems = err instanceof BundleError ? err.problems : undefined;
+      logger.log('error', problems ? 'the bundle was refused; the current version keeps serving' : 'the publish failed; the current version keeps serving',
+        { trigger, bundle: label, ...(problems ? { problems: problems.slice(0, 50) } : { error: String((err as Error).message ?? err) }) });
+    }
+  }
+
+  async function close(): Promise<void> {
+    for (const w of watcher) w.close();
+    await store.close();
+  }
+
+  return { app, config, store, logger, load, reload, close };
+}
+
+/** Watches files (through their directories, so a save by rename is seen too); calls `onChange` once things settle. */
+function watchFiles(paths: readonly string[], onChange: () => void): FSWatcher[] {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const settle = () => {
+    clearTimeout(timer);
+    timer = setTimeout(onChange, 300);
   };
+  const byDir = new Map<string, Set<string>>();
+  for (const p of paths) {
+    const full = resolve(p);
+    const names = byDir.get(dirname(full)) ?? new Set<string>();
+    names.add(basename(full));
+    byDir.set(dirname(full), names);
+  }
+  return [...byDir].map(([dir, names]) => watch(dir, (_event, name) => {
+    if (name && names.has(String(name))) settle();
+  }));
 }
 
 /** The exit for a bundle that cannot be read (missing, a directory, no permission). */

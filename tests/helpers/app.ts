@@ -5,8 +5,8 @@ import { readFile } from 'node:fs/promises';
 import { createLogger, type Logger } from '../../src/http/log.ts';
 import { createApp, type App, type AppDeps } from '../../src/app.ts';
 import type { BundleT } from '../../src/content/bundle/bundle-schema.ts';
-import type { ContentStore } from '../../src/content/store.ts';
-import { openEmptyStore } from './store.ts';
+import type { ContentStore } from '../../src/content/content-store.ts';
+import { openEmptyStore, publishFixture } from './store.ts';
 import { DEMO_BUNDLE_PATH } from '../../src/serve/config.ts';
 import { F, makeFixture } from './fixture.ts';
 
@@ -23,7 +23,7 @@ export interface TestApp {
 /** Builds an app over `bundle` (default: the synthetic fixture), with "now" pinned to F.now. */
 export async function openTestApp(bundle: BundleT = makeFixture(), deps: Partial<AppDeps> = {}): Promise<TestApp> {
   const store = await openEmptyStore();
-  await store.replaceFromText(JSON.stringify(bundle));
+  await publishFixture(store, JSON.stringify(bundle));
   const app = createApp({ store, now: () => F.now, logger: QUIET, ...deps });
   const get = (path: string, init?: RequestInit) => app.fetch(new Request(`http://test.local${path}`, init));
   return {

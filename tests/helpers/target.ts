@@ -15,8 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../../src/app.ts';
 import type { BundleT } from '../../src/content/bundle/bundle-schema.ts';
-import type { ContentStore } from '../../src/content/store.ts';
-import { openEmptyStore } from './store.ts';
+import type { ContentStore } from '../../src/content/content-store.ts';
+import { openEmptyStore, publishFixture, splitSessions } from './store.ts';
 import { createLogger } from '../../src/http/log.ts';
 import { F, makeFixture } from './fixture.ts';
 import { RUNTIMES, startServer, type Runtime, type RunningServer } from './server.ts';
@@ -66,7 +66,7 @@ const stores = new Map<string, { store: Promise<ContentStore>; users: number }>(
 async function openInProcess(text: string, options: TargetOptions): Promise<TestTarget> {
   let shared = stores.get(text);
   if (!shared) {
-    shared = { store: openEmptyStore().then(async (store) => { await store.replaceFromText(text); return store; }), users: 0 };
+    shared = { store: openEmptyStore().then(async (store) => { await publishFixture(store, text); return store; }), users: 0 };
     stores.set(text, shared);
   }
   shared.users++;
@@ -95,8 +95,8 @@ async function openInProcess(text: string, options: TargetOptions): Promise<Test
 }
 
 async function openOverHttp(runtime: Runtime, text: string, options: TargetOptions): Promise<TestTarget> {
-  const { file, dataDir } = stageBundle(text);
-  const args = ['--bundle', file, '--data-dir', dataDir, '--fixed-time', (options.now ?? F.now).toISOString()];
+  const { file, dataDir, sessions } = stageBundle(text);
+  const args = ['--bundle', file, '--data-dir', dataDir, '--fixed-time', (options.now ?? F.now).toISOString(), ...(sessions ? ['--sessions', sessions] : [])];
   if (options.basePath !== undefined) args.push('--base-path', options.basePath);
   // The flags win over the environment, and LOG_LEVEL is pinned: startServer waits for the info lines.
   const server = await startServer(runtime, args, 120_000, { LOG_LEVEL: 'info' });
@@ -176,15 +176,20 @@ function scratchDir(): string {
  * again on the same bundle (another test file, another runtime) reopens the data snapshot instead of loading.
  * One directory per bundle, because the service removes the snapshots of other bundles from its data directory.
  */
-function stageBundle(text: string): { file: string; dataDir: string } {
+function stageBundle(text: string): { file: string; dataDir: string; sessions: string | null } {
   const dir = join(scratchDir(), createHash('sha256').update(text).digest('hex').slice(0, 16));
   const file = join(dir, 'bundle.json');
   const dataDir = join(dir, 'data');
   mkdirSync(dataDir, { recursive: true });
-  if (!existsSync(file)) {
-    const temporary = `${file}.${randomUUID()}.tmp`;
-    writeFileSync(temporary, text);
-    renameSync(temporary, file);
-  }
-  return { file, dataDir };
+  const split = splitSessions(text);
+  const sessions = split.sessions ? join(dir, 'sessions.json') : null;
+  const write = (path: string, content: string) => {
+    if (existsSync(path)) return;
+    const temporary = `${path}.${randomUUID()}.tmp`;
+    writeFileSync(temporary, content);
+    renameSync(temporary, path);
+  };
+  write(file, split.bundle);
+  if (sessions) write(sessions, JSON.stringify({ format: 'destination-sessions/1', sessions: split.sessions }));
+  return { file, dataDir, sessions };
 }

@@ -270,7 +270,11 @@ export const Bundle = v.object({
   events: v.array(Event),
   lists: v.array(List),
   associations: v.array(Association),
-  sessions: v.array(Session),
+  /**
+   * Deprecated and ignored: account sessions are not content. They go in a sessions file (`--sessions`);
+   * bundles of the first release that still carry them are accepted and their sessions left out.
+   */
+  sessions: v.optional(v.array(Session), []),
 });
 
 export type BundleT = v.InferOutput<typeof Bundle>;

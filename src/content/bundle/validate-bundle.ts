@@ -1,6 +1,10 @@
 /**
  * Bundle validation: the valibot structure check, then every cross-record rule. Reports all problems,
  * each with the JSON path of the offending value, so a publisher can fix a bundle in one pass.
+ *
+ * Messages are written for people: a problem inside a record names the record
+ * (`event "Ginjinha Tasting" ($.events[4]): missing required field "title"`), and a bad value is shown
+ * (`starts_at must be a real calendar date-time, got "2027-02-30T10:00:00Z"`).
  */
 import * as v from 'valibot';
 import { Bundle, type BundleT } from './bundle-schema.ts';
@@ -22,198 +26,357 @@ export class BundleError extends Error {
   }
 }
 
-/** Formats a valibot issue path as `$.maps[0].versions[1].id`. */
-function formatIssuePath(path: v.IssuePathItem[] | undefined): string {
+/** The noun for one record of each top-level collection. */
+const RECORD_NOUNS: Readonly<Record<string, string>> = {
+  publishers: 'publisher', maps: 'map', icons: 'icon', categories: 'category', markers: 'marker', paths: 'path',
+  polygons: 'polygon', events: 'event', lists: 'list', associations: 'association', sessions: 'session',
+};
+
+/** How many characters of a value or a name a message shows. */
+const SHOWN_CHARS = 60;
+
+const RECORD_PATH_RE = /^\$\.([a-z_]+)\[(\d+)\](.*)$/;
+const IDENTIFIER_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+type Rec = Record<string, unknown>;
+const isRecord = (x: unknown): x is Rec => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/** Cuts text to `max` characters, marking the cut with an ellipsis. */
+const cut = (text: string, max = SHOWN_CHARS) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+/** Shows a value as JSON for a message, cut to about 60 characters. */
+export function showValue(value: unknown, max = SHOWN_CHARS): string {
+  return cut(value === undefined ? 'nothing' : JSON.stringify(value) ?? String(value), max);
+}
+
+/** Formats object keys and array indexes as a JSON path: `$.maps[0].versions[1].id`, `$.info["odd key"]`. */
+export function formatJsonPath(keys: readonly (string | number)[]): string {
   let out = '$';
-  for (const item of path ?? []) {
-    const key = item.key;
-    out += typeof key === 'number' ? `[${key}]` : `.${String(key)}`;
+  for (const key of keys) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += IDENTIFIER_RE.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
   }
   return out;
+}
+
+/** Names a record by its kind and name, title or id: `event "Ginjinha Tasting"`, `association 5b1c…`. */
+function nameRecord(noun: string, item: unknown): string {
+  if (!isRecord(item)) return noun;
+  const kind = noun === 'category' && item.kind === 'tag' ? 'tag' : noun;
+  for (const key of ['name', 'title']) {
+    const name = item[key];
+    if (typeof name === 'string' && name.trim() !== '') return `${kind} ${showValue(name)}`;
+  }
+  if (typeof item.id === 'string' && item.id !== '') return `${kind} ${cut(item.id)}`;
+  if (typeof item.account_id === 'string') return `${kind} of account ${cut(item.account_id)}`;
+  return kind;
+}
+
+/** Splits a JSON path into its named record (`event "Ginjinha Tasting" ($.events[4])`, or null) and the field within (`title`). */
+export function describeLocation(root: unknown, path: string): { record: string | null; field: string } {
+  const m = RECORD_PATH_RE.exec(path);
+  if (!m || !Object.hasOwn(RECORD_NOUNS, m[1])) return { record: null, field: path.replace(/^\$\.?/, '') };
+  const collection = isRecord(root) ? root[m[1]] : undefined;
+  const item = Array.isArray(collection) ? collection[Number(m[2])] : undefined;
+  return { record: `${nameRecord(RECORD_NOUNS[m[1]], item)} ($.${m[1]}[${m[2]}])`, field: m[3].replace(/^\./, '') };
+}
+
+/** What is wrong at one path, before it is put in words about its record. */
+interface Statement {
+  /** What is wrong: a predicate about the field (`must be a string`) or a sentence of its own. */
+  text: string;
+  /** The text is a predicate that follows the field's name (`starts_at must be…`) rather than a sentence after a colon. */
+  predicate?: boolean;
+  /** The field is missing altogether: the text is ignored. */
+  missing?: boolean;
+  /** The bad value, already shown, appended as `, got <value>`. */
+  got?: string;
+}
+
+/** Words a statement about the value at `path` so it names its record: `event "X" ($.events[4]): missing required field "title"`. */
+function describeProblem(root: unknown, path: string, statement: Statement): string {
+  const { record, field } = describeLocation(root, path);
+  const got = statement.got === undefined ? '' : `, got ${statement.got}`;
+  if (statement.missing) {
+    const missing = `missing required field ${showValue(field)}`;
+    return record ? `${record}: ${missing}` : missing;
+  }
+  const subject = field || record || 'the bundle';
+  const sentence = statement.predicate ? `${subject} ${statement.text}${got}` : `${subject}: ${statement.text}${got}`;
+  if (!record || !field) return sentence;
+  return `${record}: ${sentence}`;
+}
+
+/** Types valibot names in `expected`, in words. */
+const TYPE_WORDS: Readonly<Record<string, string>> = {
+  string: 'a string', number: 'a number', boolean: 'true or false', Array: 'an array', Object: 'an object', null: 'null',
+};
+
+/** Turns valibot's `expected` (`string`, `("easy" | "hard")`, `"LineString"`) into words. */
+function describeExpected(expected: string | null): string {
+  if (!expected) return 'valid';
+  const options = expected.replace(/^\((.*)\)$/, '$1').split(' | ').map((o) => TYPE_WORDS[o] ?? o);
+  if (options.length === 1) return options[0];
+  if (options.length === 2) return `${options[0]} or ${options[1]}`;
+  return `one of ${options.join(', ')}`;
+}
+
+/** What a valibot issue says is wrong, in plain words, with the bad value. */
+function describeIssue(issue: v.BaseIssue<unknown>): Statement {
+  if (issue.kind === 'schema' && issue.received === 'undefined' && issue.input === undefined) {
+    const last = issue.path?.at(-1);
+    if (issue.type === 'object' && last?.type === 'object') return { text: '', missing: true };
+    return { text: `is missing: it must be ${describeExpected(issue.expected)}`, predicate: true };
+  }
+  const got = showValue(issue.input);
+  if (!issue.message.startsWith('Invalid ')) return { text: issue.message, predicate: /^must\b/.test(issue.message), got };
+  const requirement = (issue as { requirement?: unknown }).requirement;
+  switch (issue.type) {
+    case 'integer': return { text: 'must be an integer', predicate: true, got };
+    case 'finite': return { text: 'must be a finite number', predicate: true, got };
+    case 'min_value': return { text: `must be at least ${String(requirement)}`, predicate: true, got };
+    case 'max_value': return { text: `must be at most ${String(requirement)}`, predicate: true, got };
+    default: return { text: `must be ${describeExpected(issue.expected)}`, predicate: true, got };
+  }
+}
+
+/** Formats a valibot issue path as `$.maps[0].versions[1].id`. */
+function formatIssuePath(path: v.IssuePathItem[] | undefined): string {
+  return formatJsonPath((path ?? []).map((item) => (typeof item.key === 'number' ? item.key : String(item.key))));
 }
 
 /** Validates structure, then references, geometry, ids and timestamps; returns the typed bundle or throws. */
 export function validateBundle(input: unknown): BundleT {
   const parsed = v.safeParse(Bundle, input, { abortEarly: false });
-  if (!parsed.success) {
-    const problems = parsed.issues.map((i) => ({ path: formatIssuePath(i.path), message: i.message }));
-    // Still run the cross-record checks over what did parse, so one pass reports everything it can.
-    try {
-      problems.push(...checkReferences(parsed.output as BundleT));
-    } catch {
-      // Too broken to walk (a collection is not even an array): the structural problems say why.
-    }
-    throw new BundleError(problems);
+  const problems: BundleProblem[] = [];
+  const seen = new Set<string>();
+  for (const issue of parsed.issues ?? []) {
+    const path = formatIssuePath(issue.path);
+    // The first rule a value breaks says what is wrong with it; the others (a bad RFC 3339 string is no real
+    // calendar date-time either) follow from it.
+    if (seen.has(path)) continue;
+    seen.add(path);
+    problems.push({ path, message: describeProblem(input, path, describeIssue(issue)) });
   }
-  const problems = checkReferences(parsed.output);
-  if (problems.length > 0) throw new BundleError(problems);
+  // Still run the cross-record checks over what did parse, so one pass reports everything it can; a value
+  // already refused for its structure is not refused again as a reference.
+  if (isRecord(parsed.output)) {
+    problems.push(...checkReferences(parsed.output as BundleT).filter((p) => !seen.has(p.path)));
+  }
+  if (!parsed.success || problems.length > 0) throw new BundleError(problems);
   return parsed.output;
 }
 
-const lc = (id: string) => id.toLowerCase();
+/** The items of a collection that may be broken: none when it is not an array. */
+const itemsOf = <T>(items: readonly T[] | undefined): readonly T[] => (Array.isArray(items) ? items : []);
+
+/** Calls `fn` for each record of a collection that is an object at all (the structure check reports the rest). */
+function eachRecord<T>(items: readonly T[] | undefined, fn: (item: T, index: number) => void): void {
+  itemsOf(items).forEach((item, i) => {
+    if (isRecord(item)) fn(item, i);
+  });
+}
+
+/** An id in its stored form (lowercase); null when it is not a string (the structure check reports that). */
+const lc = (id: unknown): string | null => (typeof id === 'string' ? id.toLowerCase() : null);
+
+/**
+ * The ids of one kind of record, each with the map it belongs to (null when that is unreadable or the kind
+ * has no map). `complete` is false when some record of the kind is unreadable (not an object, no string
+ * id), so an id not found might be that record's: it is then not reported as unknown, only the broken
+ * record is.
+ */
+interface Registry {
+  noun: string;
+  owners: Map<string, string | null>;
+  complete: boolean;
+}
+
+/** A registry of the records of `collections`; `mapOf` reads the map a record belongs to. */
+function registerRecords(noun: string, collections: readonly unknown[], mapOf: (record: Rec) => unknown = () => null): Registry {
+  const registry: Registry = { noun, owners: new Map(), complete: true };
+  for (const items of collections) {
+    if (!Array.isArray(items)) { registry.complete = false; continue; }
+    for (const record of items) {
+      if (isRecord(record) && lc(record.id) !== null) registry.owners.set(lc(record.id)!, lc(mapOf(record)));
+      else registry.complete = false;
+    }
+  }
+  return registry;
+}
 
 /** Every cross-record rule of the bundle format; returns the problems found (empty when valid). */
 export function checkReferences(b: BundleT): BundleProblem[] {
   const problems: BundleProblem[] = [];
-  const add = (path: string, message: string) => problems.push({ path, message });
+  /** Reports a predicate about the field at `path` (`names an unknown POI …`). */
+  const add = (path: string, text: string) => problems.push({ path, message: describeProblem(b, path, { text, predicate: true }) });
 
+  const publishers = registerRecords('publisher', [b.publishers]);
+  const maps = registerRecords('map', [b.maps]);
+  /** A map id that names a map of the bundle, lowercase; null otherwise (that is reported where it is written). */
+  const knownMap = (id: unknown) => (maps.owners.has(lc(id) ?? '') ? lc(id) : null);
+  const versions = registerRecords('map version', itemsOf(b.maps).map((m) => (isRecord(m) ? m.versions : undefined)));
+  eachRecord(b.maps, (m) => eachRecord(m.versions, (ver) => {
+    if (lc(ver.id) !== null) versions.owners.set(lc(ver.id)!, knownMap(m.id));
+  }));
+  const icons = registerRecords('icon', [b.icons]);
+  const categories = registerRecords('category', [b.categories], (c) => knownMap(c.map_id));
+  const pois = registerRecords('POI', [b.markers, b.paths, b.polygons], (p) => knownMap(p.map_id));
+  const events = registerRecords('event', [b.events]);
+  const lists = registerRecords('list', [b.lists], (l) => knownMap(l.map_id));
+
+  /** Where an id was first used, as words: `marker "X" ($.markers[3])`, `versions[0] of map "Y" ($.maps[1])`. */
+  const describeFirstUse = (path: string) => {
+    const { record, field } = describeLocation(b, path);
+    const within = field.replace(/(^|\.)(id|token_sha256)$/, '');
+    if (!record) return path;
+    return within ? `${within} of ${record}` : record;
+  };
   /** Records ids of one id space and reports repeats. */
-  const idSpace = (label: string) => {
+  const idSpace = (what: string) => {
     const seen = new Map<string, string>();
-    return (id: string, path: string) => {
-      const prev = seen.get(lc(id));
-      if (prev) add(path, `duplicate ${label} id ${lc(id)} (first used at ${prev})`);
-      else seen.set(lc(id), path);
+    return (id: unknown, path: string) => {
+      const key = lc(id);
+      if (key === null) return;
+      const prev = seen.get(key);
+      if (prev) add(path, `is a duplicate ${what} ${key}, first used by ${describeFirstUse(prev)}`);
+      else seen.set(key, path);
     };
   };
+  /**
+   * Checks that the reference `id` at `path` names a record of `registry`, and, when `mapId` is given and
+   * readable, one of that map. Answers the map of the record named (undefined when it is unknown).
+   */
+  const resolve = (registry: Registry, id: unknown, path: string, mapId?: unknown): string | null | undefined => {
+    const key = lc(id);
+    if (key === null) return undefined;
+    const owner = registry.owners.get(key);
+    if (owner === undefined) {
+      if (registry.complete) add(path, `names an unknown ${registry.noun} ${key}`);
+      return undefined;
+    }
+    const map = knownMap(mapId);
+    if (owner !== null && map !== null && owner !== map) add(path, `names ${registry.noun} ${key}, which belongs to another map (${owner})`);
+    return owner;
+  };
 
-  const publisherIds = new Set<string>();
-  const seePublisher = idSpace('publisher');
-  b.publishers.forEach((p, i) => { seePublisher(p.id, `$.publishers[${i}].id`); publisherIds.add(lc(p.id)); });
+  const seePublisher = idSpace('publisher id');
+  eachRecord(b.publishers, (p, i) => seePublisher(p.id, `$.publishers[${i}].id`));
 
-  const mapIds = new Set<string>();
-  const versionMap = new Map<string, string>(); // version id -> map id
-  const seeMap = idSpace('map');
-  const seeVersion = idSpace('map version');
-  const seeBlock = idSpace('content block');
-  b.maps.forEach((m, i) => {
+  const seeMap = idSpace('map id');
+  const seeVersion = idSpace('map version id');
+  const seeBlock = idSpace('content block id');
+  eachRecord(b.maps, (m, i) => {
     const at = `$.maps[${i}]`;
     seeMap(m.id, `${at}.id`);
-    mapIds.add(lc(m.id));
-    if (!publisherIds.has(lc(m.publisher_id))) add(`${at}.publisher_id`, `unknown publisher ${lc(m.publisher_id)}`);
-    m.versions.forEach((ver, j) => { seeVersion(ver.id, `${at}.versions[${j}].id`); versionMap.set(lc(ver.id), lc(m.id)); });
-    const current = m.versions.find((ver) => lc(ver.id) === lc(m.current_version_id));
-    if (!current) add(`${at}.current_version_id`, `${lc(m.current_version_id)} is not one of this map's versions`);
-    else if (current.status !== 'published') add(`${at}.current_version_id`, 'the current version must be published, not a draft');
-    m.content_blocks.forEach((c, j) => seeBlock(c.id, `${at}.content_blocks[${j}].id`));
-    const bounds = m.map_data.bounds;
-    if (bounds && bounds[1] > bounds[3]) add(`${at}.map_data.bounds`, 'south must not be greater than north');
+    resolve(publishers, m.publisher_id, `${at}.publisher_id`);
+    eachRecord(m.versions, (ver, j) => seeVersion(ver.id, `${at}.versions[${j}].id`));
+    const currentId = lc(m.current_version_id);
+    const current = itemsOf(m.versions).find((ver) => isRecord(ver) && lc(ver.id) === currentId);
+    if (currentId !== null && !current && itemsOf(m.versions).every(isRecord)) {
+      add(`${at}.current_version_id`, `names ${currentId}, which is not one of this map's versions`);
+    } else if (current && current.status !== 'published') {
+      add(`${at}.current_version_id`, `must name a published version, but ${currentId} (${showValue(current.name)}) is a draft`);
+    }
+    eachRecord(m.content_blocks, (c, j) => seeBlock(c.id, `${at}.content_blocks[${j}].id`));
+    const bounds = isRecord(m.map_data) ? m.map_data.bounds : undefined;
+    if (Array.isArray(bounds) && bounds[1] > bounds[3]) {
+      add(`${at}.map_data.bounds`, `has its south greater than its north: it must be [west, south, east, north], got ${showValue(bounds)}`);
+    }
   });
 
-  const iconIds = new Set<string>();
-  const seeIcon = idSpace('icon');
-  b.icons.forEach((ic, i) => { seeIcon(ic.id, `$.icons[${i}].id`); iconIds.add(lc(ic.id)); });
+  const seeIcon = idSpace('icon id');
+  eachRecord(b.icons, (ic, i) => seeIcon(ic.id, `$.icons[${i}].id`));
 
-  const checkMap = (mapId: string, path: string) => {
-    if (!mapIds.has(lc(mapId))) { add(path, `unknown map ${lc(mapId)}`); return false; }
-    return true;
-  };
-  const checkIcon = (iconId: string | null | undefined, path: string) => {
-    if (iconId && !iconIds.has(lc(iconId))) add(path, `unknown icon ${lc(iconId)}`);
-  };
-  const checkVersions = (ids: string[] | undefined, mapId: string, path: string) => {
-    ids?.forEach((id, k) => {
-      const owner = versionMap.get(lc(id));
-      if (!owner) add(`${path}[${k}]`, `unknown map version ${lc(id)}`);
-      else if (owner !== lc(mapId)) add(`${path}[${k}]`, `map version ${lc(id)} belongs to another map (${owner})`);
-    });
+  /** Checks the map, icon and versions a category or POI names. */
+  const checkItem = (item: { map_id: unknown; icon_id?: unknown; version_ids?: readonly unknown[] }, at: string) => {
+    resolve(maps, item.map_id, `${at}.map_id`);
+    resolve(icons, item.icon_id, `${at}.icon_id`);
+    itemsOf(item.version_ids).forEach((id, k) => resolve(versions, id, `${at}.version_ids[${k}]`, item.map_id));
   };
 
   // Categories and POIs share one id space: their version memberships are stored by item id alone.
-  const seeItem = idSpace('category or POI');
-  const categoryMap = new Map<string, string>(); // category id -> map id
-  const seeCategory = seeItem;
-  b.categories.forEach((c, i) => { seeCategory(c.id, `$.categories[${i}].id`); categoryMap.set(lc(c.id), lc(c.map_id)); });
-  const parentOf = new Map(b.categories.map((c) => [lc(c.id), c.parent_id ? lc(c.parent_id) : null]));
-
-  const poiMap = new Map<string, string>(); // poi id -> map id
-  const seePoi = seeItem;
+  const seeItem = idSpace('category or POI id');
+  eachRecord(b.categories, (c, i) => seeItem(c.id, `$.categories[${i}].id`));
   const poiKinds = [['markers', b.markers], ['paths', b.paths], ['polygons', b.polygons]] as const;
   for (const [kind, items] of poiKinds) {
-    items.forEach((p, i) => { seePoi(p.id, `$.${kind}[${i}].id`); poiMap.set(lc(p.id), lc(p.map_id)); });
+    eachRecord<{ id: string }>(items, (p, i) => seeItem(p.id, `$.${kind}[${i}].id`));
   }
-  const checkPoi = (poiId: string, mapId: string, path: string) => {
-    const owner = poiMap.get(lc(poiId));
-    if (!owner) add(path, `unknown POI ${lc(poiId)}`);
-    else if (owner !== lc(mapId)) add(path, `POI ${lc(poiId)} belongs to another map (${owner})`);
-  };
+  const parentOf = new Map<string | null, string | null>();
+  eachRecord(b.categories, (c) => parentOf.set(lc(c.id), lc(c.parent_id)));
 
-  b.categories.forEach((c, i) => {
+  eachRecord(b.categories, (c, i) => {
     const at = `$.categories[${i}]`;
-    checkMap(c.map_id, `${at}.map_id`);
-    checkIcon(c.icon_id, `${at}.icon_id`);
-    checkVersions(c.version_ids, c.map_id, `${at}.version_ids`);
-    if (c.parent_id) {
-      const owner = categoryMap.get(lc(c.parent_id));
-      if (!owner) add(`${at}.parent_id`, `unknown category ${lc(c.parent_id)}`);
-      else if (owner !== lc(c.map_id)) add(`${at}.parent_id`, `category ${lc(c.parent_id)} belongs to another map (${owner})`);
+    checkItem(c, at);
+    if (lc(c.parent_id)) {
+      resolve(categories, c.parent_id, `${at}.parent_id`, c.map_id);
       // Walk up the parents; meeting this category again means a cycle.
-      let cur: string | null | undefined = lc(c.parent_id);
+      let cur = lc(c.parent_id);
       for (let steps = 0; cur && steps <= b.categories.length; steps++) {
-        if (cur === lc(c.id)) { add(`${at}.parent_id`, 'the category hierarchy has a cycle through this category'); break; }
-        cur = parentOf.get(cur);
+        if (cur === lc(c.id)) { add(`${at}.parent_id`, 'makes a cycle: the category hierarchy loops back to this category'); break; }
+        cur = parentOf.get(cur) ?? null;
       }
     }
-    c.poi_order?.forEach((id, k) => checkPoi(id, c.map_id, `${at}.poi_order[${k}]`));
+    itemsOf(c.poi_order).forEach((id, k) => resolve(pois, id, `${at}.poi_order[${k}]`, c.map_id));
   });
 
   for (const [kind, items] of poiKinds) {
-    items.forEach((p, i) => {
+    eachRecord<{ map_id: string; icon_id?: string | null; version_ids?: string[]; category_ids: string[] }>(items, (p, i) => {
       const at = `$.${kind}[${i}]`;
-      checkMap(p.map_id, `${at}.map_id`);
-      checkIcon(p.icon_id, `${at}.icon_id`);
-      checkVersions(p.version_ids, p.map_id, `${at}.version_ids`);
-      p.category_ids.forEach((cid, k) => {
-        const owner = categoryMap.get(lc(cid));
-        if (!owner) add(`${at}.category_ids[${k}]`, `unknown category ${lc(cid)}`);
-        else if (owner !== lc(p.map_id)) add(`${at}.category_ids[${k}]`, `category ${lc(cid)} belongs to another map (${owner})`);
-      });
+      checkItem(p, at);
+      itemsOf(p.category_ids).forEach((cid, k) => resolve(categories, cid, `${at}.category_ids[${k}]`, p.map_id));
     });
   }
-  b.polygons.forEach((p, i) => {
-    p.geometry.coordinates.forEach((ring, r) => {
+  eachRecord(b.polygons, (p, i) => {
+    const rings = isRecord(p.geometry) ? itemsOf(p.geometry.coordinates) : [];
+    rings.forEach((ring, r) => {
+      if (!Array.isArray(ring) || ring.length === 0) return;
       const first = ring[0];
       const last = ring[ring.length - 1];
-      if (first[0] !== last[0] || first[1] !== last[1]) {
-        add(`$.polygons[${i}].geometry.coordinates[${r}]`, 'linear ring is not closed: the first and last positions must be equal');
+      if (Array.isArray(first) && Array.isArray(last) && (first[0] !== last[0] || first[1] !== last[1])) {
+        add(`$.polygons[${i}].geometry.coordinates[${r}]`,
+          `is not closed: a linear ring's first and last positions must be equal, got ${showValue(first)} and ${showValue(last)}`);
       }
     });
   });
 
-  const eventIds = new Set<string>();
-  const seeEvent = idSpace('event');
-  b.events.forEach((e, i) => {
+  const seeEvent = idSpace('event id');
+  eachRecord(b.events, (e, i) => {
     const at = `$.events[${i}]`;
     seeEvent(e.id, `${at}.id`);
-    eventIds.add(lc(e.id));
-    checkMap(e.map_id, `${at}.map_id`);
-    e.poi_ids.forEach((id, k) => checkPoi(id, e.map_id, `${at}.poi_ids[${k}]`));
-    if (Date.parse(e.ends_at) < Date.parse(e.starts_at)) add(`${at}.ends_at`, 'ends_at is earlier than starts_at');
+    resolve(maps, e.map_id, `${at}.map_id`);
+    itemsOf(e.poi_ids).forEach((id, k) => resolve(pois, id, `${at}.poi_ids[${k}]`, e.map_id));
+    if (Date.parse(e.ends_at) < Date.parse(e.starts_at)) {
+      add(`${at}.ends_at`, `${showValue(e.ends_at)} is earlier than starts_at ${showValue(e.starts_at)}`);
+    }
   });
 
-  const listMap = new Map<string, string>();
-  const seeList = idSpace('list');
-  b.lists.forEach((l, i) => {
+  const seeList = idSpace('list id');
+  eachRecord(b.lists, (l, i) => {
     const at = `$.lists[${i}]`;
     seeList(l.id, `${at}.id`);
-    listMap.set(lc(l.id), lc(l.map_id));
-    checkMap(l.map_id, `${at}.map_id`);
-    l.items.forEach((item, k) => checkPoi(item.poi_id, l.map_id, `${at}.items[${k}].poi_id`));
+    resolve(maps, l.map_id, `${at}.map_id`);
+    eachRecord(l.items, (item, k) => resolve(pois, item.poi_id, `${at}.items[${k}].poi_id`, l.map_id));
   });
 
-  const seeAssociation = idSpace('association');
-  b.associations.forEach((a, i) => {
+  const seeAssociation = idSpace('association id');
+  eachRecord(b.associations, (a, i) => {
     const at = `$.associations[${i}]`;
     seeAssociation(a.id, `${at}.id`);
-    const owner = poiMap.get(lc(a.poi_id));
-    if (!owner) add(`${at}.poi_id`, `unknown POI ${lc(a.poi_id)}`);
-    else {
-      checkPoi(a.associated_poi_id, owner, `${at}.associated_poi_id`);
-      if (a.list_id) {
-        const listOwner = listMap.get(lc(a.list_id));
-        if (!listOwner) add(`${at}.list_id`, `unknown list ${lc(a.list_id)}`);
-        else if (listOwner !== owner) add(`${at}.list_id`, `list ${lc(a.list_id)} belongs to another map (${listOwner})`);
-      }
+    const owner = resolve(pois, a.poi_id, `${at}.poi_id`);
+    if (owner !== undefined) {
+      resolve(pois, a.associated_poi_id, `${at}.associated_poi_id`, owner);
+      resolve(lists, a.list_id, `${at}.list_id`, owner);
     }
-    if (lc(a.poi_id) === lc(a.associated_poi_id)) add(`${at}.associated_poi_id`, 'a POI cannot be associated with itself');
+    if (lc(a.poi_id) !== null && lc(a.poi_id) === lc(a.associated_poi_id)) {
+      add(`${at}.associated_poi_id`, 'names the POI itself: a POI cannot be associated with itself');
+    }
   });
 
   const seeSession = idSpace('session token hash');
-  b.sessions.forEach((s, i) => {
+  eachRecord(b.sessions, (s, i) => {
     seeSession(s.token_sha256, `$.sessions[${i}].token_sha256`);
-    s.saved_event_ids.forEach((id, k) => {
-      if (!eventIds.has(lc(id))) add(`$.sessions[${i}].saved_event_ids[${k}]`, `unknown event ${lc(id)}`);
-    });
+    itemsOf(s.saved_event_ids).forEach((id, k) => resolve(events, id, `$.sessions[${i}].saved_event_ids[${k}]`));
   });
   return problems;
 }

@@ -104,7 +104,12 @@ export interface DisabledMap { id: string; publisher_id: string; name: string; s
 
 /** The whole read model of one content version. */
 export interface ReadModel {
+  /** The SHA-256 of the published bundle: the content's identity in ETags, the same on every replica. */
   checksum: string;
+  /** The store's content version number (0 until the store has assigned one). */
+  version: number;
+  /** When the version was published (RFC 3339), '' until the store has assigned one. */
+  publishedAt: string;
   publishers: Map<string, Record<string, unknown>>;
   maps: Map<string, MapView>;
   disabledMaps: Map<string, DisabledMap>;
@@ -302,7 +307,7 @@ export function buildReadModel(docs: ContentDocs, eventTables?: readonly EventTa
     .sort(compareByName);
 
   return {
-    checksum: docs.checksum, publishers, maps, disabledMaps, pois, icons, lists,
+    checksum: docs.checksum, version: 0, publishedAt: '', publishers, maps, disabledMaps, pois, icons, lists,
     associationsFrom, associationsTo,
   };
 }

@@ -1,0 +1,241 @@
+/**
+ * ContentStore: what the serving thread holds. The version being served (its read model, with the match
+ * caches it owns), the account sessions index, and the record of the last publish. Content gets in one way:
+ * `publish` (or, at start, `stage` then `commitStaged`), which has the publisher validate the bundle, write it
+ * to the store as a new version and hand back that version's payload; the read model is built from it and
+ * swapped in with one assignment. Requests in flight keep the model they started with; a failed publish
+ * leaves the served version exactly as it was.
+ */
+import { Worker } from 'node:worker_threads';
+import type { SessionT } from './bundle/bundle-schema.ts';
+import type { BundleSource } from './bundle/parse.ts';
+import { BundleError, type BundleProblem } from './bundle/validate-bundle.ts';
+import { modelFromPayload, type ModelPayload } from './model/model-cache.ts';
+import type { ReadModel } from './model/read-model.ts';
+import { Publisher, type Committed, type PublisherOptions, type PublisherPort, type Staged } from './publisher.ts';
+import type { WorkerAnswer, WorkerRequest } from './publisher-worker.ts';
+import { SessionIndex, type SessionAnswer } from './sessions.ts';
+
+/** How to open a content store. */
+export interface ContentStoreOptions extends PublisherOptions {
+  /** Run the publisher in a worker thread (servers), or inline (tests, the compiled binary). Default: inline. */
+  worker?: boolean;
+}
+
+/** What the last publish did, as /readyz shows it. */
+export interface PublishRecord {
+  /** When it finished (RFC 3339). */
+  at: string;
+  /** The bundle's path, or a label. */
+  source: string;
+  /** The bundle's SHA-256, when it could be read. */
+  checksum: string | null;
+  /** `published`: a new version serves; `unchanged`: the content was already served; `refused`: the bundle has problems; `failed`: something else stopped it. */
+  outcome: 'published' | 'unchanged' | 'refused' | 'failed';
+  /** The version serving afterwards. */
+  version: number | null;
+  problems: BundleProblem[];
+  error: string | null;
+  warnings: string[];
+  ms: number;
+}
+
+/** Owns the served version and the way to publish the next one. */
+export class ContentStore {
+  private readonly publisher: PublisherPort;
+  private current: ReadModel | null = null;
+  private sessionIndex = new SessionIndex([]);
+  private last: PublishRecord | null = null;
+  /** Publishes run one at a time, in call order. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(publisher: PublisherPort) {
+    this.publisher = publisher;
+  }
+
+  /** Opens the store (its publisher inline or in a worker) and reads the stored sessions. No content is served yet. */
+  static async open(options: ContentStoreOptions = {}): Promise<ContentStore> {
+    const { worker, ...publisherOptions } = options;
+    const store = new ContentStore(worker ? await WorkerPublisher.start(publisherOptions) : await Publisher.open(publisherOptions));
+    store.sessionIndex = new SessionIndex(await store.publisher.readSessions());
+    return store;
+  }
+
+  /** What opening the store found (its mode, and warnings such as a read-only data directory). */
+  opened(): Promise<{ mode: 'dir' | 'memory'; warnings: string[] }> {
+    return this.publisher.opened();
+  }
+
+  /** The read model being served; throws before any content was loaded. */
+  get model(): ReadModel {
+    if (!this.current) throw new Error('no content loaded');
+    return this.current;
+  }
+
+  /** True once a version is served. */
+  get ready(): boolean {
+    return this.current !== null;
+  }
+
+  /** The last publish, or null before the first. */
+  get lastPublish(): PublishRecord | null {
+    return this.last;
+  }
+
+  /**
+   * Checks a bundle without writing anything: its checksum, whether the store already holds it, the version
+   * served now, and its problems (null when none). At start, before the port opens.
+   */
+  stage(source: BundleSource): Promise<Staged> {
+    return this.enqueue(() => this.publisher.stage(source));
+  }
+
+  /** Writes what `stage` accepted (or reopens the stored version) and serves it. */
+  commitStaged(label: string, staged: Staged): Promise<ReadModel> {
+    return this.enqueue(async () => {
+      const began = performance.now();
+      try {
+        return this.serve(await this.publisher.commit(), label, staged.checksum, began);
+      } catch (err) {
+        this.record(label, staged.checksum, 'failed', began, { error: String((err as Error).message ?? err) });
+        throw err;
+      }
+    });
+  }
+
+  /** Serves the store's current version after a refused bundle at start; null when the store has none. */
+  serveCurrent(label: string, refused: Staged): Promise<ReadModel | null> {
+    return this.enqueue(async () => {
+      const began = performance.now();
+      const payload = await this.publisher.serveCurrent();
+      if (payload) this.current = modelFromPayload(payload);
+      this.record(label, refused.checksum, 'refused', began, { problems: refused.problems ?? [] });
+      return this.current;
+    });
+  }
+
+  /**
+   * Publishes a bundle: validates it, writes it as a new version (unless the served one has the same
+   * content), and swaps it in. Throws BundleError listing every problem, or the error that stopped it; on
+   * any failure the served version stays as it was. Every outcome is kept as `lastPublish`.
+   */
+  publish(source: BundleSource, label = typeof source === 'object' && 'path' in source ? source.path : 'bundle'): Promise<ReadModel> {
+    return this.enqueue(async () => {
+      const began = performance.now();
+      let checksum: string | null = null;
+      try {
+        const staged = await this.publisher.stage(source);
+        checksum = staged.checksum;
+        if (staged.problems) {
+          this.record(label, checksum, 'refused', began, { problems: staged.problems });
+          throw new BundleError(staged.problems);
+        }
+        if (staged.stored && this.current?.version === staged.stored.version) {
+          this.record(label, checksum, 'unchanged', began, {});
+          return this.current;
+        }
+        return this.serve(await this.publisher.commit(), label, checksum, began);
+      } catch (err) {
+        if (!(err instanceof BundleError)) this.record(label, checksum, 'failed', began, { error: String((err as Error).message ?? err) });
+        throw err;
+      }
+    });
+  }
+
+  /** Replaces the stored sessions (a sessions file, read again) and serves them from the next request on. */
+  setSessions(sessions: SessionT[]): Promise<void> {
+    return this.enqueue(async () => {
+      await this.publisher.replaceSessions(sessions);
+      this.sessionIndex = new SessionIndex(await this.publisher.readSessions());
+    });
+  }
+
+  /** How many sessions are served. */
+  get sessionCount(): number {
+    return this.sessionIndex.size;
+  }
+
+  /** The unexpired session with this token hash and whether its account saved the event; null when there is none. */
+  async lookupSession(tokenSha256: string, eventId: string, now: Date): Promise<SessionAnswer | null> {
+    return this.sessionIndex.lookup(tokenSha256, eventId, now);
+  }
+
+  /** Waits for the publish in progress, then closes the store. */
+  async close(): Promise<void> {
+    await this.queue;
+    await this.publisher.close();
+  }
+
+  private serve(committed: Committed, label: string, checksum: string, began: number): ReadModel {
+    const model = modelFromPayload(committed.payload);
+    this.current = model;
+    this.record(label, checksum, committed.written ? 'published' : 'unchanged', began, { warnings: committed.warnings });
+    return model;
+  }
+
+  private record(source: string, checksum: string | null, outcome: PublishRecord['outcome'], began: number,
+    extra: Partial<Pick<PublishRecord, 'problems' | 'error' | 'warnings'>>): void {
+    this.last = { at: new Date().toISOString(), source, checksum, outcome, version: this.current?.version ?? null,
+      problems: extra.problems ?? [], error: extra.error ?? null, warnings: extra.warnings ?? [],
+      ms: Math.round(performance.now() - began) };
+  }
+
+  private enqueue<T>(job: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(job);
+    this.queue = run.catch(() => {});
+    return run;
+  }
+}
+
+/** The publisher in a worker thread: each call is a message, each answer a message back. */
+class WorkerPublisher implements PublisherPort {
+  private readonly worker: Worker;
+  private next = 1;
+  private readonly waiting = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void }>();
+
+  private constructor(worker: Worker) {
+    this.worker = worker;
+    worker.on('message', (answer: WorkerAnswer) => {
+      const w = this.waiting.get(answer.id);
+      if (!w) return;
+      this.waiting.delete(answer.id);
+      if ('result' in answer) w.resolve(answer.result);
+      else if (answer.error.problems) w.reject(new BundleError(answer.error.problems));
+      else w.reject(Object.assign(new Error(answer.error.message), answer.error.code ? { code: answer.error.code } : {}));
+    });
+    worker.on('error', (err) => this.failAll(err));
+    worker.on('exit', (code) => this.failAll(new Error(`the publisher thread exited (${code})`)));
+  }
+
+  /** Starts the worker and waits until its store is open. */
+  static async start(options: PublisherOptions): Promise<WorkerPublisher> {
+    const worker = new Worker(new URL('./publisher-worker.ts', import.meta.url), { workerData: options });
+    const port = new WorkerPublisher(worker);
+    await port.opened();
+    return port;
+  }
+
+  private failAll(err: unknown): void {
+    for (const w of this.waiting.values()) w.reject(err);
+    this.waiting.clear();
+  }
+
+  private call<T>(method: keyof PublisherPort, ...args: unknown[]): Promise<T> {
+    const id = this.next++;
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.worker.postMessage({ id, method, args } satisfies WorkerRequest);
+    });
+  }
+
+  opened() { return this.call<{ mode: 'dir' | 'memory'; warnings: string[] }>('opened'); }
+  stage(source: BundleSource) { return this.call<Staged>('stage', source); }
+  commit() { return this.call<Committed>('commit'); }
+  serveCurrent() { return this.call<ModelPayload | null>('serveCurrent'); }
+  replaceSessions(sessions: SessionT[]) { return this.call<void>('replaceSessions', sessions); }
+  readSessions() { return this.call<Awaited<ReturnType<PublisherPort['readSessions']>>>('readSessions'); }
+  async close() {
+    await this.call<void>('close');
+    await this.worker.terminate();
+  }
+}

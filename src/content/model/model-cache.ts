@@ -1,0 +1,145 @@
+/**
+ * The derived form of one content version: what the read model is built from, made from the store once per
+ * version. In memory it is a payload (the records as JSON text and the event tables as bytes) that crosses
+ * from the publishing worker to the serving thread without copying the tables. On disk it is a cache,
+ * `model/v<version>-<checksum>/`, whose manifest names the SHA-256 of every file: a start reads it instead
+ * of the store, and anything that does not match (a flipped byte, an edited file, a truncated write, another
+ * format) is refused, so the caller rebuilds it from the store rather than serve it.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { buildReadModel, type ContentDocs, type ReadModel } from './read-model.ts';
+import { EventTable, TABLE_FORMAT } from './event-table.ts';
+
+/**
+ * Changes whenever what a cache holds could change for the same content version: the event tables' encoding,
+ * or which anchors a table keeps (bump the number by hand when the model's visibility rules change).
+ */
+export const MODEL_FORMAT = `model-1-tables-${TABLE_FORMAT}`;
+
+/** A content version's derived form, ready to build a read model from. */
+export interface ModelPayload {
+  version: number;
+  checksum: string;
+  published_at: string;
+  /** ContentDocs without events, as JSON. */
+  docs: string;
+  /** Every map's event table, encoded (see `EventTable.encode`). */
+  tables: Uint8Array;
+}
+
+const FILES = { docs: 'content.json', tables: 'event-tables.bin', manifest: 'manifest.json' } as const;
+
+interface Manifest { format: string; version: number; checksum: string; published_at: string; files: Record<string, string> }
+
+/** Thrown when a cache on disk is missing, damaged or of another format; the message says which. */
+export class ModelCacheError extends Error {}
+
+/** Builds the payload of a version from its records as read from the store (and the read model, built once). */
+export function buildPayload(docs: ContentDocs, version: { version: number; published_at: string }): { payload: ModelPayload; model: ReadModel } {
+  const model = buildReadModel(docs);
+  const tables = concat(EventTable.encode([...model.maps.values()].map((m) => m.events)));
+  model.version = version.version;
+  model.publishedAt = version.published_at;
+  return {
+    model,
+    payload: { version: version.version, checksum: docs.checksum, published_at: version.published_at,
+      docs: JSON.stringify({ ...docs, events: [] }), tables },
+  };
+}
+
+/** The read model of a payload. */
+export function modelFromPayload(payload: ModelPayload): ReadModel {
+  const model = buildReadModel(JSON.parse(payload.docs) as ContentDocs, EventTable.decode(payload.tables));
+  model.version = payload.version;
+  model.publishedAt = payload.published_at;
+  return model;
+}
+
+/** The cache directory of a version, under `dir`. */
+export function cachePath(dir: string, version: number, checksum: string): string {
+  return join(dir, `v${version}-${checksum.slice(0, 16)}`);
+}
+
+/** Writes a payload to its cache directory (a temporary directory renamed into place, the manifest last). */
+export async function writeCache(dir: string, payload: ModelPayload): Promise<string> {
+  const path = cachePath(dir, payload.version, payload.checksum);
+  const building = `${path}.tmp-${crypto.randomUUID()}`;
+  await mkdir(building, { recursive: true });
+  try {
+    const docs = new TextEncoder().encode(payload.docs);
+    await writeFile(join(building, FILES.docs), docs);
+    await writeFile(join(building, FILES.tables), payload.tables);
+    const manifest: Manifest = { format: MODEL_FORMAT, version: payload.version, checksum: payload.checksum,
+      published_at: payload.published_at, files: { [FILES.docs]: sha256(docs), [FILES.tables]: sha256(payload.tables) } };
+    await writeFile(join(building, FILES.manifest), JSON.stringify(manifest));
+    await rm(path, { recursive: true, force: true });
+    await rename(building, path);
+  } catch (err) {
+    await rm(building, { recursive: true, force: true });
+    throw err;
+  }
+  return path;
+}
+
+/**
+ * Reads the cache of a version and verifies every file against its manifest; throws ModelCacheError on any
+ * mismatch. With `checksum` unset, any version's cache at `path` is accepted (its manifest says which).
+ */
+export async function readCache(path: string, expect?: { version?: number; checksum?: string }): Promise<ModelPayload> {
+  let manifest: Manifest;
+  try {
+    manifest = JSON.parse(await readFile(join(path, FILES.manifest), 'utf8')) as Manifest;
+  } catch (err) {
+    throw new ModelCacheError(`no readable manifest in ${path}: ${(err as Error).message}`);
+  }
+  if (manifest.format !== MODEL_FORMAT) throw new ModelCacheError(`${path} is of format ${manifest.format}, not ${MODEL_FORMAT}`);
+  if (expect?.version !== undefined && manifest.version !== expect.version) throw new ModelCacheError(`${path} holds version ${manifest.version}`);
+  if (expect?.checksum !== undefined && manifest.checksum !== expect.checksum) throw new ModelCacheError(`${path} holds other content`);
+  const read = async (name: string) => {
+    const bytes = await readFile(join(path, name)).catch((err: Error) => { throw new ModelCacheError(`${name}: ${err.message}`); });
+    if (sha256(bytes) !== manifest.files?.[name]) throw new ModelCacheError(`${join(path, name)} does not match its checksum`);
+    return bytes;
+  };
+  const [docs, tables] = await Promise.all([read(FILES.docs), read(FILES.tables)]);
+  return { version: manifest.version, checksum: manifest.checksum, published_at: manifest.published_at,
+    docs: new TextDecoder().decode(docs), tables };
+}
+
+/** The newest cache in `dir` of content with this checksum, verified; null when there is none that verifies. */
+export async function findCache(dir: string, checksum: string): Promise<ModelPayload | null> {
+  const names = (await readdir(dir).catch(() => [] as string[]))
+    .filter((n) => /^v\d+-[0-9a-f]{16}$/.test(n) && n.endsWith(`-${checksum.slice(0, 16)}`))
+    .sort((a, b) => Number(b.slice(1, b.indexOf('-'))) - Number(a.slice(1, a.indexOf('-'))));
+  for (const name of names) {
+    try {
+      return await readCache(join(dir, name), { checksum });
+    } catch {
+      // a damaged cache is skipped, never served
+    }
+  }
+  return null;
+}
+
+/** Removes the caches in `dir` of versions not in `keep`, and unfinished temporary directories. */
+export async function pruneCaches(dir: string, keep: ReadonlySet<number>): Promise<void> {
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    const m = /^v(\d+)-[0-9a-f]{16}(\.tmp-.*)?$/.exec(name);
+    if (m && (m[2] || !keep.has(Number(m[1])))) await rm(join(dir, name), { recursive: true, force: true });
+  }
+}
+
+function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+function concat(chunks: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}

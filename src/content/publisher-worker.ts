@@ -1,0 +1,40 @@
+/**
+ * The publisher's worker thread: opens the store with the options it was given, then runs each operation
+ * the serving thread asks for, one at a time, and answers with plain data (payload bytes transferred, not
+ * copied). A refused bundle crosses as its problems; any other error as its message and code.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { BundleError } from './bundle/validate-bundle.ts';
+import { Publisher, type PublisherOptions, type PublisherPort } from './publisher.ts';
+
+/** A request from the serving thread. */
+export interface WorkerRequest { id: number; method: keyof PublisherPort; args: unknown[] }
+
+/** The answer to one request. */
+export type WorkerAnswer =
+  | { id: number; result: unknown }
+  | { id: number; error: { message: string; code?: string; problems?: BundleError['problems'] } };
+
+const port = parentPort!;
+let publisher: Publisher | null = null;
+const opening = Publisher.open(workerData as PublisherOptions).then((p) => (publisher = p));
+let queue: Promise<unknown> = opening.catch(() => {});
+
+port.on('message', (req: WorkerRequest) => {
+  queue = queue.then(async () => {
+    try {
+      await opening;
+      const result = await (publisher![req.method] as (...args: unknown[]) => Promise<unknown>).apply(publisher, req.args);
+      // A payload's table bytes move to the serving thread instead of being copied.
+      const holder = (result as { payload?: { tables?: Uint8Array } } | null)?.payload ?? (result as { tables?: Uint8Array } | null);
+      let bytes = holder?.tables;
+      if (holder && bytes && (bytes.byteOffset !== 0 || bytes.byteLength !== bytes.buffer.byteLength)) holder.tables = bytes = bytes.slice();
+      port.postMessage({ id: req.id, result } satisfies WorkerAnswer, bytes ? [bytes.buffer as ArrayBuffer] : []);
+      if (req.method === 'close') port.close();
+    } catch (err) {
+      const e = err as { message?: string; code?: string };
+      port.postMessage({ id: req.id, error: { message: String(e?.message ?? err), ...(e?.code ? { code: String(e.code) } : {}),
+        ...(err instanceof BundleError ? { problems: err.problems } : {}) } } satisfies WorkerAnswer);
+    }
+  });
+});

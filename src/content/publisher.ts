@@ -1,0 +1,265 @@
+/**
+ * The publisher: the one way content gets in. `bundle bytes → validate → store (SQL) → model payload`.
+ * It owns the store for the life of the process and runs in a worker thread (publisher-worker.ts), so
+ * parsing, validating, writing and reading back a bundle never block a request; the compiled binary runs it
+ * inline. Its answers are plain data (a payload of text and bytes), so they cross a thread cheaply.
+ *
+ * Data directory faults are handled here: a store that will not open is removed and rebuilt from the bundle;
+ * a data directory that is read-only, full or owned by another live process leaves the store in memory, and
+ * the caches on disk are still read (verified) but not written; a full disk during a publish drops older
+ * versions and tries again before it gives up, saying ENOSPC.
+ */
+import { rm } from 'node:fs/promises';
+import { openDb, type Db, type OpenOptions } from '../db/pglite.ts';
+import type { SessionT } from './bundle/bundle-schema.ts';
+import { checksumOf, readBundle, type BundleSource } from './bundle/parse.ts';
+import { BundleError, type BundleProblem } from './bundle/validate-bundle.ts';
+import type { BundleT } from './bundle/bundle-schema.ts';
+import { buildPayload, findCache, pruneCaches, readCache, cachePath, writeCache, type ModelPayload } from './model/model-cache.ts';
+import { cachesPath, lockDataDir, removeOldLayout, storePath, type DataDirLock } from './store/data-dir.ts';
+import { SqlStore, type SessionRow, type VersionInfo } from './store/sql-store.ts';
+
+/** How the publisher keeps its store. */
+export interface PublisherOptions {
+  /** The data directory; none keeps the store in memory and writes no caches. */
+  dataDir?: string;
+  /** PGlite's own files, for a runtime that cannot read them from node_modules. */
+  assets?: OpenOptions['assets'];
+  /** A database to start an in-memory store from (a data-directory tarball), instead of running initdb. */
+  emptyDatabase?: Blob;
+}
+
+/** What staging a bundle found. */
+export interface Staged {
+  checksum: string;
+  /** The version that already holds this bundle's content (nothing to write), or null. */
+  stored: VersionInfo | null;
+  /** The version the store serves now, or null before the first publish. */
+  current: VersionInfo | null;
+  /** Why the bundle is refused, or null when it is not. */
+  problems: BundleProblem[] | null;
+}
+
+/** A publish's result: the payload of the version to serve, and what was done. */
+export interface Committed {
+  payload: ModelPayload;
+  /** True when a new version was written; false when the bundle's content was already the current version. */
+  written: boolean;
+  /** Things that went wrong but did not stop the publish (a cache not written, older versions dropped). */
+  warnings: string[];
+}
+
+/** The publisher's operations, the same inline and across a worker. */
+export interface PublisherPort {
+  /** How the store was opened, and anything that went wrong doing so. */
+  opened(): Promise<{ mode: 'dir' | 'memory'; warnings: string[] }>;
+  stage(source: BundleSource): Promise<Staged>;
+  commit(): Promise<Committed>;
+  /** The payload of the current version (from its verified cache, or rebuilt from the store); null when there is none. */
+  serveCurrent(): Promise<ModelPayload | null>;
+  replaceSessions(sessions: SessionT[]): Promise<void>;
+  readSessions(): Promise<SessionRow[]>;
+  close(): Promise<void>;
+}
+
+/** True for the errors a full disk raises, from the file system or from PostgreSQL. */
+export function isDiskFull(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return e?.code === 'ENOSPC' || e?.code === '53100' || /no space left on device|could not extend file/i.test(String(e?.message));
+}
+
+/** True for the errors of a data directory that cannot be written at all. */
+function isUnwritable(err: unknown): boolean {
+  return ['EROFS', 'EACCES', 'EPERM'].includes((err as { code?: string })?.code ?? '') || isDiskFull(err);
+}
+
+/** The publisher, run where it is created (inline) or inside the worker. */
+export class Publisher implements PublisherPort {
+  private store: SqlStore;
+  private readonly caches: string | null;
+  private cachesWritable: boolean;
+  private readonly lock: DataDirLock | null;
+  private readonly mode: 'dir' | 'memory';
+  private readonly warnings: string[];
+  private pending: { checksum: string; bundle: BundleT; source: string } | null = null;
+  private readonly options: PublisherOptions;
+
+  private constructor(store: SqlStore, parts: { caches: string | null; cachesWritable: boolean; lock: DataDirLock | null;
+    mode: 'dir' | 'memory'; warnings: string[]; options: PublisherOptions }) {
+    this.store = store;
+    this.caches = parts.caches;
+    this.cachesWritable = parts.cachesWritable;
+    this.lock = parts.lock;
+    this.mode = parts.mode;
+    this.warnings = parts.warnings;
+    this.options = parts.options;
+  }
+
+  /** Opens the store: in the data directory when it can own it, else in memory. */
+  static async open(options: PublisherOptions = {}): Promise<Publisher> {
+    const warnings: string[] = [];
+    const inMemory = async () => SqlStore.open(await openDb({ assets: options.assets, ...(options.emptyDatabase ? { snapshot: options.emptyDatabase } : {}) }));
+    const { dataDir } = options;
+    if (dataDir === undefined) {
+      return new Publisher(await inMemory(), { caches: null, cachesWritable: false, lock: null, mode: 'memory', warnings, options });
+    }
+    let lock: DataDirLock | null = null;
+    try {
+      lock = await lockDataDir(dataDir);
+      if (!lock) warnings.push(`another running process owns the data directory ${dataDir}: its caches are read, its store is left alone`);
+    } catch (err) {
+      warnings.push(`cannot write to the data directory ${dataDir} (${describe(err)}): the store is kept in memory and verified caches are read`);
+    }
+    const caches = cachesPath(dataDir);
+    if (!lock) return new Publisher(await inMemory(), { caches, cachesWritable: false, lock: null, mode: 'memory', warnings, options });
+    const removed = await removeOldLayout(dataDir);
+    if (removed.length > 0) warnings.push(`removed ${removed.length} data snapshot(s) of an earlier release from ${dataDir}`);
+    try {
+      return new Publisher(await openDirStore(dataDir, options, warnings), { caches, cachesWritable: true, lock, mode: 'dir', warnings, options });
+    } catch (err) {
+      if (!isUnwritable(err)) throw err;
+      warnings.push(`cannot keep the store in ${storePath(dataDir)} (${describe(err)}): it is kept in memory and verified caches are read`);
+      await lock.release();
+      return new Publisher(await inMemory(), { caches, cachesWritable: false, lock: null, mode: 'memory', warnings, options });
+    }
+  }
+
+  async opened(): Promise<{ mode: 'dir' | 'memory'; warnings: string[] }> {
+    return { mode: this.mode, warnings: [...this.warnings] };
+  }
+
+  async stage(source: BundleSource): Promise<Staged> {
+    this.pending = null;
+    const checksum = await checksumOf(source);
+    const current = await this.store.current();
+    if (current?.checksum === checksum) return { checksum, stored: current, current, problems: null };
+    // Not in the store: a verified cache of the same content (a store kept in memory) serves as well.
+    if (this.caches && this.mode === 'memory' && !current) {
+      const cached = await findCache(this.caches, checksum);
+      if (cached) {
+        this.cachedPayload = cached;
+        const stored = { version: cached.version, checksum, published_at: cached.published_at };
+        return { checksum, stored, current: stored, problems: null };
+      }
+    }
+    try {
+      const read = await readBundle(source);
+      this.pending = { ...read, source: typeof source === 'object' && 'path' in source ? source.path : '' };
+      return { checksum: read.checksum, stored: null, current, problems: null };
+    } catch (err) {
+      if (err instanceof BundleError) return { checksum, stored: null, current, problems: err.problems };
+      throw err;
+    }
+  }
+
+  /** A verified cache that stood in for a store kept in memory. */
+  private cachedPayload: ModelPayload | null = null;
+
+  async commit(): Promise<Committed> {
+    const warnings: string[] = [];
+    const pending = this.pending;
+    this.pending = null;
+    if (!pending) {
+      const payload = await this.serveCurrent();
+      if (!payload) throw new Error('nothing staged to publish');
+      return { payload, written: false, warnings };
+    }
+    const version = await this.writeWithRoom(pending, warnings);
+    const payload = buildPayload(await this.store.readVersion(version), version).payload;
+    await this.keepCache(payload, warnings);
+    const dropped = await this.store.prune();
+    if (this.caches && this.cachesWritable) await pruneCaches(this.caches, new Set((await this.store.versions()).map((v) => v.version)));
+    if (dropped.length > 0) warnings.push(`dropped older content version(s) ${dropped.join(', ')} (the store keeps the newest two)`);
+    return { payload, written: true, warnings };
+  }
+
+  async serveCurrent(): Promise<ModelPayload | null> {
+    const current = await this.store.current();
+    if (!current) return this.cachedPayload && { ...this.cachedPayload, tables: this.cachedPayload.tables.slice() };
+    if (this.caches) {
+      try {
+        return await readCache(cachePath(this.caches, current.version, current.checksum), current);
+      } catch {
+        // missing or damaged: rebuilt from the store below, never served
+      }
+    }
+    const payload = buildPayload(await this.store.readVersion(current), current).payload;
+    await this.keepCache(payload, []);
+    return payload;
+  }
+
+  async replaceSessions(sessions: SessionT[]): Promise<void> {
+    await this.store.replaceSessions(sessions);
+  }
+
+  async readSessions(): Promise<SessionRow[]> {
+    return this.store.readSessions();
+  }
+
+  async close(): Promise<void> {
+    await this.store.db.close();
+    await this.lock?.release();
+  }
+
+  /** Writes the version; on a full disk, drops older versions (then the current one's tables) and tries again. */
+  private async writeWithRoom(pending: { checksum: string; bundle: BundleT; source: string }, warnings: string[]): Promise<VersionInfo> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.store.writeVersion(pending.bundle, pending.checksum, pending.source);
+      } catch (err) {
+        if (!isDiskFull(err) || attempt >= 2) {
+          if (isDiskFull(err)) throw Object.assign(new Error(`ENOSPC: no space left on device for the store in ${this.options.dataDir}; the current version keeps serving`), { code: 'ENOSPC' });
+          throw err;
+        }
+        await this.reopenIfBroken();
+        const current = await this.store.current();
+        const older = (await this.store.versions()).filter((v) => attempt === 1 || v.version !== current?.version);
+        for (const v of older) await this.store.dropVersion(v.version);
+        if (this.caches && this.cachesWritable) await pruneCaches(this.caches, new Set(attempt === 1 ? [] : current ? [current.version] : []));
+        warnings.push(`the disk was full: dropped ${attempt === 1 ? 'every stored version' : 'older versions'} to make room`);
+      }
+    }
+  }
+
+  /** After a failed write the database may have stopped; reopen it from its files. */
+  private async reopenIfBroken(): Promise<void> {
+    try {
+      await this.store.db.query('SELECT 1');
+    } catch {
+      await this.store.db.close().catch(() => {});
+      this.store = await SqlStore.open(await openDb({ assets: this.options.assets,
+        ...(this.mode === 'dir' ? { dataDir: storePath(this.options.dataDir!) } : {}) }));
+    }
+  }
+
+  /** Writes the payload's cache when the directory allows; a failure is a warning, not a failed publish. */
+  private async keepCache(payload: ModelPayload, warnings: string[]): Promise<void> {
+    if (!this.caches || !this.cachesWritable) return;
+    try {
+      await writeCache(this.caches, payload);
+    } catch (err) {
+      warnings.push(`the model cache was not written (${describe(err)}); the next start rebuilds it from the store`);
+    }
+  }
+}
+
+/** Opens the store in the data directory; one that will not open is removed and created anew. */
+async function openDirStore(dataDir: string, options: PublisherOptions, warnings: string[]): Promise<SqlStore> {
+  const path = storePath(dataDir);
+  let db: Db | null = null;
+  try {
+    db = await openDb({ assets: options.assets, dataDir: path });
+    return await SqlStore.open(db);
+  } catch (err) {
+    await db?.close().catch(() => {});
+    if (isUnwritable(err)) throw err;
+    warnings.push(`the store in ${path} did not open (${describe(err)}); it was removed and is rebuilt from the bundle`);
+  }
+  await rm(path, { recursive: true, force: true });
+  return SqlStore.open(await openDb({ assets: options.assets, dataDir: path }));
+}
+
+function describe(err: unknown): string {
+  const e = err as { code?: string; message?: string };
+  return e?.code && !String(e.message).includes(e.code) ? `${e.code}: ${e.message}` : String(e?.message ?? err);
+}

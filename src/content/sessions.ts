@@ -1,0 +1,66 @@
+/**
+ * Account sessions: not content. The account system owns them; the store keeps them in tables of their own
+ * that a content publish never touches. With the embedded store they come from a sessions file, replaced
+ * whole on start and on every reload. The serving thread answers lookups from an index of the stored rows.
+ */
+import * as v from 'valibot';
+import { Session, type SessionT } from './bundle/bundle-schema.ts';
+import { BundleError } from './bundle/validate-bundle.ts';
+import type { SessionRow } from './store/sql-store.ts';
+
+/** The format name a sessions file declares. */
+export const SESSIONS_FORMAT = 'destination-sessions/1';
+
+/** A sessions file: every account session (by the SHA-256 of its bearer token) and the events each account saved. */
+export const SessionsFile = v.object({
+  format: v.literal(SESSIONS_FORMAT, `must be "${SESSIONS_FORMAT}"`),
+  sessions: v.array(Session),
+});
+
+/** Parses and validates a sessions file; BundleError lists every problem (paths as in a bundle). */
+export function parseSessions(text: string): SessionT[] {
+  let input: unknown;
+  try {
+    input = JSON.parse(text);
+  } catch (err) {
+    throw new BundleError([{ path: '$', message: `not valid JSON: ${(err as Error).message}` }]);
+  }
+  const parsed = v.safeParse(SessionsFile, input, { abortEarly: false });
+  if (!parsed.success) {
+    throw new BundleError(parsed.issues.map((i) => ({
+      path: `$${(i.path ?? []).map((p) => (typeof p.key === 'number' ? `[${p.key}]` : `.${String(p.key)}`)).join('')}`, message: i.message,
+    })));
+  }
+  const seen = new Map<string, number>();
+  const problems: { path: string; message: string }[] = [];
+  parsed.output.sessions.forEach((s, i) => {
+    const first = seen.get(s.token_sha256);
+    if (first !== undefined) problems.push({ path: `$.sessions[${i}].token_sha256`, message: `the same token as $.sessions[${first}]` });
+    seen.set(s.token_sha256, i);
+  });
+  if (problems.length > 0) throw new BundleError(problems);
+  return parsed.output.sessions.map((s) => ({ ...s, account_id: s.account_id.toLowerCase(),
+    saved_event_ids: s.saved_event_ids.map((id) => id.toLowerCase()) }));
+}
+
+/** What a valid account session says about one event. */
+export interface SessionAnswer { account_id: string; is_saved: boolean }
+
+/** Answers session lookups from stored rows, in memory. */
+export class SessionIndex {
+  private readonly byToken: Map<string, { account_id: string; expiresMs: number; saved: Set<string> }>;
+  readonly size: number;
+
+  constructor(rows: readonly SessionRow[]) {
+    this.byToken = new Map(rows.map((r) => [r.token_sha256, { account_id: r.account_id, expiresMs: Date.parse(r.expires_at),
+      saved: new Set(r.saved) }]));
+    this.size = this.byToken.size;
+  }
+
+  /** The unexpired session with this token hash and whether it saved the event; null when there is none. */
+  lookup(tokenSha256: string, eventId: string, now: Date): SessionAnswer | null {
+    const s = this.byToken.get(tokenSha256);
+    if (!s || s.expiresMs <= now.getTime()) return null;
+    return { account_id: s.account_id, is_saved: s.saved.has(eventId) };
+  }
+}

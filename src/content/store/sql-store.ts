@@ -1,0 +1,207 @@
+/**
+ * The SQL stage of the pipeline: content versions written in one transaction each, read back to build the
+ * read model, pruned by policy; and account sessions, kept apart from content. Works on any `Db` (PGlite
+ * here; the same SQL runs on PostgreSQL).
+ */
+import type { Db } from '../../db/pglite.ts';
+import {
+  APPLIED_MIGRATIONS, INSERT, MIGRATIONS, MIGRATIONS_TABLE, RECORD_MIGRATION, SELECT, SESSIONS, TABLES, VERSION_KEYS,
+  VERSION_TABLES, VERSIONS, versionSchema,
+} from '../../db/schema.ts';
+import type { BundleT, EventT, SessionT } from '../bundle/bundle-schema.ts';
+import type { ContentDocs, PoiType } from '../model/read-model.ts';
+
+const lc = (id: string) => id.toLowerCase();
+
+/** Rows per INSERT statement: each JSON parameter stays far below PGlite's 1 GiB message limit. */
+export const INSERT_BATCH = 5_000;
+
+/** Events per page when a version is read back. */
+export const READ_BATCH = 50_000;
+
+/** How many content versions the store keeps: the current one and the one before it (for rollback). */
+export const KEEP_VERSIONS = 2;
+
+/** One content version in the catalogue. */
+export interface VersionInfo { version: number; checksum: string; published_at: string }
+
+/** A session as the account system stores it. */
+export interface SessionRow { token_sha256: string; account_id: string; expires_at: string; saved: string[] }
+
+/** The records of a validated bundle as the read model takes them (its events, unless others are given). */
+export function contentDocs(bundle: Omit<BundleT, 'events'> & { events?: EventT[] }, checksum: string, events: EventT[] = bundle.events ?? []): ContentDocs {
+  const versionsOf = new Map(bundle.maps.map((m) => [lc(m.id), m.versions.map((ver) => lc(ver.id))]));
+  // "version_ids omitted" means every version of the item's map: materialise it so queries stay simple.
+  const itemVersions: { item_id: string; version_id: string }[] = [];
+  const addVersions = (item: { id: string; map_id: string; version_ids?: string[] }) => {
+    for (const ver of new Set((item.version_ids ?? versionsOf.get(lc(item.map_id)) ?? []).map(lc))) {
+      itemVersions.push({ item_id: lc(item.id), version_id: ver });
+    }
+  };
+  const pois = [
+    ...bundle.markers.map((doc) => ({ doc, poi_type: 'marker' as const })),
+    ...bundle.paths.map((doc) => ({ doc, poi_type: 'path' as const })),
+    ...bundle.polygons.map((doc) => ({ doc, poi_type: 'polygon' as const })),
+  ];
+  bundle.categories.forEach(addVersions);
+  pois.forEach((p) => addVersions(p.doc));
+  return { checksum, publishers: bundle.publishers, maps: bundle.maps, icons: bundle.icons, categories: bundle.categories,
+    pois, itemVersions, events, lists: bundle.lists, associations: bundle.associations };
+}
+
+/** The content store over one database connection. */
+export class SqlStore {
+  readonly db: Db;
+
+  private constructor(db: Db) {
+    this.db = db;
+  }
+
+  /** Opens the store over `db`, applying the migrations it has not seen yet. */
+  static async open(db: Db): Promise<SqlStore> {
+    await db.exec(MIGRATIONS_TABLE);
+    const applied = new Set((await db.query<{ version: number }>(APPLIED_MIGRATIONS)).rows.map((r) => r.version));
+    for (const m of MIGRATIONS) {
+      if (applied.has(m.version)) continue;
+      await db.transaction(async (tx) => {
+        await tx.exec(m.sql);
+        await tx.query(RECORD_MIGRATION, [m.version]);
+      });
+    }
+    return new SqlStore(db);
+  }
+
+  /** The version being served, or null before the first publish. */
+  async current(): Promise<VersionInfo | null> {
+    const { rows } = await this.db.query<{ version: number; checksum: string; published_at: Date | string }>(VERSIONS.current);
+    return rows[0] ? info(rows[0]) : null;
+  }
+
+  /** Every version kept, newest first. */
+  async versions(): Promise<VersionInfo[]> {
+    const { rows } = await this.db.query<{ version: number; checksum: string; published_at: Date | string }>(VERSIONS.list);
+    return rows.map(info);
+  }
+
+  /**
+   * Writes a validated bundle as a new content version and makes it current, all in one transaction: a
+   * failure at any point (a refused row, a full disk, a crash) leaves the store as it was.
+   */
+  async writeVersion(bundle: BundleT, checksum: string, source = ''): Promise<VersionInfo> {
+    const docs = contentDocs(bundle, checksum);
+    const rows: Record<(typeof TABLES)[number], () => unknown[]> = {
+      publishers: () => bundle.publishers.map((doc) => ({ id: doc.id, doc })),
+      maps: () => bundle.maps.map((doc) => ({ id: doc.id, publisher_id: doc.publisher_id, enabled: doc.enabled,
+        current_version_id: doc.current_version_id, doc })),
+      map_versions: () => bundle.maps.flatMap((m) => m.versions.map((doc) => ({ id: doc.id, map_id: m.id, status: doc.status, doc }))),
+      icons: () => bundle.icons.map((doc) => ({ id: doc.id, doc })),
+      categories: () => bundle.categories.map((doc) => ({ id: doc.id, map_id: doc.map_id, parent_id: doc.parent_id, kind: doc.kind, doc })),
+      pois: () => docs.pois.map(({ doc, poi_type }) => ({ id: doc.id, map_id: doc.map_id, poi_type, doc })),
+      item_versions: () => docs.itemVersions,
+      poi_categories: () => docs.pois.flatMap(({ doc }) => [...new Set(doc.category_ids.map(lc))].map((c) => ({ poi_id: doc.id, category_id: c }))),
+      events: () => [], // written in batches below, without building one big array
+      event_anchors: () => [],
+      lists: () => bundle.lists.map((doc) => ({ id: doc.id, map_id: doc.map_id, verified: doc.verified, doc })),
+      associations: () => bundle.associations.map((doc) => ({ id: doc.id, poi_id: doc.poi_id, associated_poi_id: doc.associated_poi_id,
+        list_id: doc.list_id, doc })),
+    };
+    return this.db.transaction(async (tx) => {
+      const { rows: [{ version }] } = await tx.query<{ version: number }>(VERSIONS.next);
+      const schema = versionSchema(version);
+      await tx.exec(`CREATE SCHEMA ${schema}; SET LOCAL search_path TO ${schema}, public;`);
+      await tx.exec(VERSION_TABLES);
+      for (const table of TABLES) {
+        if (table === 'events' || table === 'event_anchors') continue;
+        const list = rows[table]();
+        for (let i = 0; i < list.length; i += INSERT_BATCH) await tx.query(INSERT[table], [JSON.stringify(list.slice(i, i + INSERT_BATCH))]);
+      }
+      for (let i = 0; i < bundle.events.length; i += INSERT_BATCH) {
+        const batch = bundle.events.slice(i, i + INSERT_BATCH);
+        await tx.query(INSERT.events, [JSON.stringify(batch.map((doc) => ({ id: doc.id, map_id: doc.map_id, event_type: doc.event_type,
+          tags: doc.tags, starts_at: doc.starts_at, ends_at: doc.ends_at, doc })))]);
+        await tx.query(INSERT.event_anchors, [JSON.stringify(batch.flatMap((e) =>
+          [...new Set(e.poi_ids.map(lc))].map((poi_id, ord) => ({ event_id: e.id, poi_id, ord }))))]);
+      }
+      await tx.exec(VERSION_KEYS);
+      await tx.query(VERSIONS.insert, [version, checksum, bundle.format, source]);
+      await tx.query(VERSIONS.makeCurrent, [version]);
+      await tx.exec('SET LOCAL search_path TO public');
+      const { rows: [current] } = await tx.query<{ version: number; checksum: string; published_at: Date | string }>(VERSIONS.current);
+      return info(current);
+    });
+  }
+
+  /** Reads a version back: the records the read model is built from, events in keyset order. */
+  async readVersion(version: VersionInfo): Promise<ContentDocs> {
+    return this.db.transaction(async (tx) => {
+      await tx.exec(`SET LOCAL search_path TO ${versionSchema(version.version)}, public`);
+      const docs = async <T>(sql: string) => (await tx.query<{ doc: T }>(sql)).rows.map((r) => r.doc);
+      const events: EventT[] = [];
+      for (let after = ['-infinity', '00000000-0000-0000-0000-000000000000']; ;) {
+        const page = (await tx.query<{ doc: EventT }>(SELECT.eventsAfter, [...after, READ_BATCH])).rows.map((r) => r.doc);
+        for (const e of page) events.push(e);
+        if (page.length < READ_BATCH) break;
+        const last = page[page.length - 1];
+        after = [last.starts_at, last.id];
+      }
+      return {
+        checksum: version.checksum,
+        publishers: await docs(SELECT.publishers),
+        maps: await docs(SELECT.maps),
+        icons: await docs(SELECT.icons),
+        categories: await docs(SELECT.categories),
+        pois: (await tx.query<{ poi_type: PoiType; doc: ContentDocs['pois'][number]['doc'] }>(SELECT.pois)).rows,
+        itemVersions: (await tx.query<{ item_id: string; version_id: string }>(SELECT.itemVersions)).rows,
+        events,
+        lists: await docs(SELECT.lists),
+        associations: await docs(SELECT.associations),
+      };
+    });
+  }
+
+  /** Drops every version but the newest `keep` (the current one is always kept); returns the versions dropped. */
+  async prune(keep = KEEP_VERSIONS): Promise<number[]> {
+    const current = await this.current();
+    const dropped: number[] = [];
+    for (const [i, v] of (await this.versions()).entries()) {
+      if (i < keep || v.version === current?.version) continue;
+      await this.dropVersion(v.version);
+      dropped.push(v.version);
+    }
+    return dropped;
+  }
+
+  /** Drops one version's tables and its catalogue row (never the current one's row). */
+  async dropVersion(version: number): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.exec(`DROP SCHEMA IF EXISTS ${versionSchema(version)} CASCADE`);
+      const current = (await tx.query<{ version: number }>(VERSIONS.current)).rows[0];
+      if (current?.version !== version) await tx.query(VERSIONS.remove, [version]);
+    });
+  }
+
+  /** Replaces every session and saved event, in one transaction (content is untouched). */
+  async replaceSessions(sessions: readonly SessionT[]): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.exec(SESSIONS.clear);
+      await tx.query(SESSIONS.insert, [JSON.stringify(sessions.map((s) => ({ token_sha256: s.token_sha256, account_id: s.account_id,
+        expires_at: s.expires_at })))]);
+      await tx.query(SESSIONS.insertSaved, [JSON.stringify(sessions.flatMap((s) =>
+        s.saved_event_ids.map((event_id) => ({ account_id: s.account_id, event_id }))))]);
+    });
+  }
+
+  /** Every stored session with its account's saved events. */
+  async readSessions(): Promise<SessionRow[]> {
+    const { rows } = await this.db.query<{ token_sha256: string; account_id: string; expires_at: Date | string; saved: string[] }>(SESSIONS.all);
+    return rows.map((r) => ({ ...r, expires_at: toIso(r.expires_at) }));
+  }
+}
+
+function toIso(value: Date | string): string {
+  return value instanceof Date ? value.toISOString() : new Date(value).toISOString();
+}
+
+function info(row: { version: number; checksum: string; published_at: Date | string }): VersionInfo {
+  return { version: Number(row.version), checksum: row.checksum, published_at: toIso(row.published_at) };
+}
