@@ -106,6 +106,7 @@ export async function start(args: readonly string[], env: Record<string, string 
         await store.serveCurrent(label, staged);
         logger.log('error', 'the bundle was refused; serving the last good version', { bundle: label, version: store.model.version,
           content_version: store.model.checksum, problems: staged.problems.slice(0, 50) });
+        logLoaded();
       } else {
         await store.commitStaged(label, staged);
         logLoaded();
