@@ -12,7 +12,7 @@ RUN npm ci --no-audit --no-fund
 COPY scripts ./scripts
 COPY src ./src
 COPY data ./data
-# An empty directory, copied below with its owner set, where the service may write its data snapshots.
+# An empty directory, copied below with its owner set, where the service keeps its store and caches.
 RUN npm run build:binary && mkdir -p /out/data
 
 # The binary needs only glibc (ldd: libc, libpthread, libdl, libm). distroless/cc has glibc and the C/C++

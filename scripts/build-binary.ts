@@ -1,13 +1,16 @@
 /**
  * `npm run build:binary`: one executable, dist/destination-map, built by `bun build --compile` from
  * src/serve/binary.ts. First it writes what the binary embeds besides PGlite's own files into .build/binary/:
- * the demo bundle's exact bytes and the demo's sessions file.
+ * the demo bundle's exact bytes, the demo's sessions file, and an empty store (PGlite's data directory after
+ * the migrations) that the built-in demo's in-memory store starts from, so it runs no initdb.
  */
 import { spawn } from 'node:child_process';
-import { copyFile, mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sha256Hex } from '../src/content/bundle/parse.ts';
+import { SqlStore } from '../src/content/store/sql-store.ts';
+import { openDb } from '../src/db/pglite.ts';
 import { DEMO_BUNDLE_PATH, DEMO_SESSIONS_PATH } from '../src/serve/config.ts';
 
 /** The repository root. */
@@ -47,7 +50,8 @@ export async function buildBinary(outFile: string = BINARY_PATH): Promise<BuiltB
 
 /**
  * Writes demo-bundle.txt and demo-sessions.txt (the demo's bytes; not .json, so neither Bun nor tsc parses
- * them) into `dir`.
+ * them) and empty-store.tar.gz into `dir`. The empty store is always built afresh: one from an older PGlite
+ * or schema must never be shipped.
  */
 async function stageDemo(dir: string): Promise<string> {
   await rm(dir, { recursive: true, force: true });
@@ -55,6 +59,13 @@ async function stageDemo(dir: string): Promise<string> {
   const bundlePath = join(dir, 'demo-bundle.txt');
   await copyFile(DEMO_BUNDLE_PATH, bundlePath);
   await copyFile(DEMO_SESSIONS_PATH, join(dir, 'demo-sessions.txt'));
+  const db = await openDb();
+  try {
+    await SqlStore.open(db);
+    await writeFile(join(dir, 'empty-store.tar.gz'), new Uint8Array(await (await db.dumpDataDir('gzip')).arrayBuffer()));
+  } finally {
+    await db.close();
+  }
   return sha256Hex(await readFile(bundlePath));
 }
 

@@ -15,8 +15,10 @@ import { randomEvents } from './demo/events-random.ts';
 import { buildAssociations, buildLists, listId, xmasAssociation } from './demo/lists.ts';
 import { MAPS, PUBLISHERS } from './demo/maps.ts';
 import { selfCheck } from './demo/checks.ts';
+import { SESSIONS_FORMAT } from '../src/content/sessions.ts';
 
 const OUT = new URL('../data/demo-bundle.json', import.meta.url);
+const SESSIONS_OUT = new URL('../data/demo-sessions.json', import.meta.url);
 const rng = mulberry32(20261101);
 
 const categories = buildCategories(MAP, VER);
@@ -60,12 +62,12 @@ const sessions: SessionT[] = [
   },
 ];
 
-const bundle: BundleT = {
+const bundle: Omit<BundleT, 'sessions'> = {
   format: BUNDLE_FORMAT, generated_at: ANCHOR, publishers: PUBLISHERS, maps: MAPS, icons: ICONS, categories,
-  markers, paths, polygons, events, lists, associations, sessions,
+  markers, paths, polygons, events, lists, associations,
 };
 
-const own = selfCheck(bundle, index);
+const own = selfCheck({ ...bundle, sessions }, index);
 try {
   validateBundle(JSON.parse(JSON.stringify(bundle)));
 } catch (err) {
@@ -82,6 +84,8 @@ if (own.length > 0) {
 
 const json = JSON.stringify(bundle, null, 2) + '\n';
 writeFileSync(OUT, json);
+// Sessions are account data, not content: the demo's go in a sessions file of their own.
+writeFileSync(SESSIONS_OUT, JSON.stringify({ format: SESSIONS_FORMAT, sessions }, null, 2) + '\n');
 const in30 = events.filter((e) => e.map_id === MAP.main && Date.parse(e.starts_at) < addDays(ANCHOR_MS, 30)).length;
 console.log(`wrote data/demo-bundle.json (${Buffer.byteLength(json)} bytes): ${markers.length} markers, ${paths.length} paths, ` +
   `${polygons.length} polygons, ${categories.length} categories, ${events.length} events (${in30} main-map in the first 30 days), ` +

@@ -196,14 +196,16 @@ describe('the single binary', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  test('serves the demo from its built-in snapshot, alone in an empty directory with no network', () => {
+  test('serves the built-in demo from a store in memory, alone in an empty directory with no network', () => {
     assert.equal(demoRun.code, 0, demoRun.output);
     const [loaded] = logLines(demoRun.output, 'content loaded');
-    assert.equal(loaded.source, 'snapshot', 'the embedded snapshot was used: no initdb, no load');
+    assert.equal(loaded.source, 'bundle', 'the demo is published into the in-memory store');
     assert.equal(loaded.content_version, built.checksum);
     assert.equal(demoRun.responses['/healthz'].status, 200);
     const ready = JSON.parse(demoRun.responses['/readyz'].body);
-    assert.deepEqual(ready, { status: 'ready', content_version: built.checksum });
+    assert.equal(ready.status, 'ready');
+    assert.equal(ready.content_version, built.checksum);
+    assert.equal(ready.last_publish.outcome, 'published');
   });
 
   test('answers the demo walk exactly as the in-process app over the same bundle', async () => {
@@ -219,7 +221,7 @@ describe('the single binary', () => {
     assert.equal(demoRun.healthcheck_stopped, 1);
   });
 
-  test('serves a bundle it is given with --bundle, and reopens its snapshot from the data directory on restart', async () => {
+  test('serves a bundle it is given with --bundle, and serves the stored version from the data directory on restart', async () => {
     await writeFile(join(dir, 'my-destination.json'), JSON.stringify(fixture));
     const fixtureMarker = fixture.markers.find((m) => m.map_id === F.map && !m.version_ids)!;
     const args = ['--bundle', 'my-destination.json'];
@@ -234,17 +236,18 @@ describe('the single binary', () => {
     } finally {
       await app.close();
     }
-    // The snapshot went to the default data directory, .data in the working directory: a restart skips initdb and the load.
+    // The store went to the default data directory, .data in the working directory: a restart writes no new version.
     fixtureRuns.push(runIsolated(dir, args, paths));
-    assert.equal(logLines(fixtureRuns[1].output, 'content loaded')[0]?.source, 'snapshot', fixtureRuns[1].output);
-    assert.deepEqual(fixtureRuns[1].responses, fixtureRuns[0].responses);
+    assert.equal(logLines(fixtureRuns[1].output, 'content loaded')[0]?.source, 'store', fixtureRuns[1].output);
+    const answers = (r: ProbeResult) => Object.fromEntries(Object.entries(r.responses).filter(([path]) => path !== '/readyz'));
+    assert.deepEqual(answers(fixtureRuns[1]), answers(fixtureRuns[0]));
   });
 
-  test('refuses a bad bundle before opening its port, listing the problem', async () => {
+  test('refuses a bad bundle before opening its port, listing the problem, when no good version is stored', async () => {
     const bad = structuredClone(fixture);
     bad.markers[0].lat = 91;
     await writeFile(join(dir, 'bad.json'), JSON.stringify(bad));
-    const run = spawnSync(join(dir, EXE), ['--bundle', 'bad.json', '--port', '0'], { cwd: dir, env: { HOME: dir }, encoding: 'utf8', timeout: 60_000 });
+    const run = spawnSync(join(dir, EXE), ['--bundle', 'bad.json', '--port', '0', '--data-dir', 'empty-data'], { cwd: dir, env: { HOME: dir }, encoding: 'utf8', timeout: 60_000 });
     assert.equal(run.status, 1, run.stdout + run.stderr);
     assert.match(run.stderr, /markers\[0\]\.lat/);
     assert.doesNotMatch(run.stdout, /"msg":"listening"/);

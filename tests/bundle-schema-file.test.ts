@@ -13,8 +13,9 @@ test('data/bundle.schema.json is what scripts/make-bundle-schema.ts generates fr
 
 test('the JSON Schema requires every top-level collection of the format', () => {
   const schema = bundleJsonSchema() as { required: string[]; properties: Record<string, unknown> };
-  for (const key of ['format', 'publishers', 'maps', 'icons', 'categories', 'markers', 'paths', 'polygons', 'events', 'lists', 'associations', 'sessions']) {
+  for (const key of ['format', 'publishers', 'maps', 'icons', 'categories', 'markers', 'paths', 'polygons', 'events', 'lists', 'associations']) {
     assert.ok(schema.required.includes(key), key);
     assert.ok(schema.properties[key], key);
   }
+  assert.ok(!schema.required.includes('sessions'), 'sessions are not content: a bundle need not carry them');
 });

@@ -70,7 +70,7 @@ describe('checkBundle', () => {
     delete b.events[4].starts_at;
     delete b.events[5].title;
     delete b.maps[1].map_data.center;
-    delete b.sessions;
+    delete b.icons;
     const report = check(b);
     assert.equal(report.ok, false);
     assert.equal(findingAt(report.problems, '$.events[4].starts_at').message,
@@ -80,7 +80,7 @@ describe('checkBundle', () => {
       `event ${b.events[5].id} ($.events[5]): missing required field "title"`);
     assert.equal(findingAt(report.problems, '$.maps[1].map_data.center').message,
       'map "Pacific" ($.maps[1]): missing required field "map_data.center"');
-    assert.equal(findingAt(report.problems, '$.sessions').message, 'missing required field "sessions"');
+    assert.equal(findingAt(report.problems, '$.icons').message, 'missing required field "icons"');
   });
 
   test('a bad value is shown, as JSON cut to about 60 characters, after what it must be', () => {

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { readDemoBundle } from './helpers/app.ts';
+import { readDemoBundle, readDemoSessions } from './helpers/app.ts';
 import { startServer, type RunningServer } from './helpers/server.ts';
 
 const demo = await readDemoBundle();
@@ -84,7 +84,7 @@ describe('the demo over HTTP on Node', () => {
   });
 
   test('the demo session token sees is_saved on a saved event', async () => {
-    const session = demo.sessions.find((s) => Date.parse(s.expires_at) > Date.now() && s.saved_event_ids.length > 0)!;
+    const session = (await readDemoSessions()).find((s) => Date.parse(s.expires_at) > Date.now() && s.saved_event_ids.length > 0)!;
     const saved = session.saved_event_ids[0];
     const res = await fetch(`${server.base}/events/${saved}`, { headers: { authorization: 'Bearer demo-session-token' } });
     assert.equal(res.status, 200);

@@ -16,7 +16,7 @@ import { openEmptyStore, publishFixture } from './helpers/store.ts';
 import { createLogger } from '../src/http/log.ts';
 import { CACHE_CONTROL } from '../src/http/respond.ts';
 import { parseConfig, USAGE } from '../src/serve/config.ts';
-import { QUIET, readDemoBundle } from './helpers/app.ts';
+import { QUIET, readDemoBundle, readDemoSessions } from './helpers/app.ts';
 import { F, makeFixture } from './helpers/fixture.ts';
 import { rawRequest } from './helpers/http.ts';
 import { RUNTIMES, runToExit, startServer, type Runtime } from './helpers/server.ts';
@@ -25,7 +25,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const demo = await readDemoBundle();
 const DEMO_MAP = demo.maps.find((m) => m.enabled && m.versions.length > 1)!.id;
 const DEMO_MARKER = demo.markers.find((m) => m.map_id === DEMO_MAP && !m.version_ids)!.id;
-const DEMO_SAVED_EVENT = demo.sessions[0].saved_event_ids[0];
+const DEMO_SAVED_EVENT = (await readDemoSessions())[0].saved_event_ids[0];
 
 describe('health checks', () => {
   test('/healthz answers while the content loads, /readyz says 503 until it is loaded, then 200; neither is cached', async () => {

@@ -1,15 +1,18 @@
 /**
  * Entry of the single binary (`npm run build:binary`, see scripts/build-binary.ts): the Bun entry with
  * everything it reads embedded (PGlite's wasm and data files, the demo bundle and its sessions), so it runs
- * from an empty directory with no node_modules and no network. Its store goes to the data directory.
+ * from an empty directory with no node_modules and no network. The built-in demo runs on a store in memory
+ * (from the embedded empty store: no initdb) and writes nothing; a bundle given with --bundle is stored in
+ * the data directory.
  * `destination-map --healthcheck` asks a running instance instead: the container's HEALTHCHECK has no curl.
  */
 import pgliteWasm from '@electric-sql/pglite/pglite.wasm' with { type: 'file' };
 import initdbWasm from '@electric-sql/pglite/initdb.wasm' with { type: 'file' };
 import pgliteData from '@electric-sql/pglite/pglite.data' with { type: 'file' };
-// Written by scripts/build-binary.ts: the demo's exact bytes and its sessions.
+// Written by scripts/build-binary.ts: the demo's exact bytes, its sessions, and an empty migrated store.
 import demoBundle from '../../.build/binary/demo-bundle.txt' with { type: 'file' };
 import demoSessions from '../../.build/binary/demo-sessions.txt' with { type: 'file' };
+import emptyStore from '../../.build/binary/empty-store.tar.gz' with { type: 'file' };
 import { parseConfig } from './config.ts';
 import { serveOnBun } from './bun-serve.ts';
 import type { StartOptions } from './start.ts';
@@ -43,6 +46,7 @@ async function loadEmbedded(): Promise<StartOptions> {
     assets: { pgliteWasmModule, initdbWasmModule, fsBundle: Bun.file(pgliteData) },
     demoBundle: () => Bun.file(demoBundle).text(),
     demoSessions: () => Bun.file(demoSessions).text(),
+    emptyDatabase: Bun.file(emptyStore),
     // The publisher runs inline: a compiled binary has no separate worker file to start.
     worker: false,
     command: 'destination-map',

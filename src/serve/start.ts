@@ -22,7 +22,7 @@ import { ConfigError, DEMO_SESSIONS_PATH, parseConfig, usage, type ServerConfig 
 export interface StartOptions {
   /** PGlite's wasm modules and data files. */
   assets?: PgliteAssets;
-  /** An empty, migrated database to start an in-memory store from, instead of running initdb. */
+  /** An empty, migrated database that the built-in demo's in-memory store starts from, instead of running initdb. */
   emptyDatabase?: Blob;
   /** The demo bundle's text, served when no bundle path is set. */
   demoBundle?: () => Promise<string>;
@@ -71,7 +71,8 @@ export async function start(args: readonly string[], env: Record<string, string 
   if (useBuiltIn) config = { ...config, bundlePath: 'built-in demo' };
 
   const began = performance.now();
-  const store = await ContentStore.open({ dataDir: config.dataDir, worker: options.worker ?? true, assets: options.assets,
+  // The built-in demo of a packaged program runs on a store in memory: it writes nothing next to itself.
+  const store = await ContentStore.open({ ...(useBuiltIn ? {} : { dataDir: config.dataDir }), worker: options.worker ?? true, assets: options.assets,
     ...(options.emptyDatabase ? { emptyDatabase: options.emptyDatabase } : {}) });
   const opened = await store.opened();
   for (const warning of opened.warnings) logger.log('warn', warning);

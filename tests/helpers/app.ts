@@ -7,7 +7,8 @@ import { createApp, type App, type AppDeps } from '../../src/app.ts';
 import type { BundleT } from '../../src/content/bundle/bundle-schema.ts';
 import type { ContentStore } from '../../src/content/content-store.ts';
 import { openEmptyStore, publishFixture } from './store.ts';
-import { DEMO_BUNDLE_PATH } from '../../src/serve/config.ts';
+import { DEMO_BUNDLE_PATH, DEMO_SESSIONS_PATH } from '../../src/serve/config.ts';
+import type { SessionT } from '../../src/content/bundle/bundle-schema.ts';
 import { F, makeFixture } from './fixture.ts';
 
 /** An app over a loaded store; call `close()` when done or Node will not exit. */
@@ -39,6 +40,11 @@ export async function openTestApp(bundle: BundleT = makeFixture(), deps: Partial
 /** Reads the committed demo bundle. */
 export async function readDemoBundle(): Promise<BundleT> {
   return JSON.parse(await readFile(DEMO_BUNDLE_PATH, 'utf8')) as BundleT;
+}
+
+/** Reads the demo's sessions file. */
+export async function readDemoSessions(): Promise<SessionT[]> {
+  return (JSON.parse(await readFile(DEMO_SESSIONS_PATH, 'utf8')) as { sessions: SessionT[] }).sessions;
 }
 
 /** A logger that writes nothing. */

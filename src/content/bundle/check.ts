@@ -73,7 +73,7 @@ export function checkBundle(source: string | Uint8Array): CheckReport {
     if (!(err instanceof BundleError)) throw err;
     problems.push(...err.problems);
   }
-  const warnings = [...findUnknownKeys(input), ...findFarPois(input)];
+  const warnings = [...findUnknownKeys(input), ...findFarPois(input), ...findBundledSessions(input)];
   return { ok: problems.length === 0, problems, warnings, summary: summarize(input) };
 }
 
@@ -85,6 +85,14 @@ function summarize(input: unknown): CheckSummary {
     publishers: countOf(b.publishers), maps: countOf(b.maps), categories: countOf(b.categories), markers, paths, polygons,
     pois: markers + paths + polygons, events: countOf(b.events), lists: countOf(b.lists),
   };
+}
+
+/** Sessions in a bundle are accepted for compatibility but ignored: they are account data, not content. */
+function findBundledSessions(input: unknown): Finding[] {
+  const sessions = (input as { sessions?: unknown } | null)?.sessions;
+  if (!Array.isArray(sessions) || sessions.length === 0) return [];
+  return [{ path: '$.sessions', message: `${sessions.length} session(s) in the bundle are ignored: sessions are not content; ` +
+    'put them in a sessions file (--sessions, format "destination-sessions/1")' }];
 }
 
 /** Formats a report for a terminal: a line per problem and per warning, then a one-line summary. */
