@@ -94,7 +94,8 @@ class Scope {
 function launch(scope: Scope, runtime: Runtime, args: string[], within?: Namespace): Service {
   const [cmd, ...rest] = RUNTIMES[runtime];
   const argv = [...rest, '--port', '0', '--host', '127.0.0.1', '--log-level', 'info', '--fixed-time', F.now.toISOString(), ...args];
-  const env = { ...process.env, PORT: '', HOST: '', LOG_LEVEL: '' };
+  // The flags win over the environment; NO_COLOR keeps Deno's uncaught-error report readable in a failure message.
+  const env = { ...process.env, PORT: '', HOST: '', LOG_LEVEL: '', NO_COLOR: '1' };
   // nsenter without --fork executes the service itself: signals sent to the child reach the service.
   const child = within
     ? spawn('nsenter', ['-t', String(within.pid), '-U', '-m', '--preserve-credentials', `--wd=${ROOT}`, cmd, ...argv], { cwd: ROOT, env })

@@ -136,7 +136,8 @@ describe('settings', () => {
   test('--help and the README document every setting with its environment variable', async () => {
     const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
     const settings = [['--bundle', 'BUNDLE_PATH'], ['--port', 'PORT'], ['--host', 'HOST'], ['--base-path', 'BASE_PATH'],
-      ['--data-dir', 'DATA_DIR'], ['--log-level', 'LOG_LEVEL'], ['--cors-origin', 'CORS_ORIGIN'], ['--fixed-time', 'FIXED_TIME']];
+      ['--data-dir', 'DATA_DIR'], ['--log-level', 'LOG_LEVEL'], ['--cors-origin', 'CORS_ORIGIN'], ['--fixed-time', 'FIXED_TIME'],
+      ['--sessions', 'SESSIONS_PATH'], ['--watch', 'WATCH']];
     for (const [flag, env] of settings) {
       assert.match(USAGE, new RegExp(`${flag} .*\\[${env}\\]`), `--help: ${flag} [${env}]`);
       assert.ok(readme.includes(`\`${flag} `) && readme.includes(`\`${env}\``), `README: ${flag} ${env}`);
@@ -212,7 +213,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
           seen.add(`${ready.status}`);
           if (ready.status === 200) break;
           assert.equal(ready.status, 503);
-          assert.deepEqual(JSON.parse(ready.body.toString()), { status: 'loading' });
+          assert.deepEqual(JSON.parse(ready.body.toString()), { status: 'loading', last_publish: null });
           await new Promise((r) => setTimeout(r, 50));
         }
         assert.deepEqual([...seen], ['503', '200'], 'not ready, then ready');

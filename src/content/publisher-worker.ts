@@ -33,7 +33,7 @@ port.on('message', (req: WorkerRequest) => {
       if (req.method === 'close') port.close();
     } catch (err) {
       const e = err as { message?: string; code?: string };
-      port.postMessage({ id: req.id, error: { message: String(e?.message ?? err), ...(e?.code ? { code: String(e.code) } : {}),
+      port.postMessage({ id: req.id, error: { message: typeof e?.message === 'string' ? e.message : JSON.stringify(err), ...(e?.code ? { code: String(e.code) } : {}),
         ...(err instanceof BundleError ? { problems: err.problems } : {}) } } satisfies WorkerAnswer);
     }
   });

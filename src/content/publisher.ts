@@ -9,7 +9,7 @@
  * the caches on disk are still read (verified) but not written; a full disk during a publish drops older
  * versions and tries again before it gives up, saying ENOSPC.
  */
-import { rm } from 'node:fs/promises';
+import { readdir, rm, statfs } from 'node:fs/promises';
 import { openDb, type Db, type OpenOptions } from '../db/pglite.ts';
 import type { SessionT } from './bundle/bundle-schema.ts';
 import { checksumOf, readBundle, type BundleSource } from './bundle/parse.ts';
@@ -65,7 +65,21 @@ export interface PublisherPort {
 /** True for the errors a full disk raises, from the file system or from PostgreSQL. */
 export function isDiskFull(err: unknown): boolean {
   const e = err as { code?: string; message?: string };
-  return e?.code === 'ENOSPC' || e?.code === '53100' || /no space left on device|could not extend file/i.test(String(e?.message));
+  return e?.code === 'ENOSPC' || e?.code === '53100' || /no space left on device|could not extend file|could not write/i.test(String(e?.message));
+}
+
+/** Below this many free bytes, a failed write is taken for a full disk (PostgreSQL's error does not always say so). */
+const LOW_DISK_BYTES = 64 * 2 ** 20;
+
+/** True when the file system holding `path` has less than LOW_DISK_BYTES free; false when that cannot be told. */
+async function lowOnDisk(path: string | undefined): Promise<boolean> {
+  if (!path) return false;
+  try {
+    const s = await statfs(path);
+    return Number(s.bavail) * Number(s.bsize) < LOW_DISK_BYTES;
+  } catch {
+    return false;
+  }
 }
 
 /** True for the errors of a data directory that cannot be written at all. */
@@ -117,7 +131,7 @@ export class Publisher implements PublisherPort {
     try {
       return new Publisher(await openDirStore(dataDir, options, warnings), { caches, cachesWritable: true, lock, mode: 'dir', warnings, options });
     } catch (err) {
-      if (!isUnwritable(err)) throw err;
+      // Whatever stops the store (a read-only or full disk, a database that will not start), serving beats a restart loop.
       warnings.push(`cannot keep the store in ${storePath(dataDir)} (${describe(err)}): it is kept in memory and verified caches are read`);
       await lock.release();
       return new Publisher(await inMemory(), { caches, cachesWritable: false, lock: null, mode: 'memory', warnings, options });
@@ -167,9 +181,9 @@ export class Publisher implements PublisherPort {
     const version = await this.writeWithRoom(pending, warnings);
     const payload = buildPayload(await this.store.readVersion(version), version).payload;
     await this.keepCache(payload, warnings);
-    const dropped = await this.store.prune();
+    // The store keeps the newest two versions (KEEP_VERSIONS), and the caches follow it.
+    await this.store.prune();
     if (this.caches && this.cachesWritable) await pruneCaches(this.caches, new Set((await this.store.versions()).map((v) => v.version)));
-    if (dropped.length > 0) warnings.push(`dropped older content version(s) ${dropped.join(', ')} (the store keeps the newest two)`);
     return { payload, written: true, warnings };
   }
 
@@ -201,35 +215,36 @@ export class Publisher implements PublisherPort {
     await this.lock?.release();
   }
 
-  /** Writes the version; on a full disk, drops older versions (then the current one's tables) and tries again. */
+  /**
+   * Writes the version. A failed write may leave the embedded database unusable (PostgreSQL's own state
+   * after an I/O error), so it is always reopened from its files. On a full disk, older versions (never
+   * the current one) and their caches are dropped to make room and the write is tried once more.
+   */
   private async writeWithRoom(pending: { checksum: string; bundle: BundleT; source: string }, warnings: string[]): Promise<VersionInfo> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.store.writeVersion(pending.bundle, pending.checksum, pending.source);
       } catch (err) {
-        if (!isDiskFull(err) || attempt >= 2) {
-          if (isDiskFull(err)) throw Object.assign(new Error(`ENOSPC: no space left on device for the store in ${this.options.dataDir}; the current version keeps serving`), { code: 'ENOSPC' });
-          throw err;
-        }
-        await this.reopenIfBroken();
+        await this.reopen();
+        if (!isDiskFull(err) && !(await lowOnDisk(this.options.dataDir))) throw asError(err);
         const current = await this.store.current();
-        const older = (await this.store.versions()).filter((v) => attempt === 1 || v.version !== current?.version);
+        const older = (await this.store.versions()).filter((v) => v.version !== current?.version);
+        if (attempt >= 1 || older.length === 0) {
+          throw Object.assign(new Error(`ENOSPC: no space left on device for the store in ${this.options.dataDir ?? 'memory'}; ` +
+            'the current version keeps serving'), { code: 'ENOSPC' });
+        }
         for (const v of older) await this.store.dropVersion(v.version);
-        if (this.caches && this.cachesWritable) await pruneCaches(this.caches, new Set(attempt === 1 ? [] : current ? [current.version] : []));
-        warnings.push(`the disk was full: dropped ${attempt === 1 ? 'every stored version' : 'older versions'} to make room`);
+        if (this.caches && this.cachesWritable) await pruneCaches(this.caches, new Set(current ? [current.version] : []));
+        warnings.push(`the disk was full: dropped older version(s) ${older.map((v) => v.version).join(', ')} to make room`);
       }
     }
   }
 
-  /** After a failed write the database may have stopped; reopen it from its files. */
-  private async reopenIfBroken(): Promise<void> {
-    try {
-      await this.store.db.query('SELECT 1');
-    } catch {
-      await this.store.db.close().catch(() => {});
-      this.store = await SqlStore.open(await openDb({ assets: this.options.assets,
-        ...(this.mode === 'dir' ? { dataDir: storePath(this.options.dataDir!) } : {}) }));
-    }
+  /** Closes the database (bounded: a broken one may never answer) and opens it again from its files. */
+  private async reopen(): Promise<void> {
+    await Promise.race([this.store.db.close().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 5000))]);
+    if (this.mode !== 'dir') throw new Error('the in-memory store failed during a write and cannot be reopened');
+    this.store = await SqlStore.open(await openDb({ assets: this.options.assets, dataDir: storePath(this.options.dataDir!) }));
   }
 
   /** Writes the payload's cache when the directory allows; a failure is a warning, not a failed publish. */
@@ -248,6 +263,9 @@ async function openDirStore(dataDir: string, options: PublisherOptions, warnings
   const path = storePath(dataDir);
   let db: Db | null = null;
   try {
+    // PGlite runs initdb over a directory without PG_VERSION, silently: call that what it is, a damaged store.
+    const entries = await readdir(path).catch(() => [] as string[]);
+    if (entries.length > 0 && !entries.includes('PG_VERSION')) throw new Error('PG_VERSION is missing');
     db = await openDb({ assets: options.assets, dataDir: path });
     return await SqlStore.open(db);
   } catch (err) {
@@ -257,6 +275,13 @@ async function openDirStore(dataDir: string, options: PublisherOptions, warnings
   }
   await rm(path, { recursive: true, force: true });
   return SqlStore.open(await openDb({ assets: options.assets, dataDir: path }));
+}
+
+/** Any thrown value as an Error (PGlite can throw plain objects), keeping its message and code. */
+function asError(err: unknown): Error {
+  if (err instanceof Error) return err;
+  const e = err as { message?: unknown; code?: unknown };
+  return Object.assign(new Error(typeof e?.message === 'string' ? e.message : JSON.stringify(err)), e?.code ? { code: String(e.code) } : {});
 }
 
 function describe(err: unknown): string {

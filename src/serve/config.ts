@@ -53,7 +53,7 @@ Options (each also read from the environment variable in brackets; a flag wins):
                        bundle serves the stored version. Unwritable: a warning, the store kept in memory.
   --sessions <path>    account sessions file, loaded on start and reload [SESSIONS_PATH]
                        default: the demo's sessions with the demo bundle, else the stored sessions
-  --watch              publish again when the bundle or sessions file changes [WATCH=1]
+  --watch              publish again when the bundle or sessions file changes [WATCH]
   --log-level <level>  ${LOG_LEVELS.join(', ')} [LOG_LEVEL]   default: info
                        info writes one JSON access-log line per request, with its request id.
   --cors-origin <list> * or comma-separated origins allowed by CORS [CORS_ORIGIN]   default: *

@@ -20,7 +20,8 @@ function command(): string[] {
   const [cmd, ...rest] = RUNTIMES[runtime];
   if (runtime === 'node') return [cmd, '--import', TRAP, ...rest];
   if (runtime === 'bun') return [cmd, '--preload', TRAP, ...rest];
-  return [cmd, ...rest.map((a) => (a === '--allow-net' ? '--allow-net=127.0.0.1' : a))];
+  // Loopback, and the data directory's lock (a Unix socket, which Deno counts as network).
+  return [cmd, ...rest.map((a) => (a === '--allow-net' ? `--allow-net=127.0.0.1,unix:${join(dir, 'data', 'lock.sock')}` : a))];
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'kiosk-'));

@@ -5,14 +5,14 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
-import { readDemoBundle } from '../helpers/app.ts';
+import { readDemoBundle, readDemoSessions } from '../helpers/app.ts';
 import { openTarget, type TestTarget } from '../helpers/target.ts';
 
 const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
 const examples = [...readme.matchAll(/^curl (.*)'http:\/\/localhost:8787([^']+)'$/gm)].map((m) => ({ flags: m[1], target: m[2] }));
 
 let t: TestTarget;
-before(async () => { t = await openTarget(await readDemoBundle(), { now: new Date('2026-11-22T12:00:00Z') }); });
+before(async () => { t = await openTarget({ ...await readDemoBundle(), sessions: await readDemoSessions() }, { now: new Date('2026-11-22T12:00:00Z') }); });
 after(async () => { await t?.close(); });
 
 test('the README shows the two set-up commands at the top', () => {
