@@ -285,6 +285,6 @@ function asError(err: unknown): Error {
 }
 
 function describe(err: unknown): string {
-  const e = err as { code?: string; message?: string };
+  const e = asError(err) as { code?: string; message?: string };
   return e?.code && !String(e.message).includes(e.code) ? `${e.code}: ${e.message}` : String(e?.message ?? err);
 }

@@ -55,6 +55,8 @@ function answers(path: string): Promise<boolean> {
 export async function lockDataDir(dataDir: string): Promise<DataDirLock | null> {
   await mkdir(dataDir, { recursive: true });
   const path = socketPath(dataDir);
+  // Ask first: some runtimes (Bun) replace a socket file in use instead of failing with EADDRINUSE.
+  if (await answers(path)) return null;
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const server = await listen(path);
