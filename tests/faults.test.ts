@@ -36,7 +36,8 @@ const BIGGER_EVENTS = 10_000;
 const TMPFS_SIZE = '48m';
 
 /** The log line that ends a publish started by SIGHUP (its message in group 1). */
-const PUBLISH_OUTCOME = /"msg":"(content published|content unchanged|the publish failed; the current version keeps serving|the bundle was refused[^"]*)"/;
+const PUBLISH_OUTCOME =
+  /"msg":"(content published|content unchanged|the publish failed; the current version keeps serving|the bundle was refused[^"]*)"/;
 /** The message of a publish that failed for another reason than the bundle. */
 const PUBLISH_FAILED = 'the publish failed; the current version keeps serving';
 
@@ -217,6 +218,17 @@ async function namespace(scope: Scope, setup: string, vars: Record<string, strin
   return ns;
 }
 
+/** Runs `script` (sh, with `vars` in its environment) inside the namespace; returns its output. */
+function inNamespace(ns: Namespace, script: string, vars: Record<string, string>): string {
+  const run = spawnSync('nsenter', ['-t', String(ns.pid), '-U', '-m', '--preserve-credentials', 'sh', '-c', script],
+    { env: { ...process.env, ...vars }, encoding: 'utf8' });
+  assert.equal(run.status, 0, `${script}: ${run.stderr}`);
+  return run.stdout.trim();
+}
+
+/** What identifies a store directory (the inodes of the directory and its PG_VERSION): a store removed and made anew differs. */
+const STORE_IDENTITY = 'stat -c %i "$DATA/store" "$DATA/store/PG_VERSION"';
+
 /** Replaces a file the way a deploy does (a temporary file renamed into place). */
 async function replaceFile(path: string, text: string): Promise<void> {
   await writeFile(`${path}.new`, text);
@@ -329,7 +341,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       assert.equal(state.last_publish.outcome, 'failed');
       assert.match(String(state.last_publish.error), /ENOSPC/, '/readyz last_publish.error names ENOSPC');
       assert.deepEqual(await answers(service), A.answers, 'the current version keeps serving, unchanged');
-      await sleep(500);
+      await sleep(300);
       assert.ok(service.running(), 'the service did not exit');
       assert.equal(await stop(service), 0);
     });
@@ -342,14 +354,17 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
         const { ns, service, outcome } = await publishOnFullDisk(scope, runtime, data, bundle);
         assert.equal(outcome, PUBLISH_FAILED, service.output());
         assert.equal(await stop(service), 0);
-        // A supervisor restarts it, the bundle file put back, while the disk is still full.
+        const identity = inNamespace(ns, STORE_IDENTITY, { DATA: data });
+        // A supervisor restarts it, the bundle file put back, on the same disk.
         await replaceFile(bundle, smallText);
         const again = launch(scope, runtime, ['--bundle', bundle, '--data-dir', data], ns);
         assert.equal(await servesOrExits(again), 'serving', `the restart must serve the stored version:\n${again.output()}`);
+        assert.doesNotMatch(again.output(), /\[object Object\]/);
         const state = await readyz(again);
         assert.deepEqual([state.version, state.content_version], [A.version, A.content_version]);
         assert.deepEqual(await answers(again), A.answers);
         assert.equal(await stop(again), 0);
+        assert.equal(inNamespace(ns, STORE_IDENTITY, { DATA: data }), identity, `the store was kept, not removed:\n${again.output()}`);
       });
 
     test('a start on a full disk with a valid bundle serves it from a store kept in memory, with a warning', async (t) => {
@@ -368,6 +383,27 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       assert.deepEqual(await answers(service), A.answers);
       assert.equal(await stop(service), 0);
     });
+
+    test('a start on a full disk holding the store of an earlier start serves it from memory with a warning, and keeps the store',
+      async (t) => {
+        if (!UNSHARE) return t.skip(NO_UNSHARE);
+        const scope = new Scope();
+        const { data, bundle } = await caseDir(t, scope);
+        // The seed's store and cache on a tmpfs, and the rest of the tmpfs filled to the last byte.
+        const ns = await namespace(scope, `mount -t tmpfs -o size=${TMPFS_SIZE} tmpfs "$DATA"\ncp -a "$SEED/." "$DATA/"\n` +
+          'dd if=/dev/zero of="$DATA/filler" bs=64k 2>/dev/null || true', { DATA: data, SEED: seed });
+        const identity = inNamespace(ns, STORE_IDENTITY, { DATA: data });
+        const service = launch(scope, runtime, ['--bundle', bundle, '--data-dir', data], ns);
+        assert.equal(await servesOrExits(service), 'serving', service.output());
+        assert.doesNotMatch(service.output(), /\[object Object\]/);
+        assert.ok(warningsOf(service).some((w) => /memory/.test(w)), `a warning says the store is kept in memory:\n${service.output()}`);
+        const state = await readyz(service);
+        assert.deepEqual([state.status, state.version, state.content_version], ['ready', A.version, A.content_version]);
+        assert.deepEqual(await answers(service), A.answers);
+        assert.equal(await stop(service), 0);
+        assert.equal(inNamespace(ns, STORE_IDENTITY, { DATA: data }), identity,
+          `a full disk is no reason to remove the store:\n${service.output()}`);
+      });
 
     for (const damage of ['event-tables.bin', 'content.json'] as const) {
       const what = damage === 'event-tables.bin' ? '64 flipped bytes in event-tables.bin' : 'an edited content.json';

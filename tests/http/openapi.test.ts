@@ -11,7 +11,7 @@ import type { BundleT } from '../../src/content/bundle/bundle-schema.ts';
 import type { RouteSpec } from '../../src/http/route.ts';
 import { apiRoutes } from '../../src/routes/index.ts';
 import { DEMO_BUNDLE_PATH } from '../../src/serve/config.ts';
-import { readDemoBundle } from '../helpers/app.ts';
+import { readDemoBundle, readDemoSessions } from '../helpers/app.ts';
 import { openTarget, type TestTarget } from '../helpers/target.ts';
 import { F, makeFixture, uuidFor } from '../helpers/fixture.ts';
 
@@ -75,7 +75,7 @@ let bundle: BundleT;
 let doc: any;
 
 before(async () => {
-  bundle = usingDemo ? await readDemoBundle() : makeFixture();
+  bundle = usingDemo ? { ...await readDemoBundle(), sessions: await readDemoSessions() } : makeFixture();
   t = await openTarget(bundle);
   const res = await t.json('/openapi.json');
   assert.equal(res.status, 200);
