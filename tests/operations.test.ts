@@ -140,7 +140,7 @@ describe('settings', () => {
       ['--sessions', 'SESSIONS_PATH'], ['--watch', 'WATCH']];
     for (const [flag, env] of settings) {
       assert.match(USAGE, new RegExp(`${flag} .*\\[${env}\\]`), `--help: ${flag} [${env}]`);
-      assert.ok(readme.includes(`\`${flag} `) && readme.includes(`\`${env}\``), `README: ${flag} ${env}`);
+      assert.ok((readme.includes(`\`${flag} `) || readme.includes(`\`${flag}\``)) && readme.includes(`\`${env}\``), `README: ${flag} ${env}`);
     }
     for (const path of ['/healthz', '/readyz']) {
       assert.ok(USAGE.includes(path));

@@ -240,10 +240,13 @@ export class Publisher implements PublisherPort {
     }
   }
 
-  /** Closes the database (bounded: a broken one may never answer) and opens it again from its files. */
+  /**
+   * Closes the database (bounded: a broken one may never answer) and opens it again from its files. A store
+   * in memory has no files to reopen from: it goes on as it is (its transaction was rolled back).
+   */
   private async reopen(): Promise<void> {
+    if (this.mode !== 'dir') return;
     await Promise.race([this.store.db.close().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 5000))]);
-    if (this.mode !== 'dir') throw new Error('the in-memory store failed during a write and cannot be reopened');
     this.store = await SqlStore.open(await openDb({ assets: this.options.assets, dataDir: storePath(this.options.dataDir!) }));
   }
 
@@ -271,6 +274,8 @@ async function openDirStore(dataDir: string, options: PublisherOptions, warnings
   } catch (err) {
     await db?.close().catch(() => {});
     if (isUnwritable(err)) throw err;
+    // A full disk also stops PostgreSQL from starting: never remove the system of record for that.
+    if (await lowOnDisk(dataDir)) throw Object.assign(new Error(`ENOSPC: no space left on device to open the store (${describe(err)})`), { code: 'ENOSPC' });
     warnings.push(`the store in ${path} did not open (${describe(err)}); it was removed and is rebuilt from the bundle`);
   }
   await rm(path, { recursive: true, force: true });

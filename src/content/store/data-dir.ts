@@ -39,12 +39,15 @@ function listen(path: string): Promise<Server> {
   });
 }
 
-/** True when a process answers on the socket. */
+/**
+ * True unless the socket is certainly dead: missing (ENOENT) or refused (ECONNREFUSED). Anything else counts
+ * as a live owner (Bun's client sees ECONNRESET, not `connect`, from a server that closes at once).
+ */
 function answers(path: string): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection(path);
     socket.once('connect', () => { socket.destroy(); resolve(true); });
-    socket.once('error', () => resolve(false));
+    socket.once('error', (err: NodeJS.ErrnoException) => resolve(!['ENOENT', 'ECONNREFUSED'].includes(err.code ?? '')));
   });
 }
 
@@ -55,8 +58,6 @@ function answers(path: string): Promise<boolean> {
 export async function lockDataDir(dataDir: string): Promise<DataDirLock | null> {
   await mkdir(dataDir, { recursive: true });
   const path = socketPath(dataDir);
-  // Ask first: some runtimes (Bun) replace a socket file in use instead of failing with EADDRINUSE.
-  if (await answers(path)) return null;
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const server = await listen(path);
