@@ -9,7 +9,8 @@
  * the caches on disk are still read (verified) but not written; a full disk during a publish drops older
  * versions and tries again before it gives up, saying ENOSPC.
  */
-import { readdir, rm, statfs } from 'node:fs/promises';
+import { readdir, rm, statfs, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { openDb, type Db, type OpenOptions } from '../db/pglite.ts';
 import type { SessionT } from './bundle/bundle-schema.ts';
 import { checksumOf, readBundle, type BundleSource } from './bundle/parse.ts';
@@ -78,7 +79,16 @@ async function lowOnDisk(path: string | undefined): Promise<boolean> {
     const s = await statfs(path);
     return Number(s.bavail) * Number(s.bsize) < LOW_DISK_BYTES;
   } catch {
-    return false;
+    // No statfs (Deno): try to write a file of that size.
+    const probe = join(path, `.space-probe-${crypto.randomUUID()}`);
+    try {
+      await writeFile(probe, new Uint8Array(LOW_DISK_BYTES));
+      return false;
+    } catch (err) {
+      return isDiskFull(err);
+    } finally {
+      await rm(probe, { force: true });
+    }
   }
 }
 
