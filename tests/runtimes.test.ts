@@ -80,7 +80,7 @@ describe('start-up', () => {
     bad.markers[0].lat = 91;
     bad.events[0].poi_ids = ['00000000-0000-4000-8000-000000000000'];
     await writeFile(join(dir, 'bad.json'), JSON.stringify(bad));
-    const { code, stderr, stdout } = await runToExit('node', ['--bundle', join(dir, 'bad.json'), '--port', '0']);
+    const { code, stderr, stdout } = await runToExit('node', ['--bundle', join(dir, 'bad.json'), '--port', '0', '--data-dir', join(dir, 'data')]);
     assert.equal(code, 1);
     assert.match(stderr, /\$\.markers\[0\]\.lat/);
     assert.doesNotMatch(stdout, /listening/);
