@@ -101,18 +101,18 @@ function isUnwritable(err: unknown): boolean {
 export class Publisher implements PublisherPort {
   private store: SqlStore;
   private readonly caches: string | null;
-  private cachesWritable: boolean;
   private readonly lock: DataDirLock | null;
   private readonly mode: 'dir' | 'memory';
   private readonly warnings: string[];
   private pending: { checksum: string; bundle: BundleT; source: string } | null = null;
+  /** A verified cache that stood in for a store kept in memory. */
+  private cachedPayload: ModelPayload | null = null;
   private readonly options: PublisherOptions;
 
-  private constructor(store: SqlStore, parts: { caches: string | null; cachesWritable: boolean; lock: DataDirLock | null;
+  private constructor(store: SqlStore, parts: { caches: string | null; lock: DataDirLock | null;
     mode: 'dir' | 'memory'; warnings: string[]; options: PublisherOptions }) {
     this.store = store;
     this.caches = parts.caches;
-    this.cachesWritable = parts.cachesWritable;
     this.lock = parts.lock;
     this.mode = parts.mode;
     this.warnings = parts.warnings;
@@ -125,7 +125,7 @@ export class Publisher implements PublisherPort {
     const inMemory = async () => SqlStore.open(await openDb({ assets: options.assets, ...(options.emptyDatabase ? { snapshot: options.emptyDatabase } : {}) }));
     const { dataDir } = options;
     if (dataDir === undefined) {
-      return new Publisher(await inMemory(), { caches: null, cachesWritable: false, lock: null, mode: 'memory', warnings, options });
+      return new Publisher(await inMemory(), { caches: null, lock: null, mode: 'memory', warnings, options });
     }
     let lock: DataDirLock | null = null;
     try {
@@ -135,17 +135,22 @@ export class Publisher implements PublisherPort {
       warnings.push(`cannot write to the data directory ${dataDir} (${describe(err)}): the store is kept in memory and verified caches are read`);
     }
     const caches = cachesPath(dataDir);
-    if (!lock) return new Publisher(await inMemory(), { caches, cachesWritable: false, lock: null, mode: 'memory', warnings, options });
+    if (!lock) return new Publisher(await inMemory(), { caches, lock: null, mode: 'memory', warnings, options });
     const removed = await removeOldLayout(dataDir);
     if (removed.length > 0) warnings.push(`removed ${removed.length} data snapshot(s) of an earlier release from ${dataDir}`);
     try {
-      return new Publisher(await openDirStore(dataDir, options, warnings), { caches, cachesWritable: true, lock, mode: 'dir', warnings, options });
+      return new Publisher(await openDirStore(dataDir, options, warnings), { caches, lock, mode: 'dir', warnings, options });
     } catch (err) {
       // Whatever stops the store (a read-only or full disk, a database that will not start), serving beats a restart loop.
       warnings.push(`cannot keep the store in ${storePath(dataDir)} (${describe(err)}): it is kept in memory and verified caches are read`);
       await lock.release();
-      return new Publisher(await inMemory(), { caches, cachesWritable: false, lock: null, mode: 'memory', warnings, options });
+      return new Publisher(await inMemory(), { caches, lock: null, mode: 'memory', warnings, options });
     }
+  }
+
+  /** The caches directory when this process may write it (it owns the data directory's store), else null. */
+  private get writableCaches(): string | null {
+    return this.mode === 'dir' ? this.caches : null;
   }
 
   async opened(): Promise<{ mode: 'dir' | 'memory'; warnings: string[] }> {
@@ -176,9 +181,6 @@ export class Publisher implements PublisherPort {
     }
   }
 
-  /** A verified cache that stood in for a store kept in memory. */
-  private cachedPayload: ModelPayload | null = null;
-
   async commit(): Promise<Committed> {
     const warnings: string[] = [];
     const pending = this.pending;
@@ -193,7 +195,8 @@ export class Publisher implements PublisherPort {
     await this.keepCache(payload, warnings);
     // The store keeps the newest two versions (KEEP_VERSIONS), and the caches follow it.
     await this.store.prune();
-    if (this.caches && this.cachesWritable) await pruneCaches(this.caches, new Set((await this.store.versions()).map((v) => v.version)));
+    const caches = this.writableCaches;
+    if (caches) await pruneCaches(caches, new Set((await this.store.versions()).map((v) => v.version)));
     return { payload, written: true, warnings };
   }
 
@@ -244,7 +247,8 @@ export class Publisher implements PublisherPort {
             'the current version keeps serving'), { code: 'ENOSPC' });
         }
         for (const v of older) await this.store.dropVersion(v.version);
-        if (this.caches && this.cachesWritable) await pruneCaches(this.caches, new Set(current ? [current.version] : []));
+        const caches = this.writableCaches;
+        if (caches) await pruneCaches(caches, new Set(current ? [current.version] : []));
         warnings.push(`the disk was full: dropped older version(s) ${older.map((v) => v.version).join(', ')} to make room`);
       }
     }
@@ -262,9 +266,10 @@ export class Publisher implements PublisherPort {
 
   /** Writes the payload's cache when the directory allows; a failure is a warning, not a failed publish. */
   private async keepCache(payload: ModelPayload, warnings: string[]): Promise<void> {
-    if (!this.caches || !this.cachesWritable) return;
+    const caches = this.writableCaches;
+    if (!caches) return;
     try {
-      await writeCache(this.caches, payload);
+      await writeCache(caches, payload);
     } catch (err) {
       warnings.push(`the model cache was not written (${describe(err)}); the next start rebuilds it from the store`);
     }

@@ -1,5 +1,5 @@
 /**
- * Opening the embedded PGlite database that stores the content, fresh or from a data snapshot.
+ * Opening the embedded PGlite database that stores the content, fresh or from a data-directory tarball.
  */
 import { PGlite } from '@electric-sql/pglite';
 
@@ -38,8 +38,8 @@ export interface OpenOptions {
  *   16 MB instead of the default 128 MB saves about 180 MB of RSS.
  * - A publish creates and fills a version's tables in one transaction, which `wal_level=minimal` lets
  *   PostgreSQL write without WAL: much faster for large bundles, and nothing replicates from this database.
- * - What WAL there is (the vacuum that settles a new snapshot) is checkpointed often and its old segments
- *   removed rather than kept for reuse, so a snapshot directory holds about 64 MB of WAL, not the default 1 GB.
+ * - What WAL there is is checkpointed often and its old segments removed rather than kept for reuse, so the
+ *   store's directory holds about 64 MB of WAL, not the default 1 GB.
  */
 export const POSTGRES_CONF = ['shared_buffers=16MB', 'wal_level=minimal', 'max_wal_senders=0', 'min_wal_size=32MB', 'max_wal_size=64MB'];
 
