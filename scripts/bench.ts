@@ -1,15 +1,18 @@
 /**
  * The benchmark, in one go on one machine: every runtime's service against a bare server of the same
  * runtime serving byte-identical prebuilt bodies (the ceiling), events on a 1M-event dataset, the in-process
- * filters against PGlite SQL, start-up against PGlite alone opening the same snapshot, and RSS. Writes
- * docs/benchmarks.md (a targets table, detail tables and the raw JSON).
+ * filters against PGlite SQL, start-up against PGlite alone opening the same snapshot, RSS, and publishing on Node
+ * (under load on the demo; the 1M-event first load into an empty data directory and SIGHUP; scripts/bench/publish.ts).
+ * Writes docs/benchmarks.md (a targets table, detail tables and the raw JSON).
  *
- *   npm run bench                                    # everything: 20-40 minutes, more when the 1M snapshot is built
+ *   npm run bench                                    # everything: 25-45 minutes, more when the 1M snapshot is built
  *   node scripts/bench.ts --quick --out /tmp/b.md    # smoke check: short runs, no large dataset
+ *   node scripts/bench.ts --only publish --out /tmp/p.md   # publishing alone (demo under load, then 1M: ~5-10 minutes)
  *
  * Flags: --quick, --duration S (8), --connections N (32), --runtimes node,bun,deno, --skip-large, --out PATH,
- * --large-bundle PATH (another large bundle), --skip-filters, --service-log-level LEVEL (passed to the service),
- * --keep-logs (keep the services' access logs in .bench/logs).
+ * --only PHASES (comma-separated: demo, large, filters, publish), --large (with --quick: run the 1M-event phases
+ * too), --large-bundle PATH (another large bundle), --skip-filters, --service-log-level LEVEL (passed to the
+ * service), --keep-logs (keep the services' access logs in .bench/logs).
  * Exits 0 when everything ran (a missed target is reported in the document, not an error) and 1 when
  * something broke: a non-2xx answer, a server that did not start, a body that did not match.
  */
@@ -23,10 +26,12 @@ import { basename, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { RUNTIMES, startServer } from '../tests/helpers/server.ts';
+import { measureLargePublish, measurePublishUnderLoad } from './bench/publish.ts';
 import { runLoadPinned, type LoadOptions, type LoadResult } from './bench/run-load.ts';
 import {
   evaluateTargets, renderReport, type BenchOptions, type BenchResult, type EventsRun, type FiltersPhase, type LargePhase,
-  type Machine, type RequestRun, type Rss, type RuntimeDemo, type RuntimeLarge, type RuntimeName,
+  type LargePublishPhase, type Machine, type PublishPhase, type RequestRun, type Rss, type RuntimeDemo, type RuntimeLarge,
+  type RuntimeName,
 } from './bench/report.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -42,6 +47,8 @@ const CEILINGS: Record<RuntimeName, string> = {
   deno: join(ROOT, 'scripts/bench/ceiling-deno.ts'),
 };
 const ALL_RUNTIMES: RuntimeName[] = ['node', 'bun', 'deno'];
+/** The phases, in the order they run (--only picks some). */
+const ALL_PHASES = ['demo', 'large', 'filters', 'publish'];
 
 /** The demo's main map and the marker the README names. */
 const MAIN_MAP = '8a434eb5-da02-5a4d-9418-14bc57c86c50';
@@ -60,6 +67,12 @@ const LOAD_CPU = '1';
 const DEMO_START_TIMEOUT_MS = 120_000;
 const LARGE_BUILD_TIMEOUT_MS = 45 * 60_000;
 const LARGE_START_TIMEOUT_MS = 10 * 60_000;
+/** Publishing: connections and publishes under load; the 1M first load's and each 1M SIGHUP's longest wait, and how many SIGHUPs. */
+const PUBLISH_CONNECTIONS = 16;
+const PUBLISHES = 10;
+const LARGE_FIRST_LOAD_TIMEOUT_MS = 10 * 60_000;
+const LARGE_PUBLISH_TIMEOUT_MS = 10 * 60_000;
+const LARGE_PUBLISHES = 2;
 
 /** One representative request, and whether its answer depends on the clock (then only its shape is rechecked). */
 interface BenchRequest { name: string; path: string; live?: boolean }
@@ -78,7 +91,7 @@ function parseBenchArgs(argv: string[]): BenchOptions & { out: string; largeBund
       quick: { type: 'boolean' }, duration: { type: 'string' }, connections: { type: 'string' },
       runtimes: { type: 'string' }, 'skip-large': { type: 'boolean' }, out: { type: 'string' },
       'large-bundle': { type: 'string' }, 'service-log-level': { type: 'string' }, 'keep-logs': { type: 'boolean' },
-      'skip-filters': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+      'skip-filters': { type: 'boolean' }, only: { type: 'string' }, large: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) {
@@ -96,15 +109,19 @@ function parseBenchArgs(argv: string[]): BenchOptions & { out: string; largeBund
   };
   const runtimes = (values.runtimes ?? ALL_RUNTIMES.join(',')).split(',').map((r) => r.trim()).filter(Boolean);
   for (const r of runtimes) if (!ALL_RUNTIMES.includes(r as RuntimeName)) throw new Error(`unknown runtime ${r}; use node, bun, deno`);
+  const phases = (values.only ?? ALL_PHASES.join(',')).split(',').map((p) => p.trim()).filter(Boolean);
+  for (const p of phases) if (!ALL_PHASES.includes(p)) throw new Error(`unknown phase ${p}; use ${ALL_PHASES.join(', ')}`);
+  if (phases.length === 0) throw new Error('--only needs at least one phase');
   return {
     quick,
     durationS: positive('duration', values.duration, quick ? 1 : 8),
     warmupS: 1,
     connections: Math.round(positive('connections', values.connections, 32)),
     runtimes: runtimes as RuntimeName[],
-    skipLarge: quick || (values['skip-large'] ?? false),
+    skipLarge: (values['skip-large'] ?? false) || (quick && !(values.large ?? false)),
     startupRepeats: 3,
     serviceLogLevel: values['service-log-level'] ?? null,
+    phases: ALL_PHASES.filter((p) => phases.includes(p)),
     out: resolve(values.out ?? join(ROOT, 'docs/benchmarks.md')),
     largeBundle: resolve(values['large-bundle'] ?? DEFAULT_LARGE_BUNDLE),
     keepLogs: values['keep-logs'] ?? false,
@@ -373,13 +390,14 @@ async function stopServer(server: Running, keepLogs: boolean): Promise<void> {
 }
 
 /**
- * The newest data snapshot in a data directory: a `pg-*` PGlite data directory (opened in place) or, from
- * earlier versions of the service, a `snapshot-*.tar.gz` tarball (opened into memory).
+ * The newest data snapshot in a data directory: the store's PGlite data directory (`store`, or `pg-*` from earlier
+ * versions of the service; opened in place) or, from earlier versions still, a `snapshot-*.tar.gz` tarball (opened
+ * into memory).
  */
 async function findSnapshot(dir: string): Promise<string> {
   const names = (await readdir(dir).catch(() => [] as string[])).filter((n) =>
-    (/^pg-[^.]+$/.test(n) && existsSync(join(dir, n, 'PG_VERSION'))) || (n.startsWith('snapshot-') && n.endsWith('.tar.gz')));
-  if (names.length === 0) throw new Error(`no data snapshot (pg-* or snapshot-*.tar.gz) in ${dir}: the service did not write one`);
+    ((n === 'store' || /^pg-[^.]+$/.test(n)) && existsSync(join(dir, n, 'PG_VERSION'))) || (n.startsWith('snapshot-') && n.endsWith('.tar.gz')));
+  if (names.length === 0) throw new Error(`no data snapshot (store, pg-* or snapshot-*.tar.gz) in ${dir}: the service did not write one`);
   names.sort((a, b) => statSync(join(dir, b)).mtimeMs - statSync(join(dir, a)).mtimeMs);
   return join(dir, names[0]);
 }
@@ -576,7 +594,8 @@ async function benchDemo(ctx: Ctx, runtime: RuntimeName, requests: BenchRequest[
     const started = await startService(runtime, extra, probe, DEMO_START_TIMEOUT_MS, `demo-${runtime}-${i}`, opts.serviceLogLevel);
     startupMs.push(started.ms);
     const source = loadedFrom(started.server.logFile);
-    if (source && source !== 'snapshot') ctx.notes.push(`${runtime} demo start ${i + 1} loaded from "${source}", not from the snapshot`);
+    // `bundle`: the bundle was written again as a new version (older services said `snapshot` or `store` otherwise).
+    if (source === 'bundle') ctx.notes.push(`${runtime} demo start ${i + 1} loaded from "${source}", not from the stored snapshot`);
     if (i < opts.startupRepeats - 1) await stopServer(started.server, opts.keepLogs);
     else server = started.server;
   }
@@ -643,6 +662,11 @@ function largeDataDir(bundle: string): string {
 
 /** A skipped part. */
 const notRun = (reason: string) => ({ status: 'not run' as const, reason });
+
+/** Why the 1M-event phases are skipped. */
+function skipLargeReason(opts: Ctx['opts']): string {
+  return opts.quick ? '--quick skips the large dataset (add --large to run it)' : '--skip-large';
+}
 
 /** The first map id of a bundle, read from its start (maps precede the events) without parsing 300 MB. */
 async function scanMapId(bundlePath: string): Promise<string> {
@@ -799,8 +823,8 @@ async function benchLargeRuntime(ctx: Ctx, runtime: RuntimeName, mapId: string, 
 /** The large-dataset phase over every runtime. */
 async function benchLarge(ctx: Ctx, demo: RuntimeDemo[]): Promise<LargePhase> {
   const { opts } = ctx;
-  if (opts.quick) return notRun('--quick skips the large dataset');
-  if (opts.skipLarge) return notRun('--skip-large');
+  if (!opts.phases.includes('large')) return notRun(`--only ${opts.phases.join(',')}`);
+  if (opts.skipLarge) return notRun(skipLargeReason(opts));
   if (!(await ensureLargeBundle(ctx))) return notRun(`no ${opts.largeBundle} and no scripts/bench/make-large.ts to generate it`);
   const mapId = await scanMapId(opts.largeBundle);
   const counts = await countBundle(opts.largeBundle);
@@ -834,8 +858,8 @@ async function benchLarge(ctx: Ctx, demo: RuntimeDemo[]): Promise<LargePhase> {
 /** Runs filters.ts on the large bundle (same snapshot directory as the service) and keeps its JSON. */
 async function benchFilters(ctx: Ctx): Promise<FiltersPhase> {
   const { opts } = ctx;
-  if (opts.quick) return notRun('--quick skips the large dataset');
-  if (opts.skipLarge) return notRun('--skip-large');
+  if (!opts.phases.includes('filters')) return notRun(`--only ${opts.phases.join(',')}`);
+  if (opts.skipLarge) return notRun(skipLargeReason(opts));
   if (opts.skipFilters) return notRun('--skip-filters');
   if (!existsSync(FILTERS)) return notRun('scripts/bench/filters.ts does not exist yet');
   if (!existsSync(opts.largeBundle)) return notRun(`no ${opts.largeBundle}`);
@@ -848,6 +872,67 @@ async function benchFilters(ctx: Ctx): Promise<FiltersPhase> {
   const code = await waitExit(child, 60 * 60_000, 'filters.ts');
   if (code !== 0) throw new Error(`filters.ts exited ${code}: ${err().slice(-1500)}`);
   return { status: 'ran', result: JSON.parse(await readFile(json, 'utf8')) };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Phase 4: publishing on Node (scripts/bench/publish.ts)
+
+/** Servers on the server core, the load generator on the load core (spawnTracked pins only when pinning is on). */
+const PUBLISH_CORES = { server: SERVER_CPU, load: LOAD_CPU };
+
+/** Why a publishing phase does not run, or null when it does. */
+function publishSkipped(opts: Ctx['opts']): string | null {
+  if (!opts.phases.includes('publish')) return `--only ${opts.phases.join(',')}`;
+  if (!opts.runtimes.includes('node')) return 'publishing is measured on Node, and node is not in --runtimes';
+  return null;
+}
+
+/** Publishing under load on the demo: a baseline run, then a run during 10 SIGHUP publishes. */
+async function benchPublish(ctx: Ctx): Promise<PublishPhase> {
+  const { opts } = ctx;
+  const skipped = publishSkipped(opts);
+  if (skipped) return notRun(skipped);
+  await mkdir(LOG_DIR, { recursive: true });
+  const logFile = join(LOG_DIR, 'publish-demo.log');
+  let completed = false;
+  try {
+    const r = await measurePublishUnderLoad({
+      bundle: DEMO_BUNDLE, workDir: join(BENCH_DIR, 'publish-demo'), durationS: Math.max(2, opts.durationS), warmupS: opts.warmupS,
+      connections: PUBLISH_CONNECTIONS, publishes: PUBLISHES, logLevel: opts.serviceLogLevel ?? 'warn', cores: PUBLISH_CORES,
+      spawn: spawnTracked, logFile, say,
+    });
+    completed = true;
+    say(`publish: failed ${r.failed.during} (baseline ${r.failed.baseline}); p99 ${r.during.load.latencyMs.p99} ÷ ${r.baseline.load.latencyMs.p99} ms; ` +
+      `/healthz slowest ${r.during.healthz.slowestMs} ms; SIGHUP to served median ${r.sighupMedianMs} ms, max ${r.sighupMaxMs} ms`);
+    return { status: 'ran', ...r };
+  } finally {
+    if (completed && !opts.keepLogs) await rm(logFile, { force: true });
+  }
+}
+
+/** The 1M-event first load into an empty data directory, then SIGHUPs with one event title edited. */
+async function benchPublishLarge(ctx: Ctx, large: LargePhase): Promise<LargePublishPhase> {
+  const { opts } = ctx;
+  const skipped = publishSkipped(opts);
+  if (skipped) return notRun(skipped);
+  if (opts.skipLarge) return notRun(skipLargeReason(opts));
+  if (!(await ensureLargeBundle(ctx))) return notRun(`no ${opts.largeBundle} and no scripts/bench/make-large.ts to generate it`);
+  await mkdir(LOG_DIR, { recursive: true });
+  const logFile = join(LOG_DIR, 'publish-large.log');
+  const events = large.status === 'ran' ? large.counts.events ?? null : (await countBundle(opts.largeBundle)).events ?? null;
+  let completed = false;
+  try {
+    const r = await measureLargePublish({
+      bundle: opts.largeBundle, workDir: join(BENCH_DIR, 'publish-large'), publishes: LARGE_PUBLISHES,
+      firstLoadTimeoutMs: LARGE_FIRST_LOAD_TIMEOUT_MS, publishTimeoutMs: LARGE_PUBLISH_TIMEOUT_MS, logLevel: opts.serviceLogLevel,
+      cores: PUBLISH_CORES, spawn: spawnTracked, logFile, say,
+    });
+    if (r.skipped) ctx.notes.push(`publishing, large bundle: ${r.skipped}`);
+    completed = r.skipped === null;
+    return { status: 'ran', ...r, events };
+  } finally {
+    if (completed && !opts.keepLogs) await rm(logFile, { force: true });
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -878,7 +963,7 @@ async function main(): Promise<number> {
     const bundle = JSON.parse(await readFile(DEMO_BUNDLE, 'utf8')) as DemoBundle;
     const requests = demoRequests(bundle, Date.now());
     const demo: RuntimeDemo[] = [];
-    for (const runtime of opts.runtimes) {
+    for (const runtime of opts.phases.includes('demo') ? opts.runtimes : []) {
       try {
         demo.push(await benchDemo(ctx, runtime, requests));
       } catch (err) {
@@ -900,6 +985,22 @@ async function main(): Promise<number> {
       ctx.failures.push(`filters: ${(err as Error).message}`);
       filters = notRun(`failed: ${(err as Error).message.split('\n')[0]}`);
     }
+    let publish: PublishPhase;
+    try {
+      publish = await benchPublish(ctx);
+    } catch (err) {
+      ctx.failures.push(`publishing under load: ${(err as Error).message}`);
+      say(`publishing under load FAILED: ${(err as Error).message}`);
+      publish = notRun(`failed: ${(err as Error).message.split('\n')[0]}`);
+    }
+    let publishLarge: LargePublishPhase;
+    try {
+      publishLarge = await benchPublishLarge(ctx, large);
+    } catch (err) {
+      ctx.failures.push(`publishing, large bundle: ${(err as Error).message}`);
+      say(`publishing, large bundle FAILED: ${(err as Error).message}`);
+      publishLarge = notRun(`failed: ${(err as Error).message.split('\n')[0]}`);
+    }
     const { out, largeBundle, keepLogs, skipFilters, ...options } = opts;
     void largeBundle; void keepLogs; void skipFilters;
     const result: BenchResult = {
@@ -907,7 +1008,7 @@ async function main(): Promise<number> {
       elapsedS: Math.round((performance.now() - began) / 1000), options, machine, versions,
       datasets: { demo: demoCounts(bundle), large: large.status === 'ran'
         ? { bundle: large.bundle, bytes: large.bundleBytes, ...large.counts } : null },
-      demo, large, filters, targets: [], failures: ctx.failures, notes: ctx.notes,
+      demo, large, filters, publish, publishLarge, targets: [], failures: ctx.failures, notes: ctx.notes,
     };
     machine.loadAvgEnd = loadavg().map((x) => round(x, 2));
     // Other work on the machine skews every number; say so rather than publish it silently.

@@ -1,144 +1,536 @@
 /**
- * Publishing under load, measured from outside: the service (Node) serves a bundle while autocannon sends
- * content and event requests; first a run with no publish (the baseline), then the same run while `--publishes`
- * edited bundles are published one after another with SIGHUP. Reports failed requests, p99 with and without
- * publishes (and their ratio), the time from each SIGHUP to the new version served, the slowest /healthz
- * answer during the publishes, and the first load: start to served with an empty data directory, and the
- * process's peak RSS.
+ * Publishing, measured from outside, on Node. Two measurements, each a function scripts/bench.ts calls (and
+ * this file's command line runs):
  *
- *   node scripts/bench/publish.ts [--bundle data/demo-bundle.json] [--duration 10] [--connections 16] [--publishes 10] [--out PATH]
+ * - `measurePublishUnderLoad`: the service serves a bundle (the demo) while autocannon, in a process of its own
+ *   (scripts/bench/publish-load.ts), sends content and event requests; first a run with no publish (the
+ *   baseline), then a run while `publishes` edited bundles are published one after another with SIGHUP. Reports
+ *   failed requests, p99 with and without publishes (and their ratio), the time from each SIGHUP to the new
+ *   version served, the slowest /healthz answer in each run, and the first load (start to served with an empty
+ *   data directory, and the peak RSS then).
+ * - `measureLargePublish`: the first load of a large bundle (1M events) into an empty data directory, start to
+ *   served and the peak RSS (VmHWM of the service process, its publisher worker thread included), then a few
+ *   SIGHUP publishes with one event title edited, each timed to the new version served. Every wait is bounded;
+ *   one that runs out is reported (null), not thrown.
  *
- * Prints one JSON line; with --out, also writes a markdown table there.
+ *   node scripts/bench/publish.ts [--bundle data/demo-bundle.json] [--duration 10] [--connections 16] [--publishes 10]
+ *     [--large-bundle .bench/large-bundle.json] [--large-publishes 2] [--out PATH]
+ *
+ * Prints one JSON line ({ underLoad, large }); with --out, also writes the markdown tables there. Servers run on
+ * core 0 and the load generator on core 1 when taskset exists and there are 2+ cores. Only 127.0.0.1 is loaded.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, copyFileSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createServer } from 'node:net';
+import { cpus, tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import type { PublishLoadResult } from './publish-load.ts';
+import { renderLargePublish, renderPublishUnderLoad, type LargePublish, type PublishRun, type PublishUnderLoad } from './report.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const autocannon = createRequire(import.meta.url)('autocannon') as (opts: object) => Promise<AutocannonResult> & { stop?: () => void };
+const LOAD_SCRIPT = join(ROOT, 'scripts/bench/publish-load.ts');
+const SERVICE = [process.execPath, 'src/serve/node.ts'];
 
-interface AutocannonResult { requests: { total: number; average: number }; latency: { p99: number; p50: number }; errors: number; timeouts: number; non2xx: number }
+/**
+ * Spawns `command` in the repository root, pinned to `cpu` when given (taskset -c, which execs it: the pid is the
+ * command's own), stdout to `stdoutFile` or a pipe, stderr a pipe. scripts/bench.ts passes its own, which tracks
+ * every child so that an interrupted run stops them.
+ */
+export type Spawner = (command: readonly string[], cpu: string | null, stdoutFile?: string) => ChildProcess;
 
-const { values } = parseArgs({ options: {
-  bundle: { type: 'string', default: join(ROOT, 'data/demo-bundle.json') },
-  duration: { type: 'string', default: '10' },
-  connections: { type: 'string', default: '16' },
-  publishes: { type: 'string', default: '10' },
-  out: { type: 'string' },
-} });
-const durationS = Number(values.duration);
-const connections = Number(values.connections);
-const publishes = Number(values.publishes);
+/** Where servers and the load generator run: core 0 and core 1, or unpinned. */
+export interface Cores { server: string | null; load: string | null }
 
-function get(port: number, path: string): Promise<{ status: number; body: string; ms: number }> {
+/** The cores to pin to on this machine: 0 and 1 when taskset exists and there are 2+ cores, else none. */
+export function defaultCores(): Cores {
+  const taskset = spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status === 0;
+  return taskset && cpus().length >= 2 ? { server: '0', load: '1' } : { server: null, load: null };
+}
+
+/** A spawner for the command line: untracked, pinned with taskset when a core is given. */
+const plainSpawner: Spawner = (command, cpu, stdoutFile) => {
+  const [cmd, ...args] = cpu !== null ? ['taskset', '-c', cpu, ...command] : command;
+  const fd = stdoutFile ? openSync(stdoutFile, 'w') : null;
+  const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', fd ?? 'pipe', 'pipe'] });
+  if (fd !== null) closeSync(fd);
+  return child;
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// HTTP, processes
+
+/** One GET on 127.0.0.1 on a fresh connection; `ms` from the call to the end of the body. */
+function get(port: number, path: string, timeoutMs: number): Promise<{ status: number; body: string; ms: number }> {
   const began = performance.now();
   return new Promise((resolve, reject) => {
-    request({ host: '127.0.0.1', port, path }, (res) => {
+    const req = request({ host: '127.0.0.1', port, path, agent: false, timeout: timeoutMs }, (res) => {
       let body = '';
       res.setEncoding('utf8');
-      res.on('data', (d) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode!, body, ms: performance.now() - began }));
-    }).on('error', reject).end();
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, ms: performance.now() - began }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`GET ${path} timed out after ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end();
   });
 }
 
-function peakRssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)![1]) / 1024);
+/** What /readyz says (the part used here). */
+interface Readiness {
+  status?: string;
+  version?: number;
+  last_publish?: { at: string; outcome: string; ms: number; error: string | null; problems: unknown[]; problem_count: number } | null;
 }
 
-async function readyz(port: number): Promise<{ version?: number; last_publish?: { outcome: string; ms: number } }> {
-  return JSON.parse((await get(port, '/readyz')).body);
+/** A free TCP port on 127.0.0.1. */
+function pickPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'dmcs-bench-publish-'));
-let child: ChildProcess | null = null;
-try {
-  const bundlePath = join(dir, 'bundle.json');
-  copyFileSync(values.bundle!, bundlePath);
-  const original = JSON.parse(readFileSync(bundlePath, 'utf8')) as { maps: { id: string; enabled: boolean }[]; markers: { id: string; map_id: string; name: string }[] };
-  const map = original.maps.find((m) => m.enabled)!.id;
-  const marker = original.markers.find((m) => m.map_id === map)!;
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const began = performance.now();
-  child = spawn(process.execPath, ['src/serve/node.ts', '--bundle', bundlePath, '--data-dir', join(dir, 'data'), '--port', String(port),
-    '--host', '127.0.0.1', '--log-level', 'warn'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-  for (;;) {
-    const r = await get(port, '/readyz').catch(() => null);
-    if (r?.status === 200) break;
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
-    await sleep(20);
+/** VmHWM (peak resident set) of a process in MiB; null when /proc cannot tell. */
+function peakRssMb(pid: number | undefined): number | null {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Math.round(Number(m[1]) / 1024) : null;
+  } catch {
+    return null;
   }
-  const firstLoadMs = Math.round(performance.now() - began);
-  const firstLoadPeakMb = peakRssMb(child.pid!);
+}
 
-  const paths = [`/maps/${map}?info=true&markers=true`, `/markers/${marker.id}`, `/places-of-interest/map/${map}`,
-    `/events?map_id=${map}&limit=50`, `/events?map_id=${map}&near=38.7075,-9.1364&radius_m=5000&limit=20`];
-  const load = () => autocannon({ url: `http://127.0.0.1:${port}`, connections, duration: durationS,
-    requests: paths.map((path) => ({ method: 'GET', path })) });
+/** Collects the last 64 KB of a stream. */
+function collect(stream: NodeJS.ReadableStream | null | undefined): () => string {
+  let text = '';
+  stream?.on('data', (d: Buffer) => { text = (text + d).slice(-65_536); });
+  return () => text;
+}
 
-  const baseline = await load();
-  const running = load();
-  const publishMs: number[] = [];
-  let healthSlowest = 0;
-  let publishing = true;
-  const health = (async () => {
-    while (publishing) {
-      healthSlowest = Math.max(healthSlowest, (await get(port, '/healthz')).ms);
-      await sleep(10);
+const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
+
+/** SIGTERM, then SIGKILL after `graceMs`. */
+async function stop(child: ChildProcess, graceMs = 30_000): Promise<void> {
+  if (exited(child)) return;
+  const done = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await done;
+  clearTimeout(timer);
+}
+
+/** A started service. */
+interface Service { child: ChildProcess; port: number; began: number; stderr(): string }
+
+/** Spawns the service on Node (`npm start`'s command) on a free port of 127.0.0.1. */
+async function spawnService(spawner: Spawner, cores: Cores, bundle: string, dataDir: string, logLevel: string | null,
+  logFile?: string): Promise<Service> {
+  const port = await pickPort();
+  const began = performance.now();
+  const child = spawner([...SERVICE, '--bundle', bundle, '--data-dir', dataDir, '--port', String(port), '--host', '127.0.0.1',
+    ...(logLevel ? ['--log-level', logLevel] : [])], cores.server, logFile);
+  child.stdout?.resume();
+  return { child, port, began, stderr: collect(child.stderr) };
+}
+
+/**
+ * Polls /readyz until it answers 200: ms from spawn, or null when `timeoutMs` ran out first (the service is
+ * left running). Throws when the service exits.
+ */
+async function waitServed(service: Service, timeoutMs: number, pollMs: number): Promise<number | null> {
+  const deadline = service.began + timeoutMs;
+  while (performance.now() < deadline) {
+    if (exited(service.child)) {
+      throw new Error(`the service exited (${service.child.exitCode ?? service.child.signalCode}) before it served:\n${service.stderr().slice(-2000)}`);
+    }
+    const r = await get(service.port, '/readyz', Math.max(1000, deadline - performance.now())).catch(() => null);
+    if (r?.status === 200) return Math.round(performance.now() - service.began);
+    await sleep(pollMs);
+  }
+  return null;
+}
+
+/** Reads /readyz (200 or 503). */
+async function readyz(port: number, timeoutMs: number): Promise<Readiness> {
+  const r = await get(port, '/readyz', timeoutMs);
+  if (r.status !== 200 && r.status !== 503) throw new Error(`/readyz answered ${r.status}: ${r.body.slice(0, 300)}`);
+  return JSON.parse(r.body) as Readiness;
+}
+
+/**
+ * Sends SIGHUP and polls /readyz every `pollMs` (a fresh connection each time) until the version changes: ms from
+ * the signal and the service's own `last_publish.ms`, or ms null when `timeoutMs` ran out. Throws when the publish
+ * was refused, failed or changed nothing, or the service exited.
+ */
+async function publishAndWait(service: Service, timeoutMs: number, pollMs: number): Promise<{ ms: number | null; publishMs: number | null }> {
+  const before = await readyz(service.port, 30_000);
+  const sent = performance.now();
+  service.child.kill('SIGHUP');
+  const deadline = sent + timeoutMs;
+  let lastError: Error | null = null;
+  while (performance.now() < deadline) {
+    if (exited(service.child)) throw new Error(`the service exited (${service.child.exitCode ?? service.child.signalCode}) during a publish:\n${service.stderr().slice(-2000)}`);
+    // A poll may wait while the serving thread is busy: that time counts, but never past the deadline. A poll that
+    // fails is tried again (the process is checked above); only a run of failures until the deadline is reported.
+    const r = await readyz(service.port, Math.max(1000, deadline - performance.now())).catch((err: Error) => {
+      lastError = err;
+      return null;
+    });
+    if (r === null) {
+      await sleep(pollMs);
+      continue;
+    }
+    lastError = null;
+    if (r.version !== undefined && r.version !== before.version) {
+      return { ms: Math.round(performance.now() - sent), publishMs: r.last_publish?.ms ?? null };
+    }
+    const last = r.last_publish;
+    if (last && last.at !== before.last_publish?.at && last.outcome !== 'published') {
+      throw new Error(`the publish after SIGHUP was ${last.outcome}: ${last.error ?? JSON.stringify(last.problems).slice(0, 500)}`);
+    }
+    await sleep(pollMs);
+  }
+  if (lastError) throw new Error(`/readyz did not answer until the publish's deadline: ${(lastError as Error).message}`);
+  return { ms: null, publishMs: null };
+}
+
+/** Checks that the service answers `path` with `field` equal to `expected` (the edit was published). */
+async function checkServed(port: number, path: string, field: string, expected: string): Promise<void> {
+  const r = await get(port, path, 60_000);
+  const got = r.status === 200 ? (JSON.parse(r.body) as Record<string, unknown>)[field] : undefined;
+  if (got !== expected) throw new Error(`after the publish ${path} answered ${r.status} with ${field} ${JSON.stringify(got)}, not ${JSON.stringify(expected)}`);
+}
+
+/**
+ * Probes /healthz one request at a time, each on a fresh connection (a kept-alive one can be closed by the server
+ * just as a request is sent on it, after a long pause of its serving thread), until stopped.
+ */
+function probeHealth(port: number, intervalMs: number): { stop(): Promise<PublishRun['healthz']> } {
+  const times: number[] = [];
+  let failed = 0;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      try {
+        const r = await get(port, '/healthz', 60_000);
+        if (r.status === 200) times.push(r.ms);
+        else failed++;
+      } catch {
+        failed++;
+      }
+      await sleep(intervalMs);
     }
   })();
-  for (let i = 1; i <= publishes; i++) {
-    const edited = structuredClone(original);
-    edited.markers.find((m) => m.id === marker.id)!.name = `${marker.name} (edit ${i})`;
-    writeFileSync(`${bundlePath}.tmp`, JSON.stringify(edited));
-    renameSync(`${bundlePath}.tmp`, bundlePath);
-    const before = (await readyz(port)).version;
-    const sent = performance.now();
-    child.kill('SIGHUP');
-    for (;;) {
-      const r = await readyz(port);
-      if (r.version !== before) break;
-      await sleep(5);
-    }
-    publishMs.push(Math.round(performance.now() - sent));
-  }
-  publishing = false;
-  await health;
-  const during = await running;
-  const failed = (r: AutocannonResult) => r.errors + r.timeouts + r.non2xx;
-  const sorted = [...publishMs].sort((a, b) => a - b);
-  const result = {
-    bundle: values.bundle, connections, durationS, publishes,
-    baseline: { rps: Math.round(baseline.requests.average), p50: baseline.latency.p50, p99: baseline.latency.p99, failed: failed(baseline) },
-    duringPublishes: { rps: Math.round(during.requests.average), p50: during.latency.p50, p99: during.latency.p99, failed: failed(during) },
-    p99Ratio: Math.round((during.latency.p99 / Math.max(1, baseline.latency.p99)) * 100) / 100,
-    sighupToServedMs: { median: sorted[Math.floor(sorted.length / 2)], max: sorted.at(-1) },
-    healthzSlowestMs: Math.round(healthSlowest),
-    firstLoad: { ms: firstLoadMs, peakRssMb: firstLoadPeakMb },
-    peakRssMb: peakRssMb(child.pid!),
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      const sorted = times.sort((a, b) => a - b);
+      const at = (q: number) => (sorted.length ? Math.round(sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] * 10) / 10 : 0);
+      return { probes: times.length + failed, slowestMs: at(1), p99Ms: at(0.99), failed, intervalMs };
+    },
   };
-  console.log(JSON.stringify(result));
-  if (values.out) {
-    const yes = (ok: boolean) => (ok ? 'yes' : 'no');
-    writeFileSync(values.out, `| measure (${result.bundle?.split('/').at(-1)}, Node, ${connections} connections, ${durationS} s per run) | result | target | met |
-|---|---|---|---|
-| failed requests during ${publishes} publishes | ${result.duringPublishes.failed} (baseline ${result.baseline.failed}) | 0 | ${yes(result.duringPublishes.failed === 0)} |
-| p99 during publishes ÷ p99 without | ${result.duringPublishes.p99} ms ÷ ${result.baseline.p99} ms = ${result.p99Ratio} | ≤ 2 | ${yes(result.p99Ratio <= 2)} |
-| SIGHUP to the new version served | median ${result.sighupToServedMs.median} ms, max ${result.sighupToServedMs.max} ms | — | — |
-| slowest /healthz during publishes | ${result.healthzSlowestMs} ms | ≤ 50 ms | ${yes(result.healthzSlowestMs <= 50)} |
-| first load, empty data directory (start to served) | ${result.firstLoad.ms} ms, peak RSS ${result.firstLoad.peakRssMb} MB | — | — |
-| peak RSS over the whole run | ${result.peakRssMb} MB | — | — |
-`);
+}
+
+/** A load run in its own process: `measuring` resolves when the measured run begins; `halt` ends it early. */
+interface LoadRun { measuring: Promise<void>; done: Promise<PublishLoadResult>; halt(): void }
+
+/** Starts scripts/bench/publish-load.ts on the load core. */
+function startLoad(spawner: Spawner, cores: Cores, port: number, paths: string[], connections: number, durationS: number,
+  warmupS: number): LoadRun {
+  const child = spawner([process.execPath, LOAD_SCRIPT, '--url', `http://127.0.0.1:${port}`, ...paths.flatMap((p) => ['--path', p]),
+    '--connections', String(connections), '--duration', String(durationS), '--warmup', String(warmupS)], cores.load);
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (d) => (out += d));
+  let onMeasuring: () => void = () => {};
+  const measuring = new Promise<void>((resolve) => (onMeasuring = resolve));
+  child.stderr?.on('data', (d) => {
+    err += d;
+    if (err.includes('measuring\n')) onMeasuring();
+  });
+  const budgetMs = (warmupS + durationS) * 1000 + 60_000;
+  const done = new Promise<PublishLoadResult>((resolve, reject) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), budgetMs);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      onMeasuring();
+      if (code !== 0) return reject(new Error(`the load generator exited with ${code ?? signal}: ${err.trim().slice(-1500)}`));
+      try {
+        resolve(JSON.parse(out) as PublishLoadResult);
+      } catch {
+        reject(new Error(`the load generator printed no result: ${out.slice(0, 500)} ${err.slice(0, 500)}`));
+      }
+    });
+  });
+  // Keeps an unawaited rejection from ending the process before the caller awaits `done`.
+  done.catch(() => {});
+  return { measuring, done, halt: () => { if (!exited(child)) child.kill('SIGUSR2'); } };
+}
+
+/** The median of a list of numbers. */
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : Math.round((s[mid - 1] + s[mid]) / 2);
+}
+
+/** A path relative to the repository when inside it. */
+const shown = (path: string) => (relative(ROOT, path).startsWith('..') ? path : relative(ROOT, path));
+
+// ---------------------------------------------------------------------------------------------------------------
+// Publishing under load
+
+/** How to measure publishing under load. */
+export interface UnderLoadOptions {
+  bundle: string;
+  /** A fresh directory for the bundle copy and the data directory (removed afterwards). */
+  workDir: string;
+  /** Seconds of the run without publishes. */
+  durationS: number;
+  warmupS: number;
+  connections: number;
+  publishes: number;
+  logLevel: string;
+  cores: Cores;
+  spawn: Spawner;
+  /** The service's stdout. */
+  logFile?: string;
+  say?: (text: string) => void;
+}
+
+/** The demo-bundle slice read here. */
+interface SmallBundle { maps: { id: string; enabled: boolean }[]; markers: { id: string; map_id: string; name: string }[] }
+
+/** Publishing under load: see the file's opening comment. */
+export async function measurePublishUnderLoad(o: UnderLoadOptions): Promise<PublishUnderLoad> {
+  const say = o.say ?? (() => {});
+  await rm(o.workDir, { recursive: true, force: true });
+  await mkdir(o.workDir, { recursive: true });
+  const bundlePath = join(o.workDir, 'bundle.json');
+  copyFileSync(o.bundle, bundlePath);
+  const original = JSON.parse(await readFile(bundlePath, 'utf8')) as SmallBundle;
+  const map = original.maps.find((m) => m.enabled)?.id;
+  const marker = original.markers.find((m) => m.map_id === map);
+  if (!map || !marker) throw new Error(`${o.bundle} has no enabled map with a marker`);
+  const service = await spawnService(o.spawn, o.cores, bundlePath, join(o.workDir, 'data'), o.logLevel, o.logFile);
+  let load: LoadRun | null = null;
+  let probe: ReturnType<typeof probeHealth> | null = null;
+  try {
+    const firstLoadMs = await waitServed(service, 120_000, 20);
+    if (firstLoadMs === null) throw new Error(`the service did not serve ${o.bundle} within 120 s`);
+    const firstLoad = { ms: firstLoadMs, peakRssMb: peakRssMb(service.child.pid) };
+    const paths = [`/maps/${map}?info=true&markers=true`, `/markers/${marker.id}`, `/places-of-interest/map/${map}`,
+      `/events?map_id=${map}&limit=50`, `/events?map_id=${map}&near=38.7075,-9.1364&radius_m=5000&limit=20`];
+    const healthEveryMs = 10;
+
+    say(`publish: ${o.warmupS} s warm-up and ${o.durationS} s without publishes`);
+    load = startLoad(o.spawn, o.cores, service.port, paths, o.connections, o.durationS, o.warmupS);
+    await load.measuring;
+    probe = probeHealth(service.port, healthEveryMs);
+    const baselineLoad = await load.done;
+    const baseline: PublishRun = { load: baselineLoad, healthz: await probe.stop() };
+    probe = null;
+
+    say(`publish: ${o.publishes} SIGHUP publishes under load`);
+    // The run is bounded by the publishes' own bounds; it normally stops right after the last one.
+    const publishTimeoutMs = 60_000;
+    load = startLoad(o.spawn, o.cores, service.port, paths, o.connections, Math.ceil((o.publishes * publishTimeoutMs) / 1000) + 10, 0);
+    await load.measuring;
+    probe = probeHealth(service.port, healthEveryMs);
+    const sighupToServedMs: number[] = [];
+    const publishMs: (number | null)[] = [];
+    try {
+      for (let i = 1; i <= o.publishes; i++) {
+        const edited = structuredClone(original);
+        const name = `${marker.name} (edit ${i})`;
+        edited.markers.find((m) => m.id === marker.id)!.name = name;
+        await writeFile(`${bundlePath}.tmp`, JSON.stringify(edited));
+        await rename(`${bundlePath}.tmp`, bundlePath);
+        const r = await publishAndWait(service, publishTimeoutMs, 5);
+        if (r.ms === null) throw new Error(`publish ${i} was not served within ${publishTimeoutMs / 1000} s`);
+        sighupToServedMs.push(r.ms);
+        publishMs.push(r.publishMs);
+        await checkServed(service.port, `/markers/${marker.id}`, 'name', name);
+      }
+    } finally {
+      load.halt();
+    }
+    const duringHealth = await probe.stop();
+    probe = null;
+    const duringLoad = await load.done;
+    load = null;
+    const during: PublishRun = { load: duringLoad, healthz: duringHealth };
+    const failed = (l: PublishLoadResult) => l.non2xx + l.errors + l.timeouts;
+    return {
+      bundle: shown(o.bundle), runtime: 'node', connections: o.connections, paths, logLevel: o.logLevel, warmupS: o.warmupS,
+      baselineS: o.durationS, publishes: o.publishes, edit: `marker \`${marker.id}\` renamed ("${marker.name} (edit n)")`,
+      baseline, during, failed: { baseline: failed(baselineLoad), during: failed(duringLoad) },
+      p99Ratio: Math.round((duringLoad.latencyMs.p99 / Math.max(1, baselineLoad.latencyMs.p99)) * 100) / 100,
+      sighupToServedMs, sighupMedianMs: median(sighupToServedMs), sighupMaxMs: Math.max(...sighupToServedMs), publishMs,
+      firstLoad, peakRssMb: peakRssMb(service.child.pid),
+    };
+  } finally {
+    load?.halt();
+    await load?.done.catch(() => {});
+    await probe?.stop();
+    await stop(service.child);
+    await rm(o.workDir, { recursive: true, force: true });
   }
-} finally {
-  child?.kill('SIGTERM');
-  await sleep(500);
-  rmSync(dir, { recursive: true, force: true });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The large bundle: first load and SIGHUP
+
+/** How to measure the large bundle's first load and publishes. */
+export interface LargeOptions {
+  bundle: string;
+  /** A directory for the bundle copy and the data directory (emptied first, removed afterwards). */
+  workDir: string;
+  publishes: number;
+  /** The longest wait for the first load (it is reported as not served beyond it). */
+  firstLoadTimeoutMs: number;
+  /** The longest wait for each publish. */
+  publishTimeoutMs: number;
+  /** The service's --log-level (null: its default, which logs "content loaded" with its source and ms). */
+  logLevel: string | null;
+  cores: Cores;
+  spawn: Spawner;
+  /** The service's stdout (read for its "content loaded" line). */
+  logFile: string;
+  say?: (text: string) => void;
+}
+
+/** The first event of a bundle, found in its bytes: its id, and where its title's JSON string text begins and ends. */
+function firstEventTitle(bytes: Buffer): { id: string; start: number; end: number; title: string } {
+  const events = bytes.indexOf('"events":[');
+  if (events < 0) throw new Error('no "events":[ in the bundle');
+  const idAt = bytes.indexOf('"id":"', events);
+  const titleAt = bytes.indexOf('"title":"', events);
+  const nextId = bytes.indexOf('"id":"', idAt + 6);
+  if (idAt < 0 || titleAt < 0 || (nextId >= 0 && titleAt > nextId)) throw new Error('cannot find the first event\'s id and title');
+  const id = bytes.toString('utf8', idAt + 6, idAt + 6 + 36);
+  const start = titleAt + '"title":"'.length;
+  let end = start;
+  while (bytes[end] !== 0x22) end += bytes[end] === 0x5c ? 2 : 1;
+  return { id, start, end, title: JSON.parse(`"${bytes.toString('utf8', start, end)}"`) as string };
+}
+
+/** The first "content loaded" line of a log file (its first MB). */
+function contentLoaded(logFile: string): { source: string | null; ms: number | null } | null {
+  if (!existsSync(logFile)) return null;
+  const fd = openSync(logFile, 'r');
+  try {
+    const buffer = Buffer.alloc(1 << 20);
+    const n = readSync(fd, buffer, 0, buffer.length, 0);
+    const line = buffer.subarray(0, n).toString('utf8').split('\n').find((l) => l.includes('"msg":"content loaded"'));
+    if (!line) return null;
+    const parsed = JSON.parse(line) as { source?: string; ms?: number };
+    return { source: parsed.source ?? null, ms: parsed.ms ?? null };
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The large bundle's first load and SIGHUP publishes: see the file's opening comment. */
+export async function measureLargePublish(o: LargeOptions): Promise<LargePublish> {
+  const say = o.say ?? (() => {});
+  await rm(o.workDir, { recursive: true, force: true });
+  await mkdir(o.workDir, { recursive: true });
+  const bundlePath = join(o.workDir, 'bundle.json');
+  copyFileSync(o.bundle, bundlePath);
+  const bundleBytes = statSync(bundlePath).size;
+  say(`publish, large: first load of ${shown(o.bundle)} into an empty data directory (up to ${Math.round(o.firstLoadTimeoutMs / 1000)} s)`);
+  const service = await spawnService(o.spawn, o.cores, bundlePath, join(o.workDir, 'data'), o.logLevel, o.logFile);
+  try {
+    const ms = await waitServed(service, o.firstLoadTimeoutMs, 100);
+    const firstLoad = { ms, timeoutMs: o.firstLoadTimeoutMs, peakRssMb: peakRssMb(service.child.pid), logged: contentLoaded(o.logFile) };
+    say(`publish, large: first load ${ms === null ? 'not served in time' : `${ms} ms`}, peak RSS ${firstLoad.peakRssMb} MB`);
+    const result: LargePublish = {
+      bundle: shown(o.bundle), bundleBytes, firstLoad, edit: 'the first event\'s title edited', publishTimeoutMs: o.publishTimeoutMs,
+      publishes: [], sighupMedianMs: null, sighupMaxMs: null, healthz: null, peakRssMb: null, skipped: null,
+    };
+    if (ms === null) {
+      result.skipped = `the first load was not served within ${Math.round(o.firstLoadTimeoutMs / 1000)} s`;
+      result.peakRssMb = firstLoad.peakRssMb;
+      return result;
+    }
+    const bytes = await readFile(bundlePath);
+    const event = firstEventTitle(bytes);
+    result.edit = `the title of event \`${event.id}\` edited ("${event.title} (edit n)")`;
+    const probe = probeHealth(service.port, 10);
+    try {
+      for (let i = 1; i <= o.publishes; i++) {
+        const suffix = ` (edit ${i})`;
+        await writeFile(`${bundlePath}.tmp`, [bytes.subarray(0, event.end), Buffer.from(suffix), bytes.subarray(event.end)]);
+        await rename(`${bundlePath}.tmp`, bundlePath);
+        say(`publish, large: SIGHUP ${i} of ${o.publishes} (up to ${Math.round(o.publishTimeoutMs / 1000)} s)`);
+        const r = await publishAndWait(service, o.publishTimeoutMs, 20);
+        result.publishes.push({ sighupToServedMs: r.ms, publishMs: r.publishMs });
+        if (r.ms === null) {
+          // The publish still runs: another SIGHUP now would only queue behind it.
+          result.skipped = `publish ${i} was not served within ${Math.round(o.publishTimeoutMs / 1000)} s; no further publish was sent`;
+          break;
+        }
+        say(`publish, large: SIGHUP ${i} to served ${r.ms} ms (the service's publish ${r.publishMs} ms)`);
+        await checkServed(service.port, `/events/${event.id}`, 'title', event.title + suffix);
+      }
+    } finally {
+      result.healthz = await probe.stop();
+    }
+    const served = result.publishes.map((p) => p.sighupToServedMs).filter((x): x is number => x !== null);
+    if (served.length) {
+      result.sighupMedianMs = median(served);
+      result.sighupMaxMs = Math.max(...served);
+    }
+    result.peakRssMb = peakRssMb(service.child.pid);
+    return result;
+  } finally {
+    await stop(service.child, 60_000);
+    await rm(o.workDir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Command line
+
+if (import.meta.main) {
+  const { values } = parseArgs({ strict: true, options: {
+    bundle: { type: 'string', default: join(ROOT, 'data/demo-bundle.json') },
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '16' },
+    publishes: { type: 'string', default: '10' },
+    'large-bundle': { type: 'string' },
+    'large-publishes': { type: 'string', default: '2' },
+    out: { type: 'string' },
+  } });
+  const cores = defaultCores();
+  const dir = await mkdtemp(join(tmpdir(), 'dmcs-bench-publish-'));
+  const say = (text: string) => console.error(`[publish ${new Date().toISOString().slice(11, 19)}] ${text}`);
+  try {
+    const underLoad = await measurePublishUnderLoad({ bundle: values.bundle!, workDir: join(dir, 'under-load'), durationS: Number(values.duration),
+      warmupS: 1, connections: Number(values.connections), publishes: Number(values.publishes), logLevel: 'warn', cores, spawn: plainSpawner, say });
+    const large = values['large-bundle'] ? await measureLargePublish({ bundle: values['large-bundle'], workDir: join(dir, 'large'),
+      publishes: Number(values['large-publishes']), firstLoadTimeoutMs: 600_000, publishTimeoutMs: 600_000, logLevel: null, cores,
+      spawn: plainSpawner, logFile: join(dir, 'large.log'), say }) : null;
+    console.log(JSON.stringify({ cores, underLoad, large }));
+    if (values.out) {
+      await writeFile(values.out, [renderPublishUnderLoad(underLoad), ...(large ? ['', renderLargePublish(large)] : []), ''].join('\n'));
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

@@ -2,6 +2,7 @@
  * The benchmark's result shape, the targets it is judged against, and the markdown document
  * (docs/benchmarks.md) written from it: machine, method, the targets table, per-runtime detail and the raw JSON.
  */
+import type { PublishLoadResult } from './publish-load.ts';
 import type { LoadResult } from './run-load.ts';
 
 /** The runtimes measured. */
@@ -32,6 +33,8 @@ export interface BenchOptions {
   skipLarge: boolean;
   startupRepeats: number;
   serviceLogLevel: string | null;
+  /** The phases run (`--only`): demo, large, filters, publish. */
+  phases: string[];
 }
 
 /** Resident memory of a server process, in MB. */
@@ -138,8 +141,82 @@ export type FiltersPhase = NotRun | {
   result: { dataset: Record<string, unknown>; load: { source: string; ms: number }; filters: FilterRow[] };
 };
 
-/** One target: what was measured and whether it holds. */
-export interface Target { name: string; measured: string; holds: 'yes' | 'no' | 'not measured' }
+/** A load run of the publishing benchmark, with the /healthz probes taken during it. */
+export interface PublishRun {
+  load: PublishLoadResult;
+  /** /healthz probed one at a time (a fresh connection each) from the publishing process, `intervalMs` apart. */
+  healthz: { probes: number; slowestMs: number; p99Ms: number; failed: number; intervalMs: number };
+}
+
+/** Publishing under load on the demo (scripts/bench/publish.ts, `measurePublishUnderLoad`). */
+export interface PublishUnderLoad {
+  bundle: string;
+  runtime: 'node';
+  connections: number;
+  /** The requests the load sends, each connection in turn. */
+  paths: string[];
+  /** The service's --log-level. */
+  logLevel: string;
+  warmupS: number;
+  /** Seconds of the run without publishes. */
+  baselineS: number;
+  publishes: number;
+  /** What each publish edits. */
+  edit: string;
+  baseline: PublishRun;
+  /** The load from the first SIGHUP until the last new version was served. */
+  during: PublishRun;
+  /** Non-2xx, errors and timeouts. */
+  failed: { baseline: number; during: number };
+  /** during p99 ÷ baseline p99 (the baseline at least 1 ms). */
+  p99Ratio: number;
+  /** Each SIGHUP to /readyz showing the new version, in ms. */
+  sighupToServedMs: number[];
+  sighupMedianMs: number;
+  sighupMaxMs: number;
+  /** The service's own `last_publish.ms` of each publish. */
+  publishMs: (number | null)[];
+  /** Spawn to /readyz 200 with an empty data directory, and VmHWM then. */
+  firstLoad: { ms: number; peakRssMb: number | null };
+  /** VmHWM at the end (the process's whole life). */
+  peakRssMb: number | null;
+}
+
+/** The 1M-event first load and SIGHUP publishes (scripts/bench/publish.ts, `measureLargePublish`). */
+export interface LargePublish {
+  bundle: string;
+  bundleBytes: number;
+  /** Events in the bundle, when counted (scripts/bench.ts counts them). */
+  events?: number | null;
+  /** Spawn to /readyz 200 with an empty data directory; null when it did not finish within `timeoutMs`. */
+  firstLoad: {
+    ms: number | null; timeoutMs: number;
+    /** VmHWM of the service process (its publisher worker thread included) when served, or when the wait ended. */
+    peakRssMb: number | null;
+    /** The service's "content loaded" log line (source, ms), when it was logged. */
+    logged: { source: string | null; ms: number | null } | null;
+  };
+  /** The event whose title each publish edits. */
+  edit: string;
+  publishTimeoutMs: number;
+  /** Each SIGHUP: to /readyz showing the new version (null: not within publishTimeoutMs), and the service's own ms. */
+  publishes: { sighupToServedMs: number | null; publishMs: number | null }[];
+  sighupMedianMs: number | null;
+  sighupMaxMs: number | null;
+  /** /healthz probed during the SIGHUP publishes. */
+  healthz: { probes: number; slowestMs: number; p99Ms: number; failed: number; intervalMs: number } | null;
+  /** VmHWM at the end (first load and publishes). */
+  peakRssMb: number | null;
+  /** Why the publishes were not (all) measured. */
+  skipped: string | null;
+}
+
+/** The publishing phases. */
+export type PublishPhase = NotRun | ({ status: 'ran' } & PublishUnderLoad);
+export type LargePublishPhase = NotRun | ({ status: 'ran' } & LargePublish);
+
+/** One target: what was measured and whether it holds ('—': a figure with no target, shown beside them). */
+export interface Target { name: string; measured: string; holds: 'yes' | 'no' | 'not measured' | '—' }
 
 /** The whole result, embedded as raw JSON in the document. */
 export interface BenchResult {
@@ -153,6 +230,8 @@ export interface BenchResult {
   demo: RuntimeDemo[];
   large: LargePhase;
   filters: FiltersPhase;
+  publish: PublishPhase;
+  publishLarge: LargePublishPhase;
   targets: Target[];
   /** What broke (non-2xx, a server that did not start, mismatched bodies): the run exits non-zero. */
   failures: string[];
@@ -179,9 +258,12 @@ function combine(name: string, checks: Check[], missing: string): Target {
 }
 
 /** Why a phase has no numbers. */
-function whyMissing(r: BenchResult, phase: 'demo' | 'large' | 'filters', runtime?: RuntimeName): string {
+function whyMissing(r: BenchResult, phase: 'demo' | 'large' | 'filters' | 'publish' | 'publishLarge', runtime?: RuntimeName): string {
   if (phase === 'large' && r.large.status === 'not run') return `not run: ${r.large.reason}`;
   if (phase === 'filters' && r.filters.status === 'not run') return `not run: ${r.filters.reason}`;
+  if (phase === 'publish' && r.publish.status === 'not run') return `not run: ${r.publish.reason}`;
+  if (phase === 'publishLarge' && r.publishLarge.status === 'not run') return `not run: ${r.publishLarge.reason}`;
+  if (phase === 'demo' && !r.options.phases.includes('demo')) return `not run: --only ${r.options.phases.join(',')}`;
   if (runtime && !r.options.runtimes.includes(runtime)) return `not run: ${runtime} not in --runtimes`;
   return 'not measured: the run failed (see Failures)';
 }
@@ -237,6 +319,56 @@ export function evaluateTargets(r: BenchResult): Target[] {
     const mb = Math.max(l.rss.afterStartMb ?? 0, l.rss.afterLoadMb ?? 0);
     return { runtime: l.runtime, text: `${mb} MB`, ok: mb <= LARGE_RSS_MB };
   }), whyMissing(r, 'large'))));
+  targets.push(...publishTargets(r));
+  return targets;
+}
+
+/** Seconds with one decimal. */
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** The rows of the publishing issue: under load on the demo, and the 1M-event first load and SIGHUP. */
+function publishTargets(r: BenchResult): Target[] {
+  const targets: Target[] = [];
+  const p = r.publish;
+  const label = p.status === 'ran' ? `demo, Node, ${p.connections} connections, ${p.publishes} SIGHUP publishes` : 'demo, Node';
+  const missing = (name: string): Target => ({ name, measured: whyMissing(r, 'publish'), holds: 'not measured' });
+  const failedName = `Publishing under load (${label}): failed requests during the publishes = 0`;
+  const p99Name = 'Publishing under load: p99 during the publishes ≤ 2× p99 without';
+  const healthName = 'Publishing under load: slowest /healthz during the publishes ≤ 50 ms';
+  const sighupName = 'Publishing under load: SIGHUP to the new version served (no target)';
+  if (p.status === 'ran') {
+    targets.push(
+      { name: failedName, measured: `${p.failed.during} of ${p.during.load.requests.toLocaleString('en-US')} (without publishes: ${p.failed.baseline} of ` +
+        `${p.baseline.load.requests.toLocaleString('en-US')})`, holds: p.failed.during === 0 ? 'yes' : 'no' },
+      { name: p99Name, measured: `${p.during.load.latencyMs.p99} ms ÷ ${p.baseline.load.latencyMs.p99} ms = ${p.p99Ratio}×`, holds: p.p99Ratio <= 2 ? 'yes' : 'no' },
+      { name: healthName, measured: `${p.during.healthz.slowestMs} ms (${p.during.healthz.probes} probes; without publishes ${p.baseline.healthz.slowestMs} ms)`,
+        holds: p.during.healthz.slowestMs <= 50 && p.during.healthz.failed === 0 ? 'yes' : 'no' },
+      { name: sighupName, measured: `median ${p.sighupMedianMs} ms, max ${p.sighupMaxMs} ms`, holds: '—' },
+    );
+  } else {
+    targets.push(missing(failedName), missing(p99Name), missing(healthName), { ...missing(sighupName), holds: 'not measured' });
+  }
+  const l = r.publishLarge;
+  const events = (l.status === 'ran' ? l.events : undefined) ?? r.datasets.large?.events;
+  const scale = events !== undefined && Number(events) !== 1_000_000 ? ` [dataset: ${Number(events).toLocaleString('en-US')} events, not 1M]` : '';
+  const loadName = 'First load of 1M events into an empty data directory ≤ 60 s (Node, start to served)';
+  const rssName = 'Peak RSS of that first load ≤ 1.5 GB (VmHWM of the service process, publisher worker included)';
+  const largeSighupName = 'SIGHUP to the new version served, 1M events (Node, one event title edited; no target)';
+  if (l.status === 'ran') {
+    const f = l.firstLoad;
+    targets.push(
+      { name: loadName, measured: (f.ms === null ? `not served within ${seconds(f.timeoutMs)}` : seconds(f.ms)) + scale, holds: f.ms !== null && f.ms <= 60_000 ? 'yes' : 'no' },
+      f.peakRssMb === null
+        ? { name: rssName, measured: 'not readable', holds: 'not measured' }
+        : { name: rssName, measured: `${f.peakRssMb} MB${f.ms === null ? ' (so far, when the wait ended)' : ''}${scale}`, holds: f.peakRssMb <= LARGE_RSS_MB ? 'yes' : 'no' },
+      l.publishes.length === 0
+        ? { name: largeSighupName, measured: `not measured: ${l.skipped ?? 'no publish'}`, holds: 'not measured' }
+        : { name: largeSighupName, measured: `${l.publishes.map((x) => (x.sighupToServedMs === null ? `> ${seconds(l.publishTimeoutMs)}` : seconds(x.sighupToServedMs))).join(', ')}` +
+          `${l.sighupMedianMs !== null && l.publishes.length > 1 ? ` (median ${seconds(l.sighupMedianMs)}, max ${seconds(l.sighupMaxMs ?? 0)})` : ''}${scale}`, holds: '—' },
+    );
+  } else {
+    for (const name of [loadName, rssName, largeSighupName]) targets.push({ name, measured: whyMissing(r, 'publishLarge'), holds: 'not measured' });
+  }
   return targets;
 }
 
@@ -322,7 +454,8 @@ function renderMethod(r: BenchResult): string {
     '- **Content GETs req/s** of a runtime: the mean of its service req/s over the six demo requests; its ratio is the mean of the six ratios.',
     `- **Start-up**: spawn to the first 200 of \`GET /maps/:id\`, from an existing data snapshot (a first start writes it), median of ` +
       `${o.startupRepeats}; **PGlite alone** is \`scripts/bench/open-snapshot.ts\` on the same runtime (import \`openDb\`, open the same ` +
-      'data snapshot: a `pg-*` directory in place, on a fresh copy, or a `snapshot-*.tar.gz`; `SELECT 1`, exit), spawn to exit, median ' +
+      'data snapshot: the data directory\'s `store` (or an older `pg-*`) PGlite directory on a fresh copy, or a `snapshot-*.tar.gz`; ' +
+      '`SELECT 1`, exit), spawn to exit, median ' +
       'of the same number, interleaved with the service starts. ' +
       'On 1M events: one start per runtime, the second start overall (the first builds the snapshot).',
     '- **RSS**: VmRSS of the server process (the runtime\'s own pid; `/proc/<pid>/exe` is checked) right after start-up and after ' +
@@ -333,14 +466,20 @@ function renderMethod(r: BenchResult): string {
     '- **CPU %**: CPU time of the server process (from `/proc/<pid>/stat`) and of the load generator over the measured run, in % ' +
       'of one core. A server near 100% is the limit; a generator near 100% with a server well below it means the generator was ' +
       'the limit, and that ceiling (or service) number is a lower bound.',
+    '- **Publishing** (Node only): the service is sent SIGHUP after its bundle file is replaced by an edited copy, and timed until ' +
+      '/readyz shows the new version. Under load: the demo bundle, autocannon in its own process over five content and event URLs, ' +
+      'without publishes and then during 10 publishes one after another; failed requests there are a target, not a failure of the run. ' +
+      '1M events: a first load into an empty data directory (start to the first 200 of /readyz, and VmHWM then), then 2 SIGHUPs with ' +
+      'one event title edited; every wait is bounded, and one that runs out is reported as a miss. See Publishing below.',
     '- **Failures**: any non-2xx answer, connection error, timeout, server that does not start or body that does not match fails ' +
-      'the run (exit 1). A missed target does not: it is reported below.',
+      'the run (exit 1), except the failed requests the publishing target counts. A missed target does not: it is reported below.',
   ].join('\n');
 }
 
 /** Per-runtime detail on the demo. */
 function renderDemo(r: BenchResult): string {
   const parts = ['## Content GETs: service against ceiling (demo bundle)', ''];
+  if (!r.options.phases.includes('demo')) return [...parts, `Not run: --only ${r.options.phases.join(',')}.`].join('\n');
   if (r.demo.length === 0) return [...parts, 'No runtime finished this phase (see Failures).'].join('\n');
   const first = r.demo[0];
   parts.push('Requests:', '');
@@ -414,11 +553,98 @@ function renderFilters(r: BenchResult): string {
   return parts.join('\n');
 }
 
+/** /healthz probes as "slowest / p99 ms (probes)". */
+const health = (h: { probes: number; slowestMs: number; p99Ms: number; failed: number }) =>
+  `${h.slowestMs} / ${h.p99Ms} (${h.probes} probes${h.failed ? `, ${h.failed} failed` : ''})`;
+
+/** Publishing under load on the demo, as a markdown section body (also written by `scripts/bench/publish.ts --out`). */
+export function renderPublishUnderLoad(p: PublishUnderLoad): string {
+  const run = (x: PublishRun) => x.load;
+  const b = run(p.baseline);
+  const d = run(p.during);
+  return [
+    `The service on Node serves \`${p.bundle}\` (log level ${p.logLevel}) from a new data directory. autocannon, in a process of its ` +
+      `own on the load core, sends ${p.connections} connections of requests to ${p.paths.length} content and event URLs in turn; after a ` +
+      `${p.warmupS} s warm-up, a run of ${p.baselineS} s **without publishes**, then a run **during ${p.publishes} publishes**: ${p.edit}, written ` +
+      'over the bundle file, SIGHUP, and /readyz polled until it shows the new version (which must then answer the edit), one publish ' +
+      'right after the other; that run stops when the last new version is served. /healthz is probed one request at a time, each on a ' +
+      `fresh connection, every ${p.during.healthz.intervalMs} ms from the publishing process (not the load generator's) in both runs.`,
+    '',
+    'Paths:',
+    '',
+    ...p.paths.map((x, i) => `${i + 1}. \`${x}\``),
+    '',
+    table(['', 'without publishes', `during ${p.publishes} publishes`], [
+      ['duration s', b.durationS, d.durationS],
+      ['requests', num(b.requests), num(d.requests)],
+      ['req/s', num(b.rps), num(d.rps)],
+      ['p50 / p90 / p99 / max ms', `${b.latencyMs.p50} / ${b.latencyMs.p90} / ${b.latencyMs.p99} / ${b.latencyMs.max}`,
+        `${d.latencyMs.p50} / ${d.latencyMs.p90} / ${d.latencyMs.p99} / ${d.latencyMs.max}`],
+      ['failed requests (non-2xx, errors, timeouts)', `${p.failed.baseline} (${b.non2xx}, ${b.errors}, ${b.timeouts})`,
+        `${p.failed.during} (${d.non2xx}, ${d.errors}, ${d.timeouts})`],
+      ['/healthz slowest / p99 ms', health(p.baseline.healthz), health(p.during.healthz)],
+      ['load generator CPU %', b.generatorCpuPct, d.generatorCpuPct],
+    ]),
+    '',
+    table(['measure', 'result', 'target', 'holds'], [
+      ['failed requests during the publishes', `${p.failed.during} (without: ${p.failed.baseline})`, '0', p.failed.during === 0 ? 'yes' : 'no'],
+      ['p99 during the publishes ÷ p99 without', `${d.latencyMs.p99} ms ÷ ${b.latencyMs.p99} ms = ${p.p99Ratio}`, '≤ 2', p.p99Ratio <= 2 ? 'yes' : 'no'],
+      ['slowest /healthz during the publishes', `${p.during.healthz.slowestMs} ms`, '≤ 50 ms', p.during.healthz.slowestMs <= 50 && p.during.healthz.failed === 0 ? 'yes' : 'no'],
+      ['SIGHUP to the new version served', `median ${p.sighupMedianMs} ms, max ${p.sighupMaxMs} ms (each: ${p.sighupToServedMs.join(', ')})`, '—', '—'],
+      ['the service\'s own publish time (`last_publish.ms`)', p.publishMs.map(orDash).join(', '), '—', '—'],
+      ['first load, empty data directory (start to served)', `${p.firstLoad.ms} ms, peak RSS ${orDash(p.firstLoad.peakRssMb)} MB`, '—', '—'],
+      ['peak RSS over the whole run (VmHWM)', `${orDash(p.peakRssMb)} MB`, '—', '—'],
+    ]),
+  ].join('\n');
+}
+
+/** The 1M-event first load and SIGHUP publishes, as a markdown section body. */
+export function renderLargePublish(l: LargePublish, startFromSnapshot?: string): string {
+  const f = l.firstLoad;
+  const sighups = l.publishes.map((x) => (x.sighupToServedMs === null ? `not served within ${seconds(l.publishTimeoutMs)}` : seconds(x.sighupToServedMs)));
+  return [
+    `The service on Node (server core) starts on a copy of \`${l.bundle}\` (${num(l.bundleBytes / 2 ** 20)} MiB) with an empty data ` +
+      `directory; start to served is spawn to the first 200 of /readyz (waited for up to ${Math.round(f.timeoutMs / 1000)} s), and its peak RSS is the ` +
+      'VmHWM of the service process right then (the publisher\'s worker thread lives in the same process). Then, on the same process, ' +
+      `${l.publishes.length === 1 ? 'one publish' : `${l.publishes.length || 'no'} publishes`}: ${l.edit}, written over the bundle copy, ` +
+      `SIGHUP, and /readyz polled every 20 ms until it shows the new version (at most ${Math.round(l.publishTimeoutMs / 1000)} s each), ` +
+      'which must then answer the new title; /healthz is probed every 10 ms meanwhile.',
+    '',
+    table(['measure', 'result', 'target', 'holds'], [
+      ['first load, empty data directory: start to served', f.ms === null ? `not served within ${seconds(f.timeoutMs)}` : seconds(f.ms) +
+        (f.logged?.ms != null ? ` (service log: content loaded from ${f.logged.source ?? '?'} in ${seconds(f.logged.ms)})` : ''),
+      '≤ 60 s', f.ms !== null && f.ms <= 60_000 ? 'yes' : 'no'],
+      ['peak RSS of the first load (VmHWM)', f.peakRssMb === null ? '–' : `${f.peakRssMb} MB`, '≤ 1.5 GB (1536 MB)',
+        f.peakRssMb === null ? 'not measured' : f.peakRssMb <= LARGE_RSS_MB ? 'yes' : 'no'],
+      ['SIGHUP to the new version served', sighups.length ? sighups.join(', ') : `not measured: ${l.skipped ?? 'no publish'}`, '—', '—'],
+      ['the service\'s own publish time (`last_publish.ms`)', l.publishes.length ? l.publishes.map((x) => (x.publishMs === null ? '–' : seconds(x.publishMs))).join(', ') : '–', '—', '—'],
+      ['/healthz slowest / p99 ms during the publishes', l.healthz ? health(l.healthz) : '–', '—', '—'],
+      ['peak RSS at the end (first load and publishes)', `${orDash(l.peakRssMb)} MB`, '—', '—'],
+      ...(startFromSnapshot ? [['start from an existing data directory (Start-up and memory, node)', startFromSnapshot, '≤ 15 s', '(see Targets)']] : []),
+    ]),
+    ...(l.skipped ? ['', `Not measured: ${l.skipped}.`] : []),
+  ].join('\n');
+}
+
+/** Both publishing phases. */
+function renderPublish(r: BenchResult): string {
+  const parts = ['## Publishing (Node)', '', '### Under load (demo bundle, `scripts/bench/publish.ts`)', ''];
+  parts.push(r.publish.status === 'ran' ? renderPublishUnderLoad(r.publish) : `Not run: ${r.publish.reason}.`);
+  parts.push('', '### 1M events: first load and SIGHUP', '');
+  const node = r.large.status === 'ran' ? r.large.runtimes.find((x) => x.runtime === 'node') : undefined;
+  parts.push(r.publishLarge.status === 'ran'
+    ? renderLargePublish(r.publishLarge, node ? `${seconds(node.startupMs)}${node.loadedFrom ? ` (${node.loadedFrom})` : ''}` : undefined)
+    : `Not run: ${r.publishLarge.reason}.`);
+  return parts.join('\n');
+}
+
 /** The whole document. */
 export function renderReport(r: BenchResult): string {
   const quick = r.options.quick
-    ? ['', `> **This is a \`--quick\` smoke run**: ${r.options.durationS}-second measurements and no large dataset. The reference ` +
-      'numbers come from a full `npm run bench`.'] : [];
+    ? ['', `> **This is a \`--quick\` smoke run**: ${r.options.durationS}-second measurements${r.options.skipLarge ? ' and no large dataset' : ''}. ` +
+      'The reference numbers come from a full `npm run bench`.'] : [];
+  const only = r.options.phases.length < 4
+    ? ['', `> **Only some phases ran** (\`--only ${r.options.phases.join(',')}\`): the others are marked not run.`] : [];
   const failures = r.failures.length > 0
     ? ['', '## Failures', '', 'Something broke, so the run exited non-zero:', '',
       ...r.failures.map((f) => `- ${f.replace(/\s*\n\s*/g, ' ⏎ ').slice(0, 1200)}`)] : [];
@@ -427,12 +653,15 @@ export function renderReport(r: BenchResult): string {
     '# Benchmarks',
     '',
     'What this service costs over a bare server of the same runtime serving the same bytes, on Node, Bun and Deno; events on a ' +
-      '1M-event dataset; the in-memory event filter against SQL; start-up and memory.',
+      '1M-event dataset; the in-memory event filter against SQL; start-up and memory; publishing under load, and the 1M-event first ' +
+      'load and SIGHUP.',
     '',
-    `Generated by \`${r.command}\` on ${r.generatedAt} in ${r.elapsedS} s. To rerun: \`npm run bench\` (everything: 20-40 minutes, more when it first builds the 1M-event snapshot; ` +
+    `Generated by \`${r.command}\` on ${r.generatedAt} in ${r.elapsedS} s. To rerun: \`npm run bench\` (everything: 25-45 minutes, more when it first builds the 1M-event snapshot; ` +
       'generates `.bench/large-bundle.json` on first use), or `node scripts/bench.ts --quick --out /tmp/bench.md` for a smoke check. ' +
-      'Flags: `--duration S`, `--connections N`, `--runtimes node,bun,deno`, `--skip-large`, `--out PATH`.',
+      'Flags: `--duration S`, `--connections N`, `--runtimes node,bun,deno`, `--skip-large`, `--only demo,large,filters,publish`, ' +
+      '`--large` (with `--quick`: the 1M-event phases too), `--out PATH`.',
     ...quick,
+    ...only,
     '',
     renderSetup(r),
     '',
@@ -451,6 +680,8 @@ export function renderReport(r: BenchResult): string {
     renderLarge(r),
     '',
     renderFilters(r),
+    '',
+    renderPublish(r),
     '',
     '## Raw results',
     '',
