@@ -7,7 +7,7 @@
  * (`starts_at must be a real calendar date-time, got "2027-02-30T10:00:00Z"`).
  */
 import * as v from 'valibot';
-import { Bundle, type BundleT } from './bundle-schema.ts';
+import { Bundle, Event, type BundleT, type EventT } from './bundle-schema.ts';
 
 /** One thing wrong with a bundle. */
 export interface BundleProblem {
@@ -140,31 +140,103 @@ function describeIssue(issue: v.BaseIssue<unknown>): Statement {
   }
 }
 
-/** Formats a valibot issue path as `$.maps[0].versions[1].id`. */
-function formatIssuePath(path: v.IssuePathItem[] | undefined): string {
-  return formatJsonPath((path ?? []).map((item) => (typeof item.key === 'number' ? item.key : String(item.key))));
-}
-
 /** Validates structure, then references, geometry, ids and timestamps; returns the typed bundle or throws. */
 export function validateBundle(input: unknown): BundleT {
-  const parsed = v.safeParse(Bundle, input, { abortEarly: false });
-  const problems: BundleProblem[] = [];
-  const seen = new Set<string>();
-  for (const issue of parsed.issues ?? []) {
-    const path = formatIssuePath(issue.path);
-    // The first rule a value breaks says what is wrong with it; the others (a bad RFC 3339 string is no real
-    // calendar date-time either) follow from it.
-    if (seen.has(path)) continue;
-    seen.add(path);
-    problems.push({ path, message: describeProblem(input, path, describeIssue(issue)) });
+  const events = isRecord(input) && Array.isArray(input.events) ? input.events : null;
+  const validator = new BundleValidator(events ? { ...input as Rec, events: [] } : input);
+  const typed = events ? validator.addEvents(events, 0, input) : [];
+  const problems = validator.finish();
+  if (problems.length > 0) throw new BundleError(problems);
+  return { ...validator.head, events: typed };
+}
+
+/**
+ * Validation in pieces, for a bundle too large to hold as objects: everything but the events first (the
+ * head: the bundle with `events: []`), then the events a chunk at a time, each checked against the head's
+ * records, then `finish`. The problems and their messages are those of `validateBundle`, which is this run
+ * over one chunk; only a duplicate event id first used in an earlier chunk names that record by its path.
+ */
+export class BundleValidator {
+  private readonly problems: BundleProblem[] = [];
+  private readonly seen = new Set<string>();
+  private readonly refs: ReferenceChecker | null;
+  private readonly output: Omit<BundleT, 'events'> | null;
+  private eventCount = 0;
+
+  constructor(head: unknown) {
+    const parsed = v.safeParse(Bundle, head, { abortEarly: false });
+    this.report(head, parsed.issues, []);
+    // Still run the cross-record checks over what did parse, so one pass reports everything it can; a value
+    // already refused for its structure is not refused again as a reference.
+    this.refs = isRecord(parsed.output) ? referenceChecker(parsed.output as BundleT) : null;
+    this.output = parsed.success ? parsed.output : null;
+    if (this.refs) this.keep(this.refs.problems.splice(0));
   }
-  // Still run the cross-record checks over what did parse, so one pass reports everything it can; a value
-  // already refused for its structure is not refused again as a reference.
-  if (isRecord(parsed.output)) {
-    problems.push(...checkReferences(parsed.output as BundleT).filter((p) => !seen.has(p.path)));
+
+  /** The validated bundle without its events (throws when the head has problems). */
+  get head(): Omit<BundleT, 'events'> {
+    if (!this.output) throw new BundleError(this.problems);
+    return this.output;
   }
-  if (!parsed.success || problems.length > 0) throw new BundleError(problems);
-  return parsed.output;
+
+  /** True while no problem has been found. */
+  get ok(): boolean {
+    return this.problems.length === 0;
+  }
+
+  /**
+   * Checks the events at `$.events[offset ..]` and answers them validated (meaningful only while `ok`).
+   * `root`, when given, is the whole bundle, so messages can name records of earlier chunks.
+   */
+  addEvents(items: readonly unknown[], offset: number, root?: unknown): EventT[] {
+    const rootOf = () => root ?? windowRoot(items, offset);
+    const parsed = v.safeParse(v.array(Event), items, { abortEarly: false });
+    if (parsed.issues) this.report(rootOf(), parsed.issues, ['events', offset]);
+    if (this.refs) {
+      this.refs.events(items, offset, rootOf);
+      this.keep(this.refs.problems.splice(0));
+    }
+    this.eventCount += items.length;
+    return parsed.success ? parsed.output : [];
+  }
+
+  /** The checks that need every event (the sessions' saved events); returns every problem found. */
+  finish(): BundleProblem[] {
+    if (this.refs) {
+      this.refs.finish();
+      this.keep(this.refs.problems.splice(0));
+    }
+    return this.problems;
+  }
+
+  /** How many events were checked. */
+  get events(): number {
+    return this.eventCount;
+  }
+
+  private report(root: unknown, issues: readonly v.BaseIssue<unknown>[] | undefined, prefix: [] | ['events', number]): void {
+    for (const issue of issues ?? []) {
+      const keys = (issue.path ?? []).map((item) => (typeof item.key === 'number' ? item.key : String(item.key)));
+      const path = formatJsonPath(prefix.length ? ['events', (prefix[1] as number) + (keys[0] as number), ...keys.slice(1)] : keys);
+      // The first rule a value breaks says what is wrong with it; the others (a bad RFC 3339 string is no real
+      // calendar date-time either) follow from it.
+      if (this.seen.has(path)) continue;
+      this.seen.add(path);
+      this.problems.push({ path, message: describeProblem(root, path, describeIssue(issue)) });
+    }
+  }
+
+  private keep(problems: BundleProblem[]): void {
+    for (const p of problems) if (!this.seen.has(p.path)) this.problems.push(p);
+  }
+}
+
+/** A bundle-shaped object whose `events` hold `items` at their positions, so messages can name them. */
+function windowRoot(items: readonly unknown[], offset: number): Rec {
+  const events: unknown[] = [];
+  events.length = offset + items.length;
+  items.forEach((item, i) => (events[offset + i] = item));
+  return { events };
 }
 
 /** The items of a collection that may be broken: none when it is not an array. */
@@ -207,9 +279,26 @@ function registerRecords(noun: string, collections: readonly unknown[], mapOf: (
 
 /** Every cross-record rule of the bundle format; returns the problems found (empty when valid). */
 export function checkReferences(b: BundleT): BundleProblem[] {
+  const checker = referenceChecker({ ...b, events: [] });
+  checker.events(itemsOf(b.events), 0, () => b);
+  checker.finish();
+  return checker.problems;
+}
+
+/** The cross-record rules: the head's at once, the events' a chunk at a time, the sessions' at the end. */
+interface ReferenceChecker {
+  /** Problems found so far (callers may take them out). */
+  problems: BundleProblem[];
+  events(items: readonly unknown[], offset: number, root: () => unknown): void;
+  finish(): void;
+}
+
+function referenceChecker(b: BundleT): ReferenceChecker {
   const problems: BundleProblem[] = [];
   /** Reports a predicate about the field at `path` (`names an unknown POI …`). */
-  const add = (path: string, text: string) => problems.push({ path, message: describeProblem(b, path, { text, predicate: true }) });
+  const add = (path: string, text: string, root: unknown = b): void => {
+    problems.push({ path, message: describeProblem(root, path, { text, predicate: true }) });
+  };
 
   const publishers = registerRecords('publisher', [b.publishers]);
   const maps = registerRecords('map', [b.maps]);
@@ -222,12 +311,11 @@ export function checkReferences(b: BundleT): BundleProblem[] {
   const icons = registerRecords('icon', [b.icons]);
   const categories = registerRecords('category', [b.categories], (c) => knownMap(c.map_id));
   const pois = registerRecords('POI', [b.markers, b.paths, b.polygons], (p) => knownMap(p.map_id));
-  const events = registerRecords('event', [b.events]);
   const lists = registerRecords('list', [b.lists], (l) => knownMap(l.map_id));
 
   /** Where an id was first used, as words: `marker "X" ($.markers[3])`, `versions[0] of map "Y" ($.maps[1])`. */
-  const describeFirstUse = (path: string) => {
-    const { record, field } = describeLocation(b, path);
+  const describeFirstUse = (path: string, root: unknown = b) => {
+    const { record, field } = describeLocation(root, path);
     const within = field.replace(/(^|\.)(id|token_sha256)$/, '');
     if (!record) return path;
     return within ? `${within} of ${record}` : record;
@@ -247,16 +335,16 @@ export function checkReferences(b: BundleT): BundleProblem[] {
    * Checks that the reference `id` at `path` names a record of `registry`, and, when `mapId` is given and
    * readable, one of that map. Answers the map of the record named (undefined when it is unknown).
    */
-  const resolve = (registry: Registry, id: unknown, path: string, mapId?: unknown): string | null | undefined => {
+  const resolve = (registry: Registry, id: unknown, path: string, mapId?: unknown, report = add): string | null | undefined => {
     const key = lc(id);
     if (key === null) return undefined;
     const owner = registry.owners.get(key);
     if (owner === undefined) {
-      if (registry.complete) add(path, `names an unknown ${registry.noun} ${key}`);
+      if (registry.complete) report(path, `names an unknown ${registry.noun} ${key}`);
       return undefined;
     }
     const map = knownMap(mapId);
-    if (owner !== null && map !== null && owner !== map) add(path, `names ${registry.noun} ${key}, which belongs to another map (${owner})`);
+    if (owner !== null && map !== null && owner !== map) report(path, `names ${registry.noun} ${key}, which belongs to another map (${owner})`);
     return owner;
   };
 
@@ -340,17 +428,6 @@ export function checkReferences(b: BundleT): BundleProblem[] {
     });
   });
 
-  const seeEvent = idSpace('event id');
-  eachRecord(b.events, (e, i) => {
-    const at = `$.events[${i}]`;
-    seeEvent(e.id, `${at}.id`);
-    resolve(maps, e.map_id, `${at}.map_id`);
-    itemsOf(e.poi_ids).forEach((id, k) => resolve(pois, id, `${at}.poi_ids[${k}]`, e.map_id));
-    if (Date.parse(e.ends_at) < Date.parse(e.starts_at)) {
-      add(`${at}.ends_at`, `${showValue(e.ends_at)} is earlier than starts_at ${showValue(e.starts_at)}`);
-    }
-  });
-
   const seeList = idSpace('list id');
   eachRecord(b.lists, (l, i) => {
     const at = `$.lists[${i}]`;
@@ -373,10 +450,40 @@ export function checkReferences(b: BundleT): BundleProblem[] {
     }
   });
 
-  const seeSession = idSpace('session token hash');
-  eachRecord(b.sessions, (s, i) => {
-    seeSession(s.token_sha256, `$.sessions[${i}].token_sha256`);
-    itemsOf(s.saved_event_ids).forEach((id, k) => resolve(events, id, `$.sessions[${i}].saved_event_ids[${k}]`));
-  });
-  return problems;
+  /** Every event id seen, with the position of its first use (for duplicates and the sessions' saved events). */
+  const eventIds = new Map<string, number>();
+  let eventsComplete = true;
+  const events = (items: readonly unknown[], offset: number, root: () => unknown) => {
+    items.forEach((item, i) => {
+      if (!isRecord(item) || lc(item.id) === null) { eventsComplete = false; return; }
+      const e = item as Rec & { poi_ids?: unknown[] };
+      const at = `$.events[${offset + i}]`;
+      const key = lc(e.id)!;
+      const first = eventIds.get(key);
+      if (first === undefined) eventIds.set(key, offset + i);
+      else add(`${at}.id`, `is a duplicate event id ${key}, first used by ${describeFirstUse(`$.events[${first}].id`, root())}`, root());
+      const problem = (path: string, text: string) => add(path, text, root());
+      resolveEvent(e, at, problem);
+    });
+  };
+  /** The reference rules of one event; `problem` reports a predicate about a field. */
+  const resolveEvent = (e: Rec & { poi_ids?: unknown[] }, at: string, problem: (path: string, text: string) => void) => {
+    resolve(maps, e.map_id, `${at}.map_id`, undefined, problem);
+    itemsOf(e.poi_ids).forEach((id, k) => resolve(pois, id, `${at}.poi_ids[${k}]`, e.map_id, problem));
+    if (Date.parse(e.ends_at as string) < Date.parse(e.starts_at as string)) {
+      problem(`${at}.ends_at`, `${showValue(e.ends_at)} is earlier than starts_at ${showValue(e.starts_at)}`);
+    }
+  };
+
+  const finish = () => {
+    const seeSession = idSpace('session token hash');
+    eachRecord(b.sessions, (s, i) => {
+      seeSession(s.token_sha256, `$.sessions[${i}].token_sha256`);
+      itemsOf(s.saved_event_ids).forEach((id, k) => {
+        const key = lc(id);
+        if (key !== null && !eventIds.has(key) && eventsComplete) add(`$.sessions[${i}].saved_event_ids[${k}]`, `names an unknown event ${key}`);
+      });
+    });
+  };
+  return { problems, events, finish };
 }

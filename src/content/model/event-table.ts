@@ -161,52 +161,16 @@ export class EventTable {
     }
   }
 
-  /** Builds the table of one map from its events, already in keyset order. */
+  /** Builds the table of one map from its events, in any order. */
   static build(mapId: string, timeZone: string, events: readonly EventInput[], poiType: (id: string) => AnchorType): EventTable {
-    const n = events.length;
-    const codes = <T extends string>(list: T[]) => {
-      const index = new Map<T, number>();
-      return (value: T) => {
-        let code = index.get(value);
-        if (code === undefined) index.set(value, (code = list.push(value) - 1));
-        return code;
-      };
-    };
-    const dictionaries: EventDictionaries = { types: [], tags: [], pois: [], poiTypes: [] };
-    const typeOf = codes(dictionaries.types);
-    const tagOf = codes(dictionaries.tags);
-    const poiOf = codes(dictionaries.pois);
-    const startMs = new Float64Array(n);
-    const endMs = new Float64Array(n);
-    const createdMs = new Float64Array(n);
-    const typeCode = new Uint32Array(n);
-    const tagStart = new Uint32Array(n + 1);
-    const anchorStart = new Uint32Array(n + 1);
-    const tagCode: number[] = [];
-    const anchorPoi: number[] = [];
-    const ids: string[] = new Array(n);
-    const texts: string[] = new Array(n);
-    for (let i = 0; i < n; i++) {
-      const { doc, anchors } = events[i];
-      ids[i] = doc.id;
-      texts[i] = JSON.stringify([doc.title, orNull(doc.description), orNull(doc.url), orNull(doc.image_url), orNull(doc.price)]);
-      startMs[i] = events[i].startMs;
-      endMs[i] = Date.parse(doc.ends_at);
-      createdMs[i] = Date.parse(doc.created_at);
-      typeCode[i] = typeOf(doc.event_type);
-      for (const tag of doc.tags) tagCode.push(tagOf(tag));
-      tagStart[i + 1] = tagCode.length;
-      for (const id of anchors) anchorPoi.push(poiOf(id));
-      anchorStart[i + 1] = anchorPoi.length;
-    }
-    dictionaries.poiTypes = dictionaries.pois.map(poiType);
-    const idColumn = StringColumn.from(ids);
-    const textColumn = StringColumn.from(texts);
-    return new EventTable({ mapId, timeZone, length: n, dictionaries }, {
-      idBytes: idColumn.bytes, idOffsets: idColumn.offsets, textBytes: textColumn.bytes, textOffsets: textColumn.offsets,
-      startMs, endMs, createdMs, typeCode, tagStart, tagCode: Uint32Array.from(tagCode),
-      anchorStart, anchorPoi: Uint32Array.from(anchorPoi),
-    });
+    const builder = new EventTableBuilder(mapId, timeZone);
+    for (const e of events) builder.add(e);
+    return builder.finish(poiType);
+  }
+
+  /** A table from the columns a builder made (see `EventTableBuilder.finish`). */
+  static fromColumns(head: TableHead, columns: EventColumns): EventTable {
+    return new EventTable(head, columns);
   }
 
   /** Event i's id. */
@@ -367,6 +331,108 @@ function checkShape(head: TableHead, c: EventColumns): void {
   if (pois.length !== poiTypes.length) fail('anchor dictionary');
   const within = (codes: Uint32Array, size: number) => { for (const code of codes) if (code >= size) return false; return true; };
   if (!within(c.typeCode, types.length) || !within(c.tagCode, tags.length) || !within(c.anchorPoi, pois.length)) fail('codes');
+}
+
+/**
+ * Makes the table of one map from its events, taken one at a time in any order (pages read back from the
+ * store, say) and put in keyset order at the end. Each event is kept in its compact form only, so the
+ * records it came from can be dropped as soon as they are added.
+ */
+export class EventTableBuilder {
+  private readonly mapId: string;
+  private readonly timeZone: string;
+  private readonly dictionaries: EventDictionaries = { types: [], tags: [], pois: [], poiTypes: [] };
+  private readonly codes = { types: new Map<string, number>(), tags: new Map<string, number>(), pois: new Map<string, number>() };
+  private readonly ids: string[] = [];
+  private readonly texts: string[] = [];
+  private readonly startMs: number[] = [];
+  private readonly endMs: number[] = [];
+  private readonly createdMs: number[] = [];
+  private readonly typeCode: number[] = [];
+  private readonly tagCodes: number[][] = [];
+  private readonly anchorCodes: number[][] = [];
+  private sorted = true;
+
+  constructor(mapId: string, timeZone: string) {
+    this.mapId = mapId;
+    this.timeZone = timeZone;
+  }
+
+  /** How many events were added. */
+  get length(): number {
+    return this.ids.length;
+  }
+
+  add({ doc, startMs, anchors }: EventInput): void {
+    const i = this.ids.length;
+    if (i > 0 && this.sorted) {
+      const prev = this.startMs[i - 1];
+      this.sorted = prev < startMs || (prev === startMs && this.ids[i - 1] < doc.id);
+    }
+    this.ids.push(doc.id);
+    this.texts.push(JSON.stringify([doc.title, orNull(doc.description), orNull(doc.url), orNull(doc.image_url), orNull(doc.price)]));
+    this.startMs.push(startMs);
+    this.endMs.push(Date.parse(doc.ends_at));
+    this.createdMs.push(Date.parse(doc.created_at));
+    this.typeCode.push(this.code('types', doc.event_type));
+    this.tagCodes.push(doc.tags.map((tag) => this.code('tags', tag)));
+    this.anchorCodes.push(anchors.map((id) => this.code('pois', id)));
+  }
+
+  /** The table, in keyset order (starts_at in ms, then id); `poiType` names the kind of each anchored POI. */
+  finish(poiType: (id: string) => AnchorType): EventTable {
+    const n = this.ids.length;
+    let order: ArrayLike<number> | null = null;
+    if (!this.sorted) {
+      const o = Array.from({ length: n }, (_, i) => i);
+      o.sort((a, b) => this.startMs[a] - this.startMs[b] || (this.ids[a] < this.ids[b] ? -1 : this.ids[a] > this.ids[b] ? 1 : 0));
+      order = o;
+    }
+    const at = order ? (i: number) => order[i] : (i: number) => i;
+    const startMs = new Float64Array(n);
+    const endMs = new Float64Array(n);
+    const createdMs = new Float64Array(n);
+    const typeCode = new Uint32Array(n);
+    const tagStart = new Uint32Array(n + 1);
+    const anchorStart = new Uint32Array(n + 1);
+    let tagCount = 0;
+    let anchorCount = 0;
+    for (let i = 0; i < n; i++) {
+      tagCount += this.tagCodes[i].length;
+      anchorCount += this.anchorCodes[i].length;
+    }
+    const tagCode = new Uint32Array(tagCount);
+    const anchorPoi = new Uint32Array(anchorCount);
+    const ids: string[] = new Array(n);
+    const texts: string[] = new Array(n);
+    for (let i = 0, t = 0, a = 0; i < n; i++) {
+      const k = at(i);
+      ids[i] = this.ids[k];
+      texts[i] = this.texts[k];
+      startMs[i] = this.startMs[k];
+      endMs[i] = this.endMs[k];
+      createdMs[i] = this.createdMs[k];
+      typeCode[i] = this.typeCode[k];
+      for (const c of this.tagCodes[k]) tagCode[t++] = c;
+      tagStart[i + 1] = t;
+      for (const c of this.anchorCodes[k]) anchorPoi[a++] = c;
+      anchorStart[i + 1] = a;
+    }
+    const dictionaries = { ...this.dictionaries, poiTypes: this.dictionaries.pois.map(poiType) };
+    const idColumn = StringColumn.from(ids);
+    const textColumn = StringColumn.from(texts);
+    return EventTable.fromColumns({ mapId: this.mapId, timeZone: this.timeZone, length: n, dictionaries }, {
+      idBytes: idColumn.bytes, idOffsets: idColumn.offsets, textBytes: textColumn.bytes, textOffsets: textColumn.offsets,
+      startMs, endMs, createdMs, typeCode, tagStart, tagCode, anchorStart, anchorPoi,
+    });
+  }
+
+  private code(kind: 'types' | 'tags' | 'pois', value: string): number {
+    const index = this.codes[kind];
+    let code = index.get(value);
+    if (code === undefined) index.set(value, (code = (this.dictionaries[kind] as string[]).push(value) - 1));
+    return code;
+  }
 }
 
 /** Changes whenever the encoding does, so a snapshot in an older encoding is rebuilt, not misread. */

@@ -9,7 +9,7 @@
  */
 import { type Geometry, rewindPolygon, roundPosition, round7, representativePoint, geometryVertices } from '../../geo/geojson.ts';
 import { EventIndex } from './event-index.ts';
-import { EventTable, type EventInput } from './event-table.ts';
+import { EventTable, EventTableBuilder } from './event-table.ts';
 import { toUtc } from '../rfc3339.ts';
 import type {
   AssociationT, CategoryT, EventT, IconT, ListT, MapT, MarkerT, PathT, PolygonT, PublisherT,
@@ -153,28 +153,27 @@ const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id 
 const NO_EVENTS = EventTable.build('', 'UTC', [], () => 'marker');
 const NO_PLACES = new EventIndex(NO_EVENTS, () => []);
 
-/** Sorts events into keyset order (start in ms, then id), unless they are in it already (bundles often are). */
-function sortByKeyset(events: EventInput[]): EventInput[] {
-  let sorted = true;
-  for (let i = 1; i < events.length && sorted; i++) sorted = compareKeyset(events[i - 1], events[i]) < 0;
-  return sorted ? events : events.sort(compareKeyset);
+/** Event table builders for every enabled map: `add` takes an event record (other maps' are left out), `finish` makes the tables. */
+function eventTableBuilders({ maps, pois }: Pick<ReadModel, 'maps' | 'pois'>) {
+  const builders = new Map([...maps.values()].map((m) => [m.id, new EventTableBuilder(m.id, m.doc.time_zone)]));
+  return {
+    add(doc: EventT): void {
+      // Each event keeps its public anchors, once each, in bundle order.
+      const anchors = (doc.poi_ids.length === 1 ? doc.poi_ids : [...new Set(doc.poi_ids)]).filter((id) => pois.has(id));
+      builders.get(doc.map_id)?.add({ doc, startMs: Date.parse(doc.starts_at), anchors });
+    },
+    finish: (): EventTable[] => [...builders.values()].map((b) => b.finish((id) => pois.get(id)!.record.type)),
+  };
 }
 
-function compareKeyset(a: EventInput, b: EventInput): number {
-  return a.startMs - b.startMs || byId(a.doc, b.doc);
-}
-
-/** One event table per enabled map (empty when it has none), each event with its public anchors. */
-function buildEventTables(docs: readonly EventT[], maps: Map<string, MapView>, pois: Map<string, PoiEntry>): EventTable[] {
-  const byMap = new Map<string, EventInput[]>([...maps.keys()].map((id) => [id, []]));
-  for (const doc of docs) {
-    const list = byMap.get(doc.map_id);
-    if (!list) continue;
-    const anchors = (doc.poi_ids.length === 1 ? doc.poi_ids : [...new Set(doc.poi_ids)]).filter((id) => pois.has(id));
-    list.push({ doc, startMs: Date.parse(doc.starts_at), anchors });
-  }
-  return [...byMap].map(([mapId, events]) =>
-    EventTable.build(mapId, maps.get(mapId)!.doc.time_zone, sortByKeyset(events), (id) => pois.get(id)!.record.type));
+/**
+ * Builds the event tables of a read model built without them, one per enabled map (empty when it has none),
+ * from pages of events in any order; only the compact form of each event is kept.
+ */
+export async function buildEventTables(model: Pick<ReadModel, 'maps' | 'pois'>, pages: AsyncIterable<readonly EventT[]>): Promise<EventTable[]> {
+  const builders = eventTableBuilders(model);
+  for await (const page of pages) for (const doc of page) builders.add(doc);
+  return builders.finish();
 }
 
 /**
@@ -273,7 +272,13 @@ export function buildReadModel(docs: ContentDocs, eventTables?: readonly EventTa
   }
 
   // Events: one table per map, in keyset order (starts_at, then id), the order of every page.
-  const tables = new Map((eventTables ?? buildEventTables(docs.events, maps, pois)).map((t) => [t.mapId, t]));
+  let built = eventTables;
+  if (!built) {
+    const builders = eventTableBuilders({ maps, pois });
+    for (const doc of docs.events) builders.add(doc);
+    built = builders.finish();
+  }
+  const tables = new Map(built.map((t) => [t.mapId, t]));
   for (const map of maps.values()) {
     const table = tables.get(map.id);
     if (!table) throw new Error(`no event table for map ${map.id}`);
