@@ -240,22 +240,22 @@ async function checksumIn(db: Db): Promise<string | undefined> {
 /** A view of `db` whose transaction fails on its `n`th INSERT. */
 function failingOnInsert(db: Db, n: number): Db & { failed: () => boolean } {
   let failed = false;
+  let inserts = 0; // counted across transactions: a version is staged in one and made current in another
   return {
-    query: (sql, params) => db.query(sql, params),
+    query: (sql, params, options) => db.query(sql, params, options),
     exec: (sql) => db.exec(sql),
     close: () => db.close(),
     dumpDataDir: (compression) => db.dumpDataDir(compression),
     failed: () => failed,
     transaction: (fn) => db.transaction((tx) => {
-      let inserts = 0;
       return fn({
         exec: (sql) => tx.exec(sql),
-        query: (sql, params) => {
-          if (/^\s*INSERT/i.test(sql) && ++inserts === n) {
+        query: (sql, params, options) => {
+          if (/^\s*(INSERT|COPY)/i.test(sql) && ++inserts === n) {
             failed = true;
             throw new Error(`injected failure on insert ${n}`);
           }
-          return tx.query(sql, params);
+          return tx.query(sql, params, options);
         },
       });
     }),
@@ -283,7 +283,7 @@ describe('writing content versions into the store', () => {
     const before = await fingerprint(db);
     const nonEmpty = Object.entries(before).filter(([k, f]) => k.startsWith('cv_') && !f.startsWith('0:')).length;
     assert.equal(nonEmpty, TABLES.length, 'the fixture fills every table, so each insert is a separate step');
-    // 10 tables, one batch of events and one of anchors, the catalogue row and the current pointer.
+    // 10 tables, one COPY of events and one of anchors (staged), then the catalogue row and the current pointer.
     for (const n of [1, 2, 8, TABLES.length, TABLES.length + 1, TABLES.length + 2]) {
       const flaky = failingOnInsert(db, n);
       await assert.rejects((await SqlStore.open(flaky)).writeVersion(second, 'second'), new RegExp(`injected failure on insert ${n}`));

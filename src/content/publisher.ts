@@ -9,13 +9,12 @@
  * the caches on disk are still read (verified) but not written; a full disk during a publish drops older
  * versions and tries again before it gives up, saying ENOSPC.
  */
-import { readdir, rm, statfs, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, statfs, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openDb, type Db, type OpenOptions } from '../db/pglite.ts';
-import type { SessionT } from './bundle/bundle-schema.ts';
-import { checksumOf, readBundle, type BundleSource } from './bundle/parse.ts';
-import { BundleError, type BundleProblem } from './bundle/validate-bundle.ts';
-import type { BundleT } from './bundle/bundle-schema.ts';
+import { BUNDLE_FORMAT, type EventT, type SessionT } from './bundle/bundle-schema.ts';
+import { checksumOf, parseBundle, splitBundle, type BundleSource } from './bundle/parse.ts';
+import { BundleError, BundleValidator, type BundleProblem } from './bundle/validate-bundle.ts';
 import { buildPayload, findCache, pruneCaches, readCache, cachePath, writeCache, type ModelPayload } from './model/model-cache.ts';
 import { cachesPath, lockDataDir, removeOldLayout, storePath, type DataDirLock } from './store/data-dir.ts';
 import { SqlStore, type SessionRow, type VersionInfo } from './store/sql-store.ts';
@@ -97,6 +96,9 @@ function isUnwritable(err: unknown): boolean {
   return ['EROFS', 'EACCES', 'EPERM'].includes((err as { code?: string })?.code ?? '') || isDiskFull(err);
 }
 
+/** Events validated and written per chunk when a bundle is staged. */
+const EVENT_CHUNK = 5_000;
+
 /** The publisher, run where it is created (inline) or inside the worker. */
 export class Publisher implements PublisherPort {
   private store: SqlStore;
@@ -104,10 +106,13 @@ export class Publisher implements PublisherPort {
   private readonly lock: DataDirLock | null;
   private readonly mode: 'dir' | 'memory';
   private readonly warnings: string[];
-  private pending: { checksum: string; bundle: BundleT; source: string } | null = null;
+  /** A version staged (written, not yet made current) by the last `stage`. */
+  private pending: { checksum: string; version: number; format: string; source: string } | null = null;
   /** A verified cache that stood in for a store kept in memory. */
   private cachedPayload: ModelPayload | null = null;
   private readonly options: PublisherOptions;
+  /** What the last staging had to do to fit (older versions dropped), reported by the commit that follows. */
+  private stageWarnings: string[] = [];
 
   private constructor(store: SqlStore, parts: { caches: string | null; lock: DataDirLock | null;
     mode: 'dir' | 'memory'; warnings: string[]; options: PublisherOptions }) {
@@ -171,14 +176,49 @@ export class Publisher implements PublisherPort {
         return { checksum, stored, current: stored, problems: null };
       }
     }
+    const bytes = typeof source === 'string' ? new TextEncoder().encode(source) : source instanceof Uint8Array ? source : await readFile(source.path);
     try {
-      const read = await readBundle(source);
-      this.pending = { ...read, source: typeof source === 'object' && 'path' in source ? source.path : '' };
-      return { checksum: read.checksum, stored: null, current, problems: null };
+      const version = await this.writeWithRoom(() => this.stageBytes(bytes));
+      this.pending = { checksum, version, format: BUNDLE_FORMAT, source: typeof source === 'object' && 'path' in source ? source.path : '' };
+      return { checksum, stored: null, current, problems: null };
     } catch (err) {
       if (err instanceof BundleError) return { checksum, stored: null, current, problems: err.problems };
       throw err;
     }
+  }
+
+  /**
+   * Validates a bundle's bytes and writes them as a staged version in one pass: the head first, then the events
+   * a chunk at a time, each chunk validated and loaded before the next is parsed, so neither the text nor the
+   * events are ever held whole. After the first problem, the rest is still checked (every problem is listed)
+   * but nothing more is written, and the staged tables are rolled back. A bundle the splitter cannot follow
+   * (not a JSON object with one events array) is parsed whole instead, which reports a JSON error as it is.
+   */
+  private async stageBytes(bytes: Uint8Array): Promise<number> {
+    const split = splitBundle(bytes);
+    if (!split) {
+      const bundle = parseBundle(bytes);
+      return this.store.stageVersion(bundle, [bundle.events]);
+    }
+    const validator = new BundleValidator(split.head);
+    function* validated(): Generator<EventT[]> {
+      try {
+        for (const { offset, items } of split!.chunks(EVENT_CHUNK)) {
+          const events = validator.addEvents(items, offset);
+          if (validator.ok) yield events;
+        }
+      } catch (err) {
+        // Not JSON after all (the splitter only finds the bounds): the whole text says where.
+        if (err instanceof SyntaxError) parseBundle(bytes);
+        throw err;
+      }
+      const problems = validator.finish();
+      if (problems.length > 0) throw new BundleError(problems);
+    }
+    if (!validator.ok) {
+      for (const _ of validated()) { /* checks every event, writes nothing, throws the problems */ }
+    }
+    return this.store.stageVersion(validator.head, validated());
   }
 
   async commit(): Promise<Committed> {
@@ -190,8 +230,9 @@ export class Publisher implements PublisherPort {
       if (!payload) throw new Error('nothing staged to publish');
       return { payload, written: false, warnings };
     }
-    const version = await this.writeWithRoom(pending, warnings);
-    const payload = buildPayload(await this.store.readVersion(version), version).payload;
+    const version = await this.store.commitVersion(pending.version, pending.checksum, pending.format, pending.source);
+    warnings.push(...this.stageWarnings.splice(0));
+    const payload = await this.payloadOf(version);
     await this.keepCache(payload, warnings);
     // The store keeps the newest two versions (KEEP_VERSIONS), and the caches follow it.
     await this.store.prune();
@@ -210,9 +251,14 @@ export class Publisher implements PublisherPort {
         // missing or damaged: rebuilt from the store below, never served
       }
     }
-    const payload = buildPayload(await this.store.readVersion(current), current).payload;
+    const payload = await this.payloadOf(current);
     await this.keepCache(payload, []);
     return payload;
+  }
+
+  /** A version's payload, built from the store: its records, then its events page by page. */
+  private async payloadOf(version: VersionInfo): Promise<ModelPayload> {
+    return buildPayload(await this.store.readHead(version), this.store.eventPages(version.version), version);
   }
 
   async replaceSessions(sessions: SessionT[]): Promise<void> {
@@ -229,15 +275,18 @@ export class Publisher implements PublisherPort {
   }
 
   /**
-   * Writes the version. A failed write may leave the embedded database unusable (PostgreSQL's own state
-   * after an I/O error), so it is always reopened from its files. On a full disk, older versions (never
-   * the current one) and their caches are dropped to make room and the write is tried once more.
+   * Runs a write (staging a version). A failed write may leave the embedded database unusable (PostgreSQL's
+   * own state after an I/O error), so it is always reopened from its files. On a full disk, older versions
+   * (never the current one) and their caches are dropped to make room and the write is tried once more.
+   * A refused bundle (BundleError) is no failed write: it is passed on as it is.
    */
-  private async writeWithRoom(pending: { checksum: string; bundle: BundleT; source: string }, warnings: string[]): Promise<VersionInfo> {
+  private async writeWithRoom<T>(write: () => Promise<T>): Promise<T> {
+    this.stageWarnings = [];
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.store.writeVersion(pending.bundle, pending.checksum, pending.source);
+        return await write();
       } catch (err) {
+        if (err instanceof BundleError) throw err;
         await this.reopen();
         if (!isDiskFull(err) && !(await lowOnDisk(this.options.dataDir))) throw asError(err);
         const current = await this.store.current();
@@ -249,7 +298,7 @@ export class Publisher implements PublisherPort {
         for (const v of older) await this.store.dropVersion(v.version);
         const caches = this.writableCaches;
         if (caches) await pruneCaches(caches, new Set(current ? [current.version] : []));
-        warnings.push(`the disk was full: dropped older version(s) ${older.map((v) => v.version).join(', ')} to make room`);
+        this.stageWarnings.push(`the disk was full: dropped older version(s) ${older.map((v) => v.version).join(', ')} to make room`);
       }
     }
   }

@@ -7,8 +7,10 @@
  * statements serve every version. Account data (sessions and saved events) lives apart, in `public`, and a
  * content publish never touches it.
  *
- * Each content table keeps the relational keys as columns and the whole validated record in `doc` (jsonb),
- * so a record comes back out exactly as it went in. References between records are checked by the bundle
+ * Each content table keeps the relational keys as columns and the whole validated record in `doc` (jsonb;
+ * for events, json: kept as written, so a million of them go in and come back out as text without
+ * conversion), so a record comes back out exactly as it went in. Events and their anchors are loaded with
+ * COPY, a chunk at a time. References between records are checked by the bundle
  * validator before anything is written, so the tables carry primary keys but no foreign keys: keys are
  * built once after the rows are in, which is what keeps a million-event load fast.
  */
@@ -56,7 +58,7 @@ CREATE TABLE pois (id uuid NOT NULL, map_id uuid NOT NULL, poi_type text NOT NUL
 CREATE TABLE item_versions (item_id uuid NOT NULL, version_id uuid NOT NULL);
 CREATE TABLE poi_categories (poi_id uuid NOT NULL, category_id uuid NOT NULL);
 CREATE TABLE events (id uuid NOT NULL, map_id uuid NOT NULL, event_type text NOT NULL, tags text[] NOT NULL,
-  starts_at timestamptz NOT NULL, ends_at timestamptz NOT NULL, doc jsonb NOT NULL);
+  starts_at timestamptz NOT NULL, ends_at timestamptz NOT NULL, doc json NOT NULL);
 CREATE TABLE event_anchors (event_id uuid NOT NULL, poi_id uuid NOT NULL, ord int NOT NULL);
 CREATE TABLE lists (id uuid NOT NULL, map_id uuid NOT NULL, verified boolean NOT NULL, doc jsonb NOT NULL);
 CREATE TABLE associations (id uuid NOT NULL, poi_id uuid NOT NULL, associated_poi_id uuid NOT NULL, list_id uuid, doc jsonb NOT NULL);
@@ -115,6 +117,16 @@ export const INSERT = {
     FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, poi_id uuid, associated_poi_id uuid, list_id uuid, doc jsonb)`,
 } as const;
 
+/** Bulk loads in COPY's text format (tab-separated columns, one row a line) from the blob given with the query. */
+export const COPY_IN = {
+  events: `COPY events (id, map_id, event_type, tags, starts_at, ends_at, doc) FROM '/dev/blob'`,
+  event_anchors: `COPY event_anchors (event_id, poi_id, ord) FROM '/dev/blob'`,
+} as const;
+
+/** Content version schemas that are in no catalogue row: a publish that was staged but never made current. */
+export const STAGED_SCHEMAS = `SELECT nspname AS schema FROM pg_namespace
+  WHERE nspname ~ '^cv_[0-9]+$' AND substr(nspname, 4)::int NOT IN (SELECT version FROM content_versions)`;
+
 /** Reads that build a version's read model, each in a stable order. */
 export const SELECT = {
   publishers: `SELECT doc FROM publishers ORDER BY id`,
@@ -123,8 +135,11 @@ export const SELECT = {
   categories: `SELECT doc FROM categories ORDER BY id`,
   pois: `SELECT poi_type, doc FROM pois ORDER BY id`,
   itemVersions: `SELECT item_id::text AS item_id, version_id::text AS version_id FROM item_versions ORDER BY item_id, version_id`,
-  /** One page of events in keyset order, after ($1 starts_at, $2 id); $3 rows at most. */
-  eventsAfter: `SELECT doc FROM events WHERE (starts_at, id) > ($1::timestamptz, $2::uuid) ORDER BY starts_at, id LIMIT $3`,
+  /** The maps that have events. */
+  eventMaps: `SELECT DISTINCT map_id::text AS map_id FROM events ORDER BY 1`,
+  /** One page of map $1's events as JSON text in keyset order, after ($2 starts_at, $3 id); $4 rows at most. */
+  eventsAfter: `SELECT doc::text AS doc FROM events WHERE map_id = $1::uuid AND (starts_at, id) > ($2::timestamptz, $3::uuid)
+    ORDER BY starts_at, id LIMIT $4`,
   lists: `SELECT doc FROM lists ORDER BY id`,
   associations: `SELECT doc FROM associations ORDER BY id`,
 } as const;

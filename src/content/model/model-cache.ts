@@ -9,7 +9,8 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildReadModel, type ContentDocs, type ReadModel } from './read-model.ts';
+import type { EventT } from '../bundle/bundle-schema.ts';
+import { buildEventTables, buildReadModel, type ContentDocs, type ReadModel } from './read-model.ts';
 import { EventTable, TABLE_FORMAT } from './event-table.ts';
 
 /**
@@ -36,17 +37,15 @@ interface Manifest { format: string; version: number; checksum: string; publishe
 /** Thrown when a cache on disk is missing, damaged or of another format; the message says which. */
 export class ModelCacheError extends Error {}
 
-/** Builds the payload of a version from its records as read from the store (and the read model, built once). */
-export function buildPayload(docs: ContentDocs, version: { version: number; published_at: string }): { payload: ModelPayload; model: ReadModel } {
-  const model = buildReadModel(docs);
-  const tables = concat(EventTable.encode([...model.maps.values()].map((m) => m.events)));
-  model.version = version.version;
-  model.publishedAt = version.published_at;
-  return {
-    model,
-    payload: { version: version.version, checksum: docs.checksum, published_at: version.published_at,
-      docs: JSON.stringify({ ...docs, events: [] }), tables },
-  };
+/**
+ * Builds the payload of a version from its records as read from the store: `head` without events, and the
+ * events in pages, of which only the compact table form is kept.
+ */
+export async function buildPayload(head: ContentDocs, events: AsyncIterable<readonly EventT[]>,
+  version: { version: number; published_at: string }): Promise<ModelPayload> {
+  const docs = { ...head, events: [] };
+  const tables = concat(EventTable.encode(await buildEventTables(buildReadModel(docs), events)));
+  return { version: version.version, checksum: head.checksum, published_at: version.published_at, docs: JSON.stringify(docs), tables };
 }
 
 /** The read model of a payload. */

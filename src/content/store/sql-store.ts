@@ -5,8 +5,8 @@
  */
 import type { Db } from '../../db/pglite.ts';
 import {
-  APPLIED_MIGRATIONS, INSERT, MIGRATIONS, MIGRATIONS_TABLE, RECORD_MIGRATION, SELECT, SESSIONS, TABLES, VERSION_KEYS,
-  VERSION_TABLES, VERSIONS, versionSchema,
+  APPLIED_MIGRATIONS, COPY_IN, INSERT, MIGRATIONS, MIGRATIONS_TABLE, RECORD_MIGRATION, SELECT, SESSIONS, STAGED_SCHEMAS, TABLES,
+  VERSION_KEYS, VERSION_TABLES, VERSIONS, versionSchema,
 } from '../../db/schema.ts';
 import type { BundleT, EventT, SessionT } from '../bundle/bundle-schema.ts';
 import type { ContentDocs, PoiType } from '../model/read-model.ts';
@@ -15,6 +15,32 @@ const lc = (id: string) => id.toLowerCase();
 
 /** Rows per INSERT statement: each JSON parameter stays far below PGlite's 1 GiB message limit. */
 export const INSERT_BATCH = 5_000;
+
+/** A value in COPY's text format: backslash, tab, newline and carriage return escaped. */
+function copyValue(text: string): string {
+  return text.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
+}
+
+/** A PostgreSQL array literal of texts: `{"a","b \"c\""}`. */
+function textArray(items: readonly string[]): string {
+  return `{${items.map((t) => `"${t.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
+}
+
+/** Events as COPY rows of (id, map_id, event_type, tags, starts_at, ends_at, doc). */
+function eventLines(events: readonly EventT[]): string {
+  let out = '';
+  for (const e of events) {
+    out += `${e.id}\t${e.map_id}\t${copyValue(e.event_type)}\t${copyValue(textArray(e.tags))}\t${e.starts_at}\t${e.ends_at}\t${copyValue(JSON.stringify(e))}\n`;
+  }
+  return out;
+}
+
+/** The anchors of events as COPY rows of (event_id, poi_id, ord), each POI once per event. */
+function anchorLines(events: readonly EventT[]): string {
+  let out = '';
+  for (const e of events) [...new Set(e.poi_ids.map(lc))].forEach((poi, ord) => (out += `${e.id}\t${poi}\t${ord}\n`));
+  return out;
+}
 
 /** Events per page when a version is read back. */
 export const READ_BATCH = 50_000;
@@ -84,25 +110,42 @@ export class SqlStore {
   }
 
   /**
-   * Writes a validated bundle as a new content version and makes it current, all in one transaction: a
-   * failure at any point (a refused row, a full disk, a crash) leaves the store as it was.
+   * Writes a validated bundle as a new content version and makes it current: `stageVersion` then
+   * `commitVersion`. A failure at any point (a refused row, a full disk, a crash) leaves the store as it was.
    */
   async writeVersion(bundle: BundleT, checksum: string, source = ''): Promise<VersionInfo> {
-    const docs = contentDocs(bundle, checksum);
+    const staged = await this.stageVersion(bundle, [bundle.events]);
+    try {
+      return await this.commitVersion(staged, checksum, bundle.format, source);
+    } catch (err) {
+      await this.dropStaged().catch(() => {});
+      throw err;
+    }
+  }
+
+  /**
+   * Writes a new content version's tables in one transaction, keys and indexes built after the rows, without
+   * making it a version: it is invisible until `commitVersion`. `events` come a chunk at a time and are loaded
+   * with COPY; an error thrown while they are read (a refused event) rolls everything back. A version staged
+   * earlier and never committed is dropped first. Answers the staged version's number.
+   */
+  async stageVersion(head: Omit<BundleT, 'events'>, events: Iterable<readonly EventT[]> | AsyncIterable<readonly EventT[]>): Promise<number> {
+    await this.dropStaged();
+    const docs = contentDocs(head, '');
     const rows: Record<(typeof TABLES)[number], () => unknown[]> = {
-      publishers: () => bundle.publishers.map((doc) => ({ id: doc.id, doc })),
-      maps: () => bundle.maps.map((doc) => ({ id: doc.id, publisher_id: doc.publisher_id, enabled: doc.enabled,
+      publishers: () => head.publishers.map((doc) => ({ id: doc.id, doc })),
+      maps: () => head.maps.map((doc) => ({ id: doc.id, publisher_id: doc.publisher_id, enabled: doc.enabled,
         current_version_id: doc.current_version_id, doc })),
-      map_versions: () => bundle.maps.flatMap((m) => m.versions.map((doc) => ({ id: doc.id, map_id: m.id, status: doc.status, doc }))),
-      icons: () => bundle.icons.map((doc) => ({ id: doc.id, doc })),
-      categories: () => bundle.categories.map((doc) => ({ id: doc.id, map_id: doc.map_id, parent_id: doc.parent_id, kind: doc.kind, doc })),
+      map_versions: () => head.maps.flatMap((m) => m.versions.map((doc) => ({ id: doc.id, map_id: m.id, status: doc.status, doc }))),
+      icons: () => head.icons.map((doc) => ({ id: doc.id, doc })),
+      categories: () => head.categories.map((doc) => ({ id: doc.id, map_id: doc.map_id, parent_id: doc.parent_id, kind: doc.kind, doc })),
       pois: () => docs.pois.map(({ doc, poi_type }) => ({ id: doc.id, map_id: doc.map_id, poi_type, doc })),
       item_versions: () => docs.itemVersions,
       poi_categories: () => docs.pois.flatMap(({ doc }) => [...new Set(doc.category_ids.map(lc))].map((c) => ({ poi_id: doc.id, category_id: c }))),
-      events: () => [], // written in batches below, without building one big array
+      events: () => [], // loaded with COPY below, a chunk at a time
       event_anchors: () => [],
-      lists: () => bundle.lists.map((doc) => ({ id: doc.id, map_id: doc.map_id, verified: doc.verified, doc })),
-      associations: () => bundle.associations.map((doc) => ({ id: doc.id, poi_id: doc.poi_id, associated_poi_id: doc.associated_poi_id,
+      lists: () => head.lists.map((doc) => ({ id: doc.id, map_id: doc.map_id, verified: doc.verified, doc })),
+      associations: () => head.associations.map((doc) => ({ id: doc.id, poi_id: doc.poi_id, associated_poi_id: doc.associated_poi_id,
         list_id: doc.list_id, doc })),
     };
     return this.db.transaction(async (tx) => {
@@ -111,39 +154,48 @@ export class SqlStore {
       await tx.exec(`CREATE SCHEMA ${schema}; SET LOCAL search_path TO ${schema}, public;`);
       await tx.exec(VERSION_TABLES);
       for (const table of TABLES) {
-        if (table === 'events' || table === 'event_anchors') continue;
         const list = rows[table]();
         for (let i = 0; i < list.length; i += INSERT_BATCH) await tx.query(INSERT[table], [JSON.stringify(list.slice(i, i + INSERT_BATCH))]);
       }
-      for (let i = 0; i < bundle.events.length; i += INSERT_BATCH) {
-        const batch = bundle.events.slice(i, i + INSERT_BATCH);
-        await tx.query(INSERT.events, [JSON.stringify(batch.map((doc) => ({ id: doc.id, map_id: doc.map_id, event_type: doc.event_type,
-          tags: doc.tags, starts_at: doc.starts_at, ends_at: doc.ends_at, doc })))]);
-        await tx.query(INSERT.event_anchors, [JSON.stringify(batch.flatMap((e) =>
-          [...new Set(e.poi_ids.map(lc))].map((poi_id, ord) => ({ event_id: e.id, poi_id, ord }))))]);
+      for await (const chunk of events) {
+        for (let i = 0; i < chunk.length; i += INSERT_BATCH) {
+          const batch = chunk.slice(i, i + INSERT_BATCH);
+          await tx.query(COPY_IN.events, [], { blob: new Blob([eventLines(batch)]) });
+          await tx.query(COPY_IN.event_anchors, [], { blob: new Blob([anchorLines(batch)]) });
+        }
       }
       await tx.exec(VERSION_KEYS);
-      await tx.query(VERSIONS.insert, [version, checksum, bundle.format, source]);
+      return Number(version);
+    });
+  }
+
+  /** Makes a staged version a content version and the current one, in one transaction. */
+  async commitVersion(version: number, checksum: string, format: string, source = ''): Promise<VersionInfo> {
+    return this.db.transaction(async (tx) => {
+      await tx.query(VERSIONS.insert, [version, checksum, format, source]);
       await tx.query(VERSIONS.makeCurrent, [version]);
-      await tx.exec('SET LOCAL search_path TO public');
       const { rows: [current] } = await tx.query<{ version: number; checksum: string; published_at: Date | string }>(VERSIONS.current);
       return info(current);
     });
   }
 
-  /** Reads a version back: the records the read model is built from, events in keyset order. */
+  /** Drops the tables of versions staged and never committed (a publish refused, failed or cut off). */
+  async dropStaged(): Promise<void> {
+    const { rows } = await this.db.query<{ schema: string }>(STAGED_SCHEMAS);
+    for (const { schema } of rows) await this.db.exec(`DROP SCHEMA ${schema} CASCADE`);
+  }
+
+  /** Reads a version back: the records the read model is built from, events in keyset order per map. */
   async readVersion(version: VersionInfo): Promise<ContentDocs> {
-    return this.db.transaction(async (tx) => {
-      await tx.exec(`SET LOCAL search_path TO ${versionSchema(version.version)}, public`);
+    const docs = await this.readHead(version);
+    for await (const page of this.eventPages(version.version)) for (const e of page) docs.events.push(e);
+    return docs;
+  }
+
+  /** Reads a version's records but its events (`events` is empty: see `eventPages`). */
+  async readHead(version: VersionInfo): Promise<ContentDocs> {
+    return this.inVersion(version.version, async (tx) => {
       const docs = async <T>(sql: string) => (await tx.query<{ doc: T }>(sql)).rows.map((r) => r.doc);
-      const events: EventT[] = [];
-      for (let after = ['-infinity', '00000000-0000-0000-0000-000000000000']; ;) {
-        const page = (await tx.query<{ doc: EventT }>(SELECT.eventsAfter, [...after, READ_BATCH])).rows.map((r) => r.doc);
-        for (const e of page) events.push(e);
-        if (page.length < READ_BATCH) break;
-        const last = page[page.length - 1];
-        after = [last.starts_at, last.id];
-      }
       return {
         checksum: version.checksum,
         publishers: await docs(SELECT.publishers),
@@ -152,10 +204,33 @@ export class SqlStore {
         categories: await docs(SELECT.categories),
         pois: (await tx.query<{ poi_type: PoiType; doc: ContentDocs['pois'][number]['doc'] }>(SELECT.pois)).rows,
         itemVersions: (await tx.query<{ item_id: string; version_id: string }>(SELECT.itemVersions)).rows,
-        events,
+        events: [],
         lists: await docs(SELECT.lists),
         associations: await docs(SELECT.associations),
       };
+    });
+  }
+
+  /** A version's events, a page of at most READ_BATCH at a time: map by map, each in keyset order. */
+  async *eventPages(version: number): AsyncGenerator<EventT[]> {
+    const maps = await this.inVersion(version, async (tx) => (await tx.query<{ map_id: string }>(SELECT.eventMaps)).rows);
+    for (const { map_id } of maps) {
+      for (let after = ['-infinity', '00000000-0000-0000-0000-000000000000']; ;) {
+        const { rows } = await this.inVersion(version, (tx) => tx.query<{ doc: string }>(SELECT.eventsAfter, [map_id, ...after, READ_BATCH]));
+        const page = rows.map((r) => JSON.parse(r.doc) as EventT);
+        if (page.length > 0) yield page;
+        if (page.length < READ_BATCH) break;
+        const last = page[page.length - 1];
+        after = [last.starts_at, last.id];
+      }
+    }
+  }
+
+  /** Runs `fn` in a transaction whose search path is a version's schema. */
+  private inVersion<T>(version: number, fn: (tx: Pick<Db, 'query' | 'exec'>) => Promise<T>): Promise<T> {
+    return this.db.transaction(async (tx) => {
+      await tx.exec(`SET LOCAL search_path TO ${versionSchema(version)}, public`);
+      return fn(tx);
     });
   }
 
