@@ -9,11 +9,11 @@
  * the caches on disk are still read (verified) but not written; a full disk during a publish drops older
  * versions and tries again before it gives up, saying ENOSPC.
  */
-import { readdir, readFile, rm, statfs, writeFile } from 'node:fs/promises';
+import { readdir, rm, statfs, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openDb, type Db, type OpenOptions } from '../db/pglite.ts';
 import { BUNDLE_FORMAT, type EventT, type SessionT } from './bundle/bundle-schema.ts';
-import { checksumOf, parseBundle, splitBundle, type BundleSource } from './bundle/parse.ts';
+import { checksumOf, parseBundle, readBundleBytes, splitBundle, type BundleSource } from './bundle/parse.ts';
 import { BundleError, BundleValidator, type BundleProblem } from './bundle/validate-bundle.ts';
 import { buildPayload, findCache, pruneCaches, readCache, cachePath, writeCache, type ModelPayload } from './model/model-cache.ts';
 import { cachesPath, lockDataDir, removeOldLayout, storePath, type DataDirLock } from './store/data-dir.ts';
@@ -176,13 +176,13 @@ export class Publisher implements PublisherPort {
         return { checksum, stored, current: stored, problems: null };
       }
     }
-    const bytes = typeof source === 'string' ? new TextEncoder().encode(source) : source instanceof Uint8Array ? source : await readFile(source.path);
+    const read = await readBundleBytes(source);
     try {
-      const version = await this.writeWithRoom(() => this.stageBytes(bytes));
-      this.pending = { checksum, version, format: BUNDLE_FORMAT, source: typeof source === 'object' && 'path' in source ? source.path : '' };
-      return { checksum, stored: null, current, problems: null };
+      const version = await this.writeWithRoom(() => this.stageBytes(read.bytes));
+      this.pending = { checksum: read.checksum, version, format: BUNDLE_FORMAT, source: typeof source === 'object' && 'path' in source ? source.path : '' };
+      return { checksum: read.checksum, stored: null, current, problems: null };
     } catch (err) {
-      if (err instanceof BundleError) return { checksum, stored: null, current, problems: err.problems };
+      if (err instanceof BundleError) return { checksum: read.checksum, stored: null, current, problems: err.problems };
       throw err;
     }
   }

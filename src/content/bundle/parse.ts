@@ -30,10 +30,10 @@ export async function checksumOf(source: BundleSource): Promise<string> {
   return hash.digest('hex');
 }
 
-/** Reads, checksums and validates a whole bundle (the checksum is of exactly the bytes validated). */
-export async function readBundle(source: BundleSource): Promise<{ checksum: string; bundle: BundleT }> {
-  const content = typeof source === 'string' || source instanceof Uint8Array ? source : await readFile(source.path);
-  return { checksum: sha256Hex(content), bundle: parseBundle(content) };
+/** A bundle's bytes, read whole, and the checksum of exactly those bytes (the file may have changed since `checksumOf`). */
+export async function readBundleBytes(source: BundleSource): Promise<{ checksum: string; bytes: Uint8Array }> {
+  const bytes = typeof source === 'string' ? new TextEncoder().encode(source) : source instanceof Uint8Array ? source : await readFile(source.path);
+  return { checksum: sha256Hex(bytes), bytes };
 }
 
 /** Parses and validates a bundle; BundleError lists every problem. */

@@ -161,7 +161,6 @@ export class BundleValidator {
   private readonly seen = new Set<string>();
   private readonly refs: ReferenceChecker | null;
   private readonly output: Omit<BundleT, 'events'> | null;
-  private eventCount = 0;
 
   constructor(head: unknown) {
     const parsed = v.safeParse(Bundle, head, { abortEarly: false });
@@ -189,14 +188,15 @@ export class BundleValidator {
    * `root`, when given, is the whole bundle, so messages can name records of earlier chunks.
    */
   addEvents(items: readonly unknown[], offset: number, root?: unknown): EventT[] {
-    const rootOf = () => root ?? windowRoot(items, offset);
+    let window: Rec | null = null;
+    // Made once, and only when a problem needs to name its record.
+    const rootOf = () => root ?? (window ??= windowRoot(items, offset));
     const parsed = v.safeParse(v.array(Event), items, { abortEarly: false });
     if (parsed.issues) this.report(rootOf(), parsed.issues, ['events', offset]);
     if (this.refs) {
       this.refs.events(items, offset, rootOf);
       this.keep(this.refs.problems.splice(0));
     }
-    this.eventCount += items.length;
     return parsed.success ? parsed.output : [];
   }
 
@@ -207,11 +207,6 @@ export class BundleValidator {
       this.keep(this.refs.problems.splice(0));
     }
     return this.problems;
-  }
-
-  /** How many events were checked. */
-  get events(): number {
-    return this.eventCount;
   }
 
   private report(root: unknown, issues: readonly v.BaseIssue<unknown>[] | undefined, prefix: [] | ['events', number]): void {
@@ -275,14 +270,6 @@ function registerRecords(noun: string, collections: readonly unknown[], mapOf: (
     }
   }
   return registry;
-}
-
-/** Every cross-record rule of the bundle format; returns the problems found (empty when valid). */
-export function checkReferences(b: BundleT): BundleProblem[] {
-  const checker = referenceChecker({ ...b, events: [] });
-  checker.events(itemsOf(b.events), 0, () => b);
-  checker.finish();
-  return checker.problems;
 }
 
 /** The cross-record rules: the head's at once, the events' a chunk at a time, the sessions' at the end. */
