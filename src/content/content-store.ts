@@ -12,7 +12,7 @@ import type { BundleSource } from './bundle/parse.ts';
 import { BundleError, type BundleProblem } from './bundle/validate-bundle.ts';
 import { modelFromPayload, type ModelPayload } from './model/model-cache.ts';
 import type { ReadModel } from './model/read-model.ts';
-import { Publisher, type Committed, type PublisherOptions, type PublisherPort, type Staged } from './publisher.ts';
+import { Publisher, type Committed, type PublishProgress, type PublisherOptions, type PublisherPort, type Staged } from './publisher.ts';
 import type { WorkerAnswer, WorkerRequest } from './publisher-worker.ts';
 import { SessionIndex, type SessionAnswer } from './sessions.ts';
 
@@ -20,6 +20,8 @@ import { SessionIndex, type SessionAnswer } from './sessions.ts';
 export interface ContentStoreOptions extends PublisherOptions {
   /** Run the publisher in a worker thread (servers), or inline (tests, the compiled binary). Default: inline. */
   worker?: boolean;
+  /** Hears how far each publish has got (the server logs it at debug level). */
+  onProgress?: (progress: PublishProgress) => void;
 }
 
 /** What the last publish did, as /readyz shows it. */
@@ -55,8 +57,9 @@ export class ContentStore {
 
   /** Opens the store (its publisher inline or in a worker) and reads the stored sessions. No content is served yet. */
   static async open(options: ContentStoreOptions = {}): Promise<ContentStore> {
-    const { worker, ...publisherOptions } = options;
+    const { worker, onProgress, ...publisherOptions } = options;
     const store = new ContentStore(worker ? await WorkerPublisher.start(publisherOptions) : await Publisher.open(publisherOptions));
+    store.publisher.onProgress = onProgress ?? null;
     store.sessionIndex = new SessionIndex(await store.publisher.readSessions());
     return store;
   }
@@ -192,10 +195,15 @@ class WorkerPublisher implements PublisherPort {
   private readonly worker: Worker;
   private next = 1;
   private readonly waiting = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void }>();
+  onProgress: ((progress: PublishProgress) => void) | null = null;
 
   private constructor(worker: Worker) {
     this.worker = worker;
     worker.on('message', (answer: WorkerAnswer) => {
+      if ('progress' in answer) {
+        this.onProgress?.(answer.progress);
+        return;
+      }
       const w = this.waiting.get(answer.id);
       if (!w) return;
       this.waiting.delete(answer.id);

@@ -5,19 +5,23 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { BundleError } from './bundle/validate-bundle.ts';
-import { Publisher, type PublisherOptions, type PublisherPort } from './publisher.ts';
+import { Publisher, type PublishProgress, type PublisherOptions, type PublisherPort } from './publisher.ts';
 
 /** A request from the serving thread. */
 export interface WorkerRequest { id: number; method: keyof PublisherPort; args: unknown[] }
 
-/** The answer to one request. */
+/** The answer to one request, or the progress of the one running. */
 export type WorkerAnswer =
   | { id: number; result: unknown }
-  | { id: number; error: { message: string; code?: string; problems?: BundleError['problems'] } };
+  | { id: number; error: { message: string; code?: string; problems?: BundleError['problems'] } }
+  | { progress: PublishProgress };
 
 const port = parentPort!;
 let publisher: Publisher | null = null;
-const opening = Publisher.open(workerData as PublisherOptions).then((p) => (publisher = p));
+const opening = Publisher.open(workerData as PublisherOptions).then((p) => {
+  p.onProgress = (progress) => port.postMessage({ progress } satisfies WorkerAnswer);
+  return (publisher = p);
+});
 let queue: Promise<unknown> = opening.catch(() => {});
 
 port.on('message', (req: WorkerRequest) => {

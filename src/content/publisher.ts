@@ -49,8 +49,13 @@ export interface Committed {
   warnings: string[];
 }
 
+/** How far a publish has got: reported after each chunk of events is written to the staged version. */
+export interface PublishProgress { events_staged: number }
+
 /** The publisher's operations, the same inline and across a worker. */
 export interface PublisherPort {
+  /** Called with the progress of each staging (for the log); null to hear nothing. */
+  onProgress: ((progress: PublishProgress) => void) | null;
   /** How the store was opened, and anything that went wrong doing so. */
   opened(): Promise<{ mode: 'dir' | 'memory'; warnings: string[] }>;
   stage(source: BundleSource): Promise<Staged>;
@@ -113,6 +118,7 @@ export class Publisher implements PublisherPort {
   private readonly options: PublisherOptions;
   /** What the last staging had to do to fit (older versions dropped), reported by the commit that follows. */
   private stageWarnings: string[] = [];
+  onProgress: ((progress: PublishProgress) => void) | null = null;
 
   private constructor(store: SqlStore, parts: { caches: string | null; lock: DataDirLock | null;
     mode: 'dir' | 'memory'; warnings: string[]; options: PublisherOptions }) {
@@ -201,11 +207,15 @@ export class Publisher implements PublisherPort {
       return this.store.stageVersion(bundle, [bundle.events]);
     }
     const validator = new BundleValidator(split.head);
+    const report = (events_staged: number) => this.onProgress?.({ events_staged });
     function* validated(): Generator<EventT[]> {
       try {
         for (const { offset, items } of split!.chunks(EVENT_CHUNK)) {
           const events = validator.addEvents(items, offset);
-          if (validator.ok) yield events;
+          if (!validator.ok) continue;
+          yield events;
+          // Resumed once the store has written the chunk.
+          report(offset + items.length);
         }
       } catch (err) {
         // Not JSON after all (the splitter only finds the bounds): the whole text says where.
