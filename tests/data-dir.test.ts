@@ -89,7 +89,7 @@ describe('a data directory', () => {
   });
 
   test('an edited content file is never served: the cache is rebuilt from the store', async () => {
-    const file = join(cacheDir(dataDir), 'content.json');
+    const file = join(cacheDir(dataDir), 'content.jsonl');
     writeFileSync(file, readFileSync(file, 'utf8').replace(/"name":"[^"]*"/, '"name":"Edited by hand"'));
     await withStore(dataDir, bundle, (store) => {
       assert.ok(![...store.model.pois.values()].some((p) => p.record.name === 'Edited by hand'));

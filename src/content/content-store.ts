@@ -10,7 +10,7 @@ import { Worker } from 'node:worker_threads';
 import type { SessionT } from './bundle/bundle-schema.ts';
 import type { BundleSource } from './bundle/parse.ts';
 import { BundleError, type BundleProblem } from './bundle/validate-bundle.ts';
-import { modelFromPayload, type ModelPayload } from './model/model-cache.ts';
+import { loadModel, type ModelPayload } from './model/model-cache.ts';
 import type { ReadModel } from './model/read-model.ts';
 import { Publisher, type Committed, type PublishProgress, type PublisherOptions, type PublisherPort, type Staged } from './publisher.ts';
 import type { WorkerAnswer, WorkerRequest } from './publisher-worker.ts';
@@ -98,7 +98,7 @@ export class ContentStore {
     return this.enqueue(async () => {
       const began = performance.now();
       try {
-        return this.serve(await this.publisher.commit(), label, staged.checksum, began);
+        return await this.serve(await this.publisher.commit(), label, staged.checksum, began);
       } catch (err) {
         this.record(label, staged.checksum, 'failed', began, { error: String((err as Error).message ?? err) });
         throw err;
@@ -111,7 +111,7 @@ export class ContentStore {
     return this.enqueue(async () => {
       const began = performance.now();
       const payload = await this.publisher.serveCurrent();
-      if (payload) this.current = modelFromPayload(payload);
+      if (payload) this.current = await loadModel(payload);
       this.record(label, refused.checksum, 'refused', began, { problems: refused.problems ?? [] });
       return this.current;
     });
@@ -137,7 +137,7 @@ export class ContentStore {
           this.record(label, checksum, 'unchanged', began, {});
           return this.current;
         }
-        return this.serve(await this.publisher.commit(), label, checksum, began);
+        return await this.serve(await this.publisher.commit(), label, checksum, began);
       } catch (err) {
         if (!(err instanceof BundleError)) this.record(label, checksum, 'failed', began, { error: String((err as Error).message ?? err) });
         throw err;
@@ -169,8 +169,9 @@ export class ContentStore {
     await this.publisher.close();
   }
 
-  private serve(committed: Committed, label: string, checksum: string, began: number): ReadModel {
-    const model = modelFromPayload(committed.payload);
+  /** Builds the committed version's read model (in slices: requests are answered meanwhile) and swaps it in. */
+  private async serve(committed: Committed, label: string, checksum: string, began: number): Promise<ReadModel> {
+    const model = await loadModel(committed.payload);
     this.current = model;
     this.record(label, checksum, committed.written ? 'published' : 'unchanged', began, { warnings: committed.warnings });
     return model;

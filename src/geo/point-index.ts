@@ -47,24 +47,40 @@ export class PointIndex {
   private readonly starts: Int32Array; // owner -> its first point; owner + 1 -> one past its last
   readonly ownerCount: number;
 
-  /** Builds the index once over parallel arrays: point i is (`lngs[i]`, `lats[i]`), owned by `owners[i]`. */
-  constructor(lngs: ArrayLike<number>, lats: ArrayLike<number>, owners: ArrayLike<number>, ownerCount: number) {
-    this.ownerCount = ownerCount;
-    this.owners = new Int32Array(owners);
-    this.coords = new Float64Array(lngs.length * 2);
-    this.starts = new Int32Array(ownerCount + 1);
-    for (let i = 0; i < lngs.length; i++) {
-      if (i > 0 && this.owners[i] < this.owners[i - 1]) throw new Error('points must be given in owner order');
-      this.coords[2 * i] = lngs[i];
-      this.coords[2 * i + 1] = lats[i];
-      this.starts[this.owners[i] + 1]++;
+  private constructor(parts: { index: KDBush | null; owners: Int32Array; coords: Float64Array; starts: Int32Array; ownerCount: number }) {
+    ({ index: this.index, owners: this.owners, coords: this.coords, starts: this.starts, ownerCount: this.ownerCount } = parts);
+  }
+
+  /**
+   * Builds the index once over parallel arrays: point i is (`lngs[i]`, `lats[i]`), owned by `owners[i]`. A
+   * generator that yields (nothing) every `stride` points, so the caller can let other work in between; only
+   * KDBush's final sort is one piece.
+   */
+  static *buildSteps(lngs: ArrayLike<number>, lats: ArrayLike<number>, ownersOf: ArrayLike<number>, ownerCount: number,
+    stride = 4096): Generator<void, PointIndex, void> {
+    const n = lngs.length;
+    const owners = new Int32Array(n);
+    const coords = new Float64Array(n * 2);
+    const starts = new Int32Array(ownerCount + 1);
+    for (let i = 0; i < n; i++) {
+      owners[i] = ownersOf[i];
+      if (i > 0 && owners[i] < owners[i - 1]) throw new Error('points must be given in owner order');
+      coords[2 * i] = lngs[i];
+      coords[2 * i + 1] = lats[i];
+      starts[owners[i] + 1]++;
+      if (i % stride === 0) yield;
     }
-    for (let o = 0; o < ownerCount; o++) this.starts[o + 1] += this.starts[o];
-    if (lngs.length === 0) { this.index = null; return; }
-    const index = new KDBush(lngs.length);
-    for (let i = 0; i < lngs.length; i++) index.add(lngs[i], lats[i]);
-    index.finish();
-    this.index = index;
+    for (let o = 0; o < ownerCount; o++) starts[o + 1] += starts[o];
+    let index: KDBush | null = null;
+    if (n > 0) {
+      index = new KDBush(n);
+      for (let i = 0; i < n; i++) {
+        index.add(lngs[i], lats[i]);
+        if (i % stride === 0) yield;
+      }
+      index.finish();
+    }
+    return new PointIndex({ index, owners, coords, starts, ownerCount });
   }
 
   /** True when one of the owner's points passes the test. */

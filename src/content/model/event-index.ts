@@ -6,33 +6,49 @@
  */
 import { PointIndex, type Bbox, type Near } from '../../geo/point-index.ts';
 import type { EventTable } from './event-table.ts';
+import { runNow, STRIDE, type Steps } from './steps.ts';
 
 export class EventIndex {
   private readonly events: EventTable;
   private readonly pois: PointIndex; // owners: the table's anchor POI codes
   private readonly pointsBefore: Float64Array; // event i -> anchor vertices of the events before it
 
-  /** `verticesOf` gives a POI's vertices as [lng, lat] positions. */
-  constructor(events: EventTable, verticesOf: (poiId: string) => readonly (readonly number[])[]) {
+  private constructor(events: EventTable, pois: PointIndex, pointsBefore: Float64Array) {
     this.events = events;
+    this.pois = pois;
+    this.pointsBefore = pointsBefore;
+  }
+
+  /** `verticesOf` gives a POI's vertices as [lng, lat] positions. */
+  static build(events: EventTable, verticesOf: (poiId: string) => readonly (readonly number[])[]): EventIndex {
+    return runNow(EventIndex.buildSteps(events, verticesOf));
+  }
+
+  /** `build`, yielding as it goes. */
+  static *buildSteps(events: EventTable, verticesOf: (poiId: string) => readonly (readonly number[])[]): Steps<EventIndex> {
     const lngs: number[] = [];
     const lats: number[] = [];
     const owners: number[] = [];
-    events.anchorPois.forEach((id, k) => {
-      for (const [lng, lat] of verticesOf(id)) {
+    const anchored = events.anchorPois;
+    for (let k = 0; k < anchored.length; k++) {
+      for (const [lng, lat] of verticesOf(anchored[k])) {
         lngs.push(lng);
         lats.push(lat);
         owners.push(k);
       }
-    });
-    this.pois = new PointIndex(lngs, lats, owners, events.anchorPois.length);
+      if ((k & (STRIDE - 1)) === 0) yield;
+    }
+    const pois = yield* PointIndex.buildSteps(lngs, lats, owners, anchored.length);
+    yield;
     const { anchorStart, anchorPoi } = events.anchorColumns;
-    this.pointsBefore = new Float64Array(events.length + 1);
+    const pointsBefore = new Float64Array(events.length + 1);
     for (let i = 0; i < events.length; i++) {
       let points = 0;
-      for (let a = anchorStart[i]; a < anchorStart[i + 1]; a++) points += this.pois.pointsOf(anchorPoi[a], anchorPoi[a] + 1);
-      this.pointsBefore[i + 1] = this.pointsBefore[i] + points;
+      for (let a = anchorStart[i]; a < anchorStart[i + 1]; a++) points += pois.pointsOf(anchorPoi[a], anchorPoi[a] + 1);
+      pointsBefore[i + 1] = pointsBefore[i] + points;
+      if ((i & (STRIDE - 1)) === 0) yield;
     }
+    return new EventIndex(events, pois, pointsBefore);
   }
 
   /** Anchor vertices of the events in [first, last), for estimating the cost of testing them one by one. */

@@ -9,6 +9,7 @@
  */
 import type { EventT } from '../bundle/bundle-schema.ts';
 import { toUtc } from '../rfc3339.ts';
+import { runNow, STRIDE, type Steps } from './steps.ts';
 
 /** The three kinds of POI an event can be anchored to. */
 type AnchorType = 'marker' | 'path' | 'polygon';
@@ -99,6 +100,9 @@ const COLUMN_NAMES = Object.keys(COLUMN_TYPES) as ColumnName[];
 /** What identifies a table apart from its columns. */
 interface TableHead { mapId: string; timeZone: string; length: number; dictionaries: EventDictionaries }
 
+/** A table's lookups, made from its columns. */
+interface TableIndex { longestEventMs: number; idSlots: Int32Array; poiIndex: Map<string, number>; poiEventStart: Uint32Array; poiEvents: Int32Array }
+
 /** One event as the builder takes it: the validated record and its public anchors (deduplicated, in bundle order). */
 export interface EventInput { doc: EventT; startMs: number; anchors: string[] }
 
@@ -123,7 +127,7 @@ export class EventTable {
   private readonly poiEventStart: Uint32Array; // POI k's events: poiEvents[poiEventStart[k] .. poiEventStart[k + 1])
   private readonly poiEvents: Int32Array;
 
-  private constructor(head: TableHead, columns: EventColumns) {
+  private constructor(head: TableHead, columns: EventColumns, index: TableIndex) {
     this.mapId = head.mapId;
     this.timeZone = head.timeZone;
     this.length = head.length;
@@ -134,31 +138,49 @@ export class EventTable {
     this.ids = new StringColumn(columns.idBytes, columns.idOffsets);
     this.texts = new StringColumn(columns.textBytes, columns.textOffsets);
     this.lowerTags = this.dict.tags.map((t) => t.toLowerCase());
-    let longest = 0;
-    for (let i = 0; i < this.length; i++) longest = Math.max(longest, this.endMs[i] - this.startMs[i]);
-    this.longestEventMs = longest;
+    ({ longestEventMs: this.longestEventMs, idSlots: this.idSlots, poiIndex: this.poiIndex, poiEventStart: this.poiEventStart,
+      poiEvents: this.poiEvents } = index);
+  }
+
+  /** Makes a table's lookups (by id, by POI, the longest event) from its columns, yielding as it goes. */
+  private static *assemble(head: TableHead, columns: EventColumns): Steps<EventTable> {
+    const n = head.length;
+    const ids = new StringColumn(columns.idBytes, columns.idOffsets);
+    let longestEventMs = 0;
+    for (let i = 0; i < n; i++) {
+      longestEventMs = Math.max(longestEventMs, columns.endMs[i] - columns.startMs[i]);
+      if ((i & (STRIDE - 1)) === 0) yield;
+    }
 
     let size = 1;
-    while (size < this.length * 2) size *= 2;
-    this.idSlots = new Int32Array(size);
-    for (let i = 0; i < this.length; i++) {
-      let slot = this.ids.hash(i) & (size - 1);
-      while (this.idSlots[slot] !== 0) slot = (slot + 1) & (size - 1);
-      this.idSlots[slot] = i + 1;
+    while (size < n * 2) size *= 2;
+    const idSlots = new Int32Array(size);
+    for (let i = 0; i < n; i++) {
+      let slot = ids.hash(i) & (size - 1);
+      while (idSlots[slot] !== 0) slot = (slot + 1) & (size - 1);
+      idSlots[slot] = i + 1;
+      if ((i & (STRIDE - 1)) === 0) yield;
     }
 
     // Events per anchored POI, in keyset order (the order of positions).
     const { anchorStart, anchorPoi } = columns;
-    const poiCount = this.dict.pois.length;
-    this.poiIndex = new Map(this.dict.pois.map((id, k) => [id, k]));
-    this.poiEventStart = new Uint32Array(poiCount + 1);
-    for (let a = 0; a < anchorPoi.length; a++) this.poiEventStart[anchorPoi[a] + 1]++;
-    for (let k = 0; k < poiCount; k++) this.poiEventStart[k + 1] += this.poiEventStart[k];
-    this.poiEvents = new Int32Array(anchorPoi.length);
-    const fill = this.poiEventStart.slice(0, poiCount);
-    for (let i = 0; i < this.length; i++) {
-      for (let a = anchorStart[i]; a < anchorStart[i + 1]; a++) this.poiEvents[fill[anchorPoi[a]]++] = i;
+    const poiCount = head.dictionaries.pois.length;
+    const poiIndex = new Map<string, number>();
+    for (let k = 0; k < poiCount; k++) {
+      poiIndex.set(head.dictionaries.pois[k], k);
+      if ((k & (STRIDE - 1)) === 0) yield;
     }
+    const poiEventStart = new Uint32Array(poiCount + 1);
+    for (let a = 0; a < anchorPoi.length; a++) poiEventStart[anchorPoi[a] + 1]++;
+    for (let k = 0; k < poiCount; k++) poiEventStart[k + 1] += poiEventStart[k];
+    yield;
+    const poiEvents = new Int32Array(anchorPoi.length);
+    const fill = poiEventStart.slice(0, poiCount);
+    for (let i = 0; i < n; i++) {
+      for (let a = anchorStart[i]; a < anchorStart[i + 1]; a++) poiEvents[fill[anchorPoi[a]]++] = i;
+      if ((i & (STRIDE - 1)) === 0) yield;
+    }
+    return new EventTable(head, columns, { longestEventMs, idSlots, poiIndex, poiEventStart, poiEvents });
   }
 
   /** Builds the table of one map from its events, in any order. */
@@ -170,7 +192,7 @@ export class EventTable {
 
   /** A table from the columns a builder made (see `EventTableBuilder.finish`). */
   static fromColumns(head: TableHead, columns: EventColumns): EventTable {
-    return new EventTable(head, columns);
+    return runNow(EventTable.assemble(head, columns));
   }
 
   /** Event i's id. */
@@ -297,6 +319,11 @@ export class EventTable {
 
   /** Reads back what `encode` wrote; throws on anything else. The columns are views into `bytes`. */
   static decode(bytes: Uint8Array): EventTable[] {
+    return runNow(EventTable.decodeSteps(bytes));
+  }
+
+  /** `decode`, yielding as it goes. */
+  static *decodeSteps(bytes: Uint8Array): Steps<EventTable[]> {
     if (bytes.byteOffset % 8 !== 0) bytes = bytes.slice();
     const headerLength = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
     const header = JSON.parse(decoder.decode(bytes.subarray(4, 4 + headerLength))) as {
@@ -305,7 +332,8 @@ export class EventTable {
     if (header.format !== TABLE_FORMAT) throw new Error(`event tables of format ${header.format}, not ${TABLE_FORMAT}`);
     if (header.littleEndian !== LITTLE_ENDIAN) throw new Error('event tables written on a machine of the other byte order');
     const base = bytes.byteOffset + align8(4 + headerLength);
-    return header.tables.map((head) => {
+    const tables: EventTable[] = [];
+    for (const head of header.tables) {
       const columns = {} as Record<ColumnName, unknown>;
       for (const name of COLUMN_NAMES) {
         const [offset, length] = head.columns[name];
@@ -313,14 +341,15 @@ export class EventTable {
         if (base + offset + length * Type.BYTES_PER_ELEMENT > bytes.byteOffset + bytes.byteLength) throw new Error('event tables are truncated');
         columns[name] = new Type(bytes.buffer as ArrayBuffer, base + offset, length);
       }
-      checkShape(head, columns as EventColumns);
-      return new EventTable(head, columns as EventColumns);
-    });
+      yield* checkShape(head, columns as EventColumns);
+      tables.push(yield* EventTable.assemble(head, columns as EventColumns));
+    }
+    return tables;
   }
 }
 
 /** Throws unless columns read back fit together: lengths, offsets within their bytes, codes within their dictionaries. */
-function checkShape(head: TableHead, c: EventColumns): void {
+function* checkShape(head: TableHead, c: EventColumns): Steps<void> {
   const n = head.length;
   const fail = (what: string) => { throw new Error(`event tables are inconsistent: ${what}`); };
   for (const name of ['startMs', 'endMs', 'createdMs', 'typeCode'] as const) if (c[name].length !== n) fail(name);
@@ -329,8 +358,12 @@ function checkShape(head: TableHead, c: EventColumns): void {
   if (c.tagStart[n] !== c.tagCode.length || c.anchorStart[n] !== c.anchorPoi.length) fail('list offsets');
   const { types, tags, pois, poiTypes } = head.dictionaries;
   if (pois.length !== poiTypes.length) fail('anchor dictionary');
-  const within = (codes: Uint32Array, size: number) => { for (const code of codes) if (code >= size) return false; return true; };
-  if (!within(c.typeCode, types.length) || !within(c.tagCode, tags.length) || !within(c.anchorPoi, pois.length)) fail('codes');
+  for (const [codes, size] of [[c.typeCode, types.length], [c.tagCode, tags.length], [c.anchorPoi, pois.length]] as const) {
+    for (let i = 0; i < codes.length; i++) {
+      if (codes[i] >= size) fail('codes');
+      if ((i & (STRIDE - 1)) === 0) yield;
+    }
+  }
 }
 
 /**

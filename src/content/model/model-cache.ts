@@ -10,27 +10,28 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EventT } from '../bundle/bundle-schema.ts';
-import { buildEventTables, buildReadModel, type ContentDocs, type ReadModel } from './read-model.ts';
+import { buildEventTables, buildReadModel, readModelSteps, type ContentDocs, type ReadModel } from './read-model.ts';
+import { runNow, runSliced, type Steps } from './steps.ts';
 import { EventTable, TABLE_FORMAT } from './event-table.ts';
 
 /**
  * Changes whenever what a cache holds could change for the same content version: the event tables' encoding,
  * or which anchors a table keeps (bump the number by hand when the model's visibility rules change).
  */
-export const MODEL_FORMAT = `model-1-tables-${TABLE_FORMAT}`;
+export const MODEL_FORMAT = `model-2-tables-${TABLE_FORMAT}`;
 
 /** A content version's derived form, ready to build a read model from. */
 export interface ModelPayload {
   version: number;
   checksum: string;
   published_at: string;
-  /** ContentDocs without events, as JSON. */
+  /** ContentDocs without events, as JSON lines (see `docsText`). */
   docs: string;
   /** Every map's event table, encoded (see `EventTable.encode`). */
   tables: Uint8Array;
 }
 
-const FILES = { docs: 'content.json', tables: 'event-tables.bin', manifest: 'manifest.json' } as const;
+const FILES = { docs: 'content.jsonl', tables: 'event-tables.bin', manifest: 'manifest.json' } as const;
 
 interface Manifest { format: string; version: number; checksum: string; published_at: string; files: Record<string, string> }
 
@@ -45,15 +46,74 @@ export async function buildPayload(head: ContentDocs, events: AsyncIterable<read
   version: { version: number; published_at: string }): Promise<ModelPayload> {
   const docs = { ...head, events: [] };
   const tables = concat(EventTable.encode(await buildEventTables(buildReadModel(docs), events)));
-  return { version: version.version, checksum: head.checksum, published_at: version.published_at, docs: JSON.stringify(docs), tables };
+  return { version: version.version, checksum: head.checksum, published_at: version.published_at, docs: docsText(docs), tables };
 }
 
-/** The read model of a payload. */
-export function modelFromPayload(payload: ModelPayload): ReadModel {
-  const model = buildReadModel(JSON.parse(payload.docs) as ContentDocs, EventTable.decode(payload.tables));
+/** Records per line of a payload's docs: a line is parsed in one piece, so it is kept to a few milliseconds. */
+const DOCS_LINE_ITEMS = 2_000;
+
+/**
+ * ContentDocs as JSON lines: the first line holds everything but the long collections (left empty there),
+ * and each later line `{"<collection>": [...]}` the next DOCS_LINE_ITEMS records of one of them, in order.
+ */
+export function docsText(docs: ContentDocs): string {
+  const head: Record<string, unknown> = {};
+  const lines: string[] = [];
+  for (const [key, value] of Object.entries(docs)) {
+    if (!Array.isArray(value) || value.length <= DOCS_LINE_ITEMS) {
+      head[key] = value;
+      continue;
+    }
+    head[key] = [];
+    for (let i = 0; i < value.length; i += DOCS_LINE_ITEMS) lines.push(JSON.stringify({ [key]: value.slice(i, i + DOCS_LINE_ITEMS) }));
+  }
+  return [JSON.stringify(head), ...lines].join('\n');
+}
+
+/** Reads back what `docsText` wrote, a line at a time. */
+function* docsSteps(text: string): Steps<ContentDocs> {
+  let end = text.indexOf('\n');
+  if (end < 0) end = text.length;
+  const docs = JSON.parse(text.slice(0, end)) as Record<string, unknown[]>;
+  while (end < text.length) {
+    yield;
+    const start = end + 1;
+    end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    for (const [key, items] of Object.entries(JSON.parse(text.slice(start, end)) as Record<string, unknown[]>)) {
+      const list = docs[key];
+      for (const item of items) list.push(item);
+    }
+  }
+  return docs as unknown as ContentDocs;
+}
+
+/** Reads back what `docsText` wrote, at once. */
+export function readDocsText(text: string): ContentDocs {
+  return runNow(docsSteps(text));
+}
+
+/** Builds the read model of a payload, yielding as it goes. */
+function* modelSteps(payload: ModelPayload): Steps<ReadModel> {
+  const docs = yield* docsSteps(payload.docs);
+  const tables = yield* EventTable.decodeSteps(payload.tables);
+  const model = yield* readModelSteps(docs, tables);
   model.version = payload.version;
   model.publishedAt = payload.published_at;
   return model;
+}
+
+/** The read model of a payload, at once. */
+export function modelFromPayload(payload: ModelPayload): ReadModel {
+  return runNow(modelSteps(payload));
+}
+
+/**
+ * The read model of a payload, built in slices of a few milliseconds with the event loop let in between: the
+ * serving thread keeps answering requests (and /healthz) while a large version is built.
+ */
+export function loadModel(payload: ModelPayload): Promise<ReadModel> {
+  return runSliced(modelSteps(payload));
 }
 
 /** The cache directory of a version, under `dir`. */

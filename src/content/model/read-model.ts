@@ -10,6 +10,7 @@
 import { type Geometry, rewindPolygon, roundPosition, round7, representativePoint, geometryVertices } from '../../geo/geojson.ts';
 import { EventIndex } from './event-index.ts';
 import { EventTable, EventTableBuilder } from './event-table.ts';
+import { runNow, sortSteps, STRIDE, type Steps } from './steps.ts';
 import { toUtc } from '../rfc3339.ts';
 import type {
   AssociationT, CategoryT, EventT, IconT, ListT, MapT, MarkerT, PathT, PolygonT, PublisherT,
@@ -151,7 +152,7 @@ export interface ContentDocs {
 const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 const NO_EVENTS = EventTable.build('', 'UTC', [], () => 'marker');
-const NO_PLACES = new EventIndex(NO_EVENTS, () => []);
+const NO_PLACES = EventIndex.build(NO_EVENTS, () => []);
 
 /** Event table builders for every enabled map: `add` takes an event record (other maps' are left out), `finish` makes the tables. */
 function eventTableBuilders({ maps, pois }: Pick<ReadModel, 'maps' | 'pois'>) {
@@ -181,14 +182,19 @@ export async function buildEventTables(model: Pick<ReadModel, 'maps' | 'pois'>, 
  * `eventTables`, read back from a data snapshot of the same bundle, stand in for `docs.events`.
  */
 export function buildReadModel(docs: ContentDocs, eventTables?: readonly EventTable[]): ReadModel {
+  return runNow(readModelSteps(docs, eventTables));
+}
+
+/** `buildReadModel`, yielding as it goes (see steps.ts): the serving thread builds a new version in slices. */
+export function* readModelSteps(docs: ContentDocs, eventTables?: readonly EventTable[]): Steps<ReadModel> {
   const publisherDocs = [...docs.publishers].sort(byId);
   const mapDocs = [...docs.maps].sort(byId);
-  const iconDocs = [...docs.icons].sort(byId);
-  const categoryDocs = [...docs.categories].sort(byId);
-  const poiRows = [...docs.pois].sort((a, b) => byId(a.doc, b.doc));
+  const iconDocs = yield* sortSteps([...docs.icons], byId);
+  const categoryDocs = yield* sortSteps([...docs.categories], byId);
+  const poiRows = yield* sortSteps([...docs.pois], (a, b) => byId(a.doc, b.doc));
   const itemVersionRows = docs.itemVersions;
-  const listDocs = [...docs.lists].sort(byId);
-  const associationDocs = [...docs.associations].sort(byId);
+  const listDocs = yield* sortSteps([...docs.lists], byId);
+  const associationDocs = yield* sortSteps([...docs.associations], byId);
 
   const publishers = new Map(publisherDocs.map((p) => [p.id, {
     id: p.id, name: p.name, slug: p.slug, description: orNull(p.description), website: orNull(p.website),
@@ -209,7 +215,9 @@ export function buildReadModel(docs: ContentDocs, eventTables?: readonly EventTa
     for (const ver of m.versions) if (ver.status === 'published') publishedVersions.add(ver.id);
   }
   const versionsOfItem = new Map<string, Set<string>>();
-  for (const { item_id, version_id } of itemVersionRows) {
+  for (let i = 0; i < itemVersionRows.length; i++) {
+    if ((i & (STRIDE - 1)) === 0) yield;
+    const { item_id, version_id } = itemVersionRows[i];
     if (!publishedVersions.has(version_id)) continue;
     let set = versionsOfItem.get(item_id);
     if (!set) versionsOfItem.set(item_id, (set = new Set()));
@@ -221,7 +229,9 @@ export function buildReadModel(docs: ContentDocs, eventTables?: readonly EventTa
   // A reference to a category that is not public (draft-only) is dropped, so no record names it.
   const isPublic = (id: string) => (versionsOfItem.get(id)?.size ?? 0) > 0;
   const categories = new Map<string, CategoryRecord>();
-  for (const c of categoryDocs) {
+  for (let i = 0; i < categoryDocs.length; i++) {
+    if ((i & (STRIDE - 1)) === 0) yield;
+    const c = categoryDocs[i];
     if (!isPublic(c.id)) continue;
     categories.set(c.id, {
       id: c.id, map_id: c.map_id, parent_id: c.parent_id && isPublic(c.parent_id) ? c.parent_id : null, kind: c.kind,
@@ -229,18 +239,21 @@ export function buildReadModel(docs: ContentDocs, eventTables?: readonly EventTa
     });
   }
   const pois = new Map<string, PoiEntry>();
-  for (const { poi_type, doc } of poiRows) {
+  for (let i = 0; i < poiRows.length; i++) {
+    // A path or polygon can take a while (its vertices are rounded and its winding checked): yield often.
+    if ((i & 31) === 0) yield;
+    const { poi_type, doc } = poiRows[i];
     if (!isPublic(doc.id)) continue;
     pois.set(doc.id, buildPoi(poi_type, doc, publicVersionIds(doc.id), doc.category_ids.filter((id) => categories.has(id))));
   }
 
   // Sorted once: each version's POIs keep this order.
-  const poisByName = [...pois.values()].sort((a, b) => compareByName(a.record, b.record));
+  const poisByName = yield* sortSteps([...pois.values()], (a, b) => compareByName(a.record, b.record));
   const maps = new Map<string, MapView>();
   for (const m of enabledDocs) {
     const versionDocs = new Map(m.versions.filter((ver) => ver.status === 'published').map((ver) => [ver.id, ver]));
     const versions = new Map<string, VersionContent>();
-    for (const versionId of versionDocs.keys()) versions.set(versionId, buildVersion(versionId, m.id, poisByName, categories));
+    for (const versionId of versionDocs.keys()) versions.set(versionId, yield* versionSteps(versionId, m.id, poisByName, categories));
     maps.set(m.id, {
       id: m.id, doc: m, publisherId: m.publisher_id, currentVersionId: m.current_version_id, versionDocs, versions,
       contentBlocks: [...m.content_blocks].sort((a, b) => a.sort_order - b.sort_order || (a.id < b.id ? -1 : 1))
@@ -255,6 +268,7 @@ export function buildReadModel(docs: ContentDocs, eventTables?: readonly EventTa
   // Lists: verified lists of enabled maps, items limited to public POIs.
   const lists = new Map<string, { mapId: string; entry: ListEntry }>();
   for (const l of listDocs) {
+    yield;
     const map = maps.get(l.map_id);
     if (!map || !l.verified) continue;
     const items = l.items.filter((it) => pois.has(it.poi_id))
@@ -275,7 +289,10 @@ export function buildReadModel(docs: ContentDocs, eventTables?: readonly EventTa
   let built = eventTables;
   if (!built) {
     const builders = eventTableBuilders({ maps, pois });
-    for (const doc of docs.events) builders.add(doc);
+    for (let i = 0; i < docs.events.length; i++) {
+      builders.add(docs.events[i]);
+      if ((i & (STRIDE - 1)) === 0) yield;
+    }
     built = builders.finish();
   }
   const tables = new Map(built.map((t) => [t.mapId, t]));
@@ -283,7 +300,7 @@ export function buildReadModel(docs: ContentDocs, eventTables?: readonly EventTa
     const table = tables.get(map.id);
     if (!table) throw new Error(`no event table for map ${map.id}`);
     map.events = table;
-    map.eventIndex = new EventIndex(table, (id) => geometryVertices(pois.get(id)!.geometry));
+    map.eventIndex = yield* EventIndex.buildSteps(table, (id) => geometryVertices(pois.get(id)!.geometry));
   }
 
   // Associations: both POIs public, and a list-scoped one only through a verified list.
@@ -293,7 +310,9 @@ export function buildReadModel(docs: ContentDocs, eventTables?: readonly EventTa
     const list = index.get(key);
     if (list) list.push(rec); else index.set(key, [rec]);
   };
-  for (const a of associationDocs) {
+  for (let i = 0; i < associationDocs.length; i++) {
+    if ((i & (STRIDE - 1)) === 0) yield;
+    const a = associationDocs[i];
     const from = pois.get(a.poi_id);
     const to = pois.get(a.associated_poi_id);
     if (!from || !to || (a.list_id && !lists.has(a.list_id))) continue;
@@ -306,7 +325,13 @@ export function buildReadModel(docs: ContentDocs, eventTables?: readonly EventTa
         associated_poi: from.summary, direction: 'reverse' });
     }
   }
-  for (const index of [associationsFrom, associationsTo]) for (const list of index.values()) list.sort(compareAssociations);
+  for (const index of [associationsFrom, associationsTo]) {
+    let sorted = 0;
+    for (const list of index.values()) {
+      list.sort(compareAssociations);
+      if ((++sorted & (STRIDE - 1)) === 0) yield;
+    }
+  }
 
   const icons = iconDocs.map((ic) => ({ id: ic.id, name: ic.name, url: ic.url, color: orNull(ic.color) }))
     .sort(compareByName);
@@ -359,9 +384,14 @@ function buildPoi(type: PoiType, doc: MarkerT | PathT | PolygonT, versionIds: st
     summary: { id: doc.id, type, name: doc.name, lat: at.lat, lng: at.lng } };
 }
 
-function buildVersion(versionId: string, mapId: string, poisByName: readonly PoiEntry[],
-  categories: Map<string, CategoryRecord>): VersionContent {
-  const inVersion = poisByName.filter((p) => p.record.map_id === mapId && p.versions.has(versionId));
+function* versionSteps(versionId: string, mapId: string, poisByName: readonly PoiEntry[],
+  categories: Map<string, CategoryRecord>): Steps<VersionContent> {
+  const inVersion: PoiEntry[] = [];
+  for (let i = 0; i < poisByName.length; i++) {
+    const p = poisByName[i];
+    if (p.record.map_id === mapId && p.versions.has(versionId)) inVersion.push(p);
+    if ((i & (STRIDE - 1)) === 0) yield;
+  }
   const cats = [...categories.values()].filter((c) => c.map_id === mapId && c.version_ids.includes(versionId))
     .sort(compareCustom);
   const categoryIds = new Set(cats.map((c) => c.id));
@@ -374,7 +404,9 @@ function buildVersion(versionId: string, mapId: string, poisByName: readonly Poi
   }
   const subtreePois = new Map<string, Set<string>>(cats.map((c) => [c.id, new Set<string>()]));
   const parentOf = new Map(cats.map((c) => [c.id, c.parent_id && categoryIds.has(c.parent_id) ? c.parent_id : null]));
-  for (const p of inVersion) {
+  for (let i = 0; i < inVersion.length; i++) {
+    const p = inVersion[i];
+    if ((i & (STRIDE - 1)) === 0) yield;
     for (const cid of p.categoryIds) {
       // Credit the POI to its category and every ancestor (a Set absorbs repeats).
       for (let cur: string | null | undefined = cid; cur && categoryIds.has(cur); cur = parentOf.get(cur)) {

@@ -1,0 +1,101 @@
+/**
+ * Work in slices (src/content/model/steps.ts): the serving thread builds a new version's read model in
+ * slices, letting requests in between. The sliced build must give exactly what the build at once gives,
+ * and the sort it uses exactly what a stable native sort gives.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { EventT } from '../src/content/bundle/bundle-schema.ts';
+import { parseBundle } from '../src/content/bundle/parse.ts';
+import { buildPayload, docsText, loadModel, modelFromPayload, readDocsText } from '../src/content/model/model-cache.ts';
+import { buildReadModel, type ReadModel } from '../src/content/model/read-model.ts';
+import { runNow, runSliced, sortSteps, type Steps } from '../src/content/model/steps.ts';
+import { contentDocs } from '../src/content/store/sql-store.ts';
+import { makeFixture, mulberry32 } from './helpers/fixture.ts';
+
+test('the sort in steps gives exactly the stable native sort, for sizes around its run length and many ties', () => {
+  const rand = mulberry32(7);
+  for (const n of [0, 1, 2, 2047, 2048, 2049, 4096, 5000, 20_000]) {
+    const items = Array.from({ length: n }, (_, seq) => ({ key: Math.floor(rand() * 50), seq }));
+    const compare = (a: { key: number }, b: { key: number }) => a.key - b.key;
+    const expected = [...items].sort(compare);
+    assert.deepEqual(runNow(sortSteps(items, compare)), expected, `n = ${n}`);
+    assert.deepEqual(items, expected, `sorted in place, n = ${n}`);
+  }
+});
+
+test('work run in slices lets the event loop in between and returns what the work returns at once', async () => {
+  function* work(): Steps<number> {
+    let sum = 0;
+    for (let piece = 0; piece < 60; piece++) {
+      const until = performance.now() + 1;
+      while (performance.now() < until) sum += 1;
+      yield;
+    }
+    return 60;
+  }
+  let turns = 0;
+  let going = true;
+  const tick = () => {
+    turns++;
+    if (going) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const stats = { slices: 0 };
+  assert.equal(await runSliced(work(), 8, stats), runNow(work()));
+  going = false;
+  assert.ok(stats.slices > 1, `60 ms of work ran in ${stats.slices} slice(s)`);
+  assert.ok(turns >= stats.slices - 1, `the event loop ran ${turns} time(s) during ${stats.slices} slices`);
+});
+
+/** The fixture with enough POIs that their records span several lines of the payload's docs. */
+function bigFixture() {
+  const bundle = makeFixture({ events: 400 });
+  const rand = mulberry32(3);
+  const base = bundle.markers[0];
+  for (let i = 0; i < 4_500; i++) {
+    bundle.markers.push({ ...base, id: crypto.randomUUID(), name: `Marker ${Math.floor(rand() * 1000)}`,
+      lat: base.lat + rand() / 10, lng: base.lng + rand() / 10 });
+  }
+  return parseBundle(JSON.stringify(bundle));
+}
+
+/** What a read model serves, as plain data: every POI record, each version's POIs, events and lists. */
+function served(model: ReadModel) {
+  return {
+    pois: [...model.pois.values()].map((p) => p.record),
+    maps: [...model.maps.values()].map((m) => ({
+      id: m.id,
+      versions: [...m.versions.values()].map((v) => ({ id: v.id, pois: v.pois.map((p) => p.record.id), categories: v.categories })),
+      events: Array.from({ length: m.events.length }, (_, i) => m.events.id(i)),
+      lists: m.lists,
+    })),
+    associations: [...model.associationsFrom.entries()],
+    version: model.version,
+  };
+}
+
+test('a payload\'s docs are lines of records, read back exactly as they were written', () => {
+  const bundle = bigFixture();
+  const docs = contentDocs({ ...bundle, events: [] }, 'x');
+  const text = docsText(docs);
+  assert.ok(text.split('\n').length > 3, 'the POIs and their versions span several lines');
+  for (const line of text.split('\n')) JSON.parse(line);
+  assert.deepEqual(readDocsText(text), JSON.parse(JSON.stringify(docs)));
+});
+
+test('a read model built from a payload in slices serves exactly what one built at once and one built from the records serve', async () => {
+  const bundle = bigFixture();
+  const head = contentDocs({ ...bundle, events: [] }, 'x');
+  async function* pages(): AsyncGenerator<EventT[]> {
+    for (let i = 0; i < bundle.events.length; i += 150) yield bundle.events.slice(i, i + 150);
+  }
+  const payload = await buildPayload(head, pages(), { version: 3, published_at: '2026-01-01T00:00:00.000Z' });
+  const atOnce = modelFromPayload({ ...payload, tables: payload.tables.slice() });
+  const sliced = await loadModel({ ...payload, tables: payload.tables.slice() });
+  const fromRecords = buildReadModel(contentDocs(bundle, 'x'));
+  fromRecords.version = 3;
+  assert.deepEqual(served(sliced), served(atOnce));
+  assert.deepEqual(served(sliced), served(fromRecords));
+  assert.equal(sliced.publishedAt, '2026-01-01T00:00:00.000Z');
+});
