@@ -77,16 +77,18 @@ describe('a data directory', () => {
     });
   });
 
-  test('flipped bytes in the event tables are never served: the cache is rebuilt from the store', async () => {
-    const file = join(cacheDir(dataDir), 'event-tables.bin');
-    const bytes = readFileSync(file);
-    for (let i = 0; i < 64; i++) bytes[Math.floor(bytes.length / 2) + i] ^= 0xff;
-    writeFileSync(file, bytes);
-    await withStore(dataDir, bundle, (store) => {
-      assert.deepEqual(eventsOf(store.model), served);
+  for (const name of ['event-tables.bin', 'event-places.bin']) {
+    test(`flipped bytes in ${name} are never served: the cache is rebuilt from the store`, async () => {
+      const file = join(cacheDir(dataDir), name);
+      const bytes = readFileSync(file);
+      for (let i = 0; i < 64; i++) bytes[Math.floor(bytes.length / 2) + i] ^= 0xff;
+      writeFileSync(file, bytes);
+      await withStore(dataDir, bundle, (store) => {
+        assert.deepEqual(eventsOf(store.model), served);
+      });
+      await readCache(cacheDir(dataDir), { version }); // verifies again
     });
-    await readCache(cacheDir(dataDir), { version }); // verifies again
-  });
+  }
 
   test('an edited content file is never served: the cache is rebuilt from the store', async () => {
     const file = join(cacheDir(dataDir), 'content.jsonl');

@@ -242,9 +242,9 @@ async function verifyCaches(dataDir: string): Promise<string[]> {
   for (const name of names) {
     assert.match(name, /^v\d+-[0-9a-f]{16}$/, `model/ holds only finished caches, not ${name}`);
     const dir = join(model, name);
-    assert.deepEqual((await readdir(dir)).sort(), ['content.jsonl', 'event-tables.bin', 'manifest.json'], dir);
+    assert.deepEqual((await readdir(dir)).sort(), ['content.jsonl', 'event-places.bin', 'event-tables.bin', 'manifest.json'], dir);
     const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as { files: Record<string, string> };
-    assert.deepEqual(Object.keys(manifest.files).sort(), ['content.jsonl', 'event-tables.bin'], `${dir}/manifest.json`);
+    assert.deepEqual(Object.keys(manifest.files).sort(), ['content.jsonl', 'event-places.bin', 'event-tables.bin'], `${dir}/manifest.json`);
     for (const [file, sum] of Object.entries(manifest.files)) {
       assert.equal(sha256(await readFile(join(dir, file))), sum, `${dir}/${file} matches the SHA-256 in its manifest`);
     }

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import type { EventT } from '../src/content/bundle/bundle-schema.ts';
 import { parseBundle } from '../src/content/bundle/parse.ts';
 import { buildPayload, docsText, loadModel, modelFromPayload, readDocsText } from '../src/content/model/model-cache.ts';
-import { buildReadModel, type ReadModel } from '../src/content/model/read-model.ts';
+import { buildReadModel, eventIndexSteps, type ReadModel } from '../src/content/model/read-model.ts';
 import { runNow, runSliced, sortSteps, type Steps } from '../src/content/model/steps.ts';
 import { contentDocs } from '../src/content/store/sql-store.ts';
 import { makeFixture, mulberry32 } from './helpers/fixture.ts';
@@ -75,6 +75,14 @@ function served(model: ReadModel) {
   };
 }
 
+test('a spatial index built before is refused for points it was not built over', () => {
+  const model = buildReadModel(contentDocs(bigFixture(), 'x'));
+  const [first, second] = [...model.maps.values()].filter((m) => m.events.length > 0);
+  assert.ok(first && second, 'two maps with events');
+  const data = first.eventIndex.kdbushData!;
+  assert.throws(() => runNow(eventIndexSteps(model.pois, second.events, data)), /spatial index of \d+ points given for \d+ points/);
+});
+
 test('a payload\'s docs are lines of records, read back exactly as they were written', () => {
   const bundle = bigFixture();
   const docs = contentDocs({ ...bundle, events: [] }, 'x');
@@ -97,5 +105,17 @@ test('a read model built from a payload in slices serves exactly what one built 
   fromRecords.version = 3;
   assert.deepEqual(served(sliced), served(atOnce));
   assert.deepEqual(served(sliced), served(fromRecords));
+  // The spatial indexes came built in the payload: they find exactly what ones built here find.
+  const rand = mulberry32(11);
+  for (const [id, map] of fromRecords.maps) {
+    const other = sliced.maps.get(id)!;
+    for (let k = 0; k < 20; k++) {
+      const p = bundle.markers[Math.floor(rand() * bundle.markers.length)];
+      const near = { lat: p.lat, lng: p.lng, radiusM: 500 + rand() * 20_000 };
+      assert.deepEqual(other.eventIndex.eventsNear(near), map.eventIndex.eventsNear(near));
+      const box = { west: p.lng - rand(), south: p.lat - rand(), east: p.lng + rand(), north: p.lat + rand() };
+      assert.deepEqual(other.eventIndex.eventsInBbox(box), map.eventIndex.eventsInBbox(box));
+    }
+  }
   assert.equal(sliced.publishedAt, '2026-01-01T00:00:00.000Z');
 });

@@ -5,6 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { BundleError } from './bundle/validate-bundle.ts';
+import type { ModelPayload } from './model/model-cache.ts';
 import { Publisher, type PublishProgress, type PublisherOptions, type PublisherPort } from './publisher.ts';
 
 /** A request from the serving thread. */
@@ -29,11 +30,16 @@ port.on('message', (req: WorkerRequest) => {
     try {
       await opening;
       const result = await (publisher![req.method] as (...args: unknown[]) => Promise<unknown>).apply(publisher, req.args);
-      // A payload's table bytes move to the serving thread instead of being copied.
-      const holder = (result as { payload?: { tables?: Uint8Array } } | null)?.payload ?? (result as { tables?: Uint8Array } | null);
-      let bytes = holder?.tables;
-      if (holder && bytes && (bytes.byteOffset !== 0 || bytes.byteLength !== bytes.buffer.byteLength)) holder.tables = bytes = bytes.slice();
-      port.postMessage({ id: req.id, result } satisfies WorkerAnswer, bytes ? [bytes.buffer as ArrayBuffer] : []);
+      // A payload's bytes (tables and spatial indexes) move to the serving thread instead of being copied.
+      const holder = (result as { payload?: Partial<ModelPayload> } | null)?.payload ?? (result as Partial<ModelPayload> | null);
+      const moved: ArrayBuffer[] = [];
+      for (const key of ['tables', 'places'] as const) {
+        let bytes = holder?.[key];
+        if (!holder || !bytes) continue;
+        if (bytes.byteOffset !== 0 || bytes.byteLength !== bytes.buffer.byteLength) holder[key] = bytes = bytes.slice();
+        moved.push(bytes.buffer as ArrayBuffer);
+      }
+      port.postMessage({ id: req.id, result } satisfies WorkerAnswer, moved);
       if (req.method === 'close') port.close();
     } catch (err) {
       const e = err as { message?: string; code?: string };

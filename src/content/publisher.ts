@@ -253,7 +253,7 @@ export class Publisher implements PublisherPort {
 
   async serveCurrent(): Promise<ModelPayload | null> {
     const current = await this.store.current();
-    if (!current) return this.cachedPayload && { ...this.cachedPayload, tables: this.cachedPayload.tables.slice() };
+    if (!current) return this.cachedPayload && { ...this.cachedPayload, tables: this.cachedPayload.tables.slice(), places: this.cachedPayload.places.slice() };
     if (this.caches) {
       try {
         return await readCache(cachePath(this.caches, current.version, current.checksum), current);

@@ -54,10 +54,11 @@ export class PointIndex {
   /**
    * Builds the index once over parallel arrays: point i is (`lngs[i]`, `lats[i]`), owned by `owners[i]`. A
    * generator that yields (nothing) every `stride` points, so the caller can let other work in between; only
-   * KDBush's final sort is one piece.
+   * KDBush's final sort is one piece, and none when `kdbush` gives the bytes of the same index built before.
    */
   static *buildSteps(lngs: ArrayLike<number>, lats: ArrayLike<number>, ownersOf: ArrayLike<number>, ownerCount: number,
-    stride = 4096): Generator<void, PointIndex, void> {
+    options: { stride?: number; kdbush?: ArrayBuffer } = {}): Generator<void, PointIndex, void> {
+    const stride = options.stride ?? 4096;
     const n = lngs.length;
     const owners = new Int32Array(n);
     const coords = new Float64Array(n * 2);
@@ -72,7 +73,11 @@ export class PointIndex {
     }
     for (let o = 0; o < ownerCount; o++) starts[o + 1] += starts[o];
     let index: KDBush | null = null;
-    if (n > 0) {
+    if (n > 0 && options.kdbush) {
+      // Built elsewhere over the same points in the same order (`kdbushData`): only checked to fit.
+      index = KDBush.from(options.kdbush);
+      if (index.numItems !== n) throw new Error(`a spatial index of ${index.numItems} points given for ${n} points`);
+    } else if (n > 0) {
       index = new KDBush(n);
       for (let i = 0; i < n; i++) {
         index.add(lngs[i], lats[i]);
@@ -81,6 +86,11 @@ export class PointIndex {
       index.finish();
     }
     return new PointIndex({ index, owners, coords, starts, ownerCount });
+  }
+
+  /** The KDBush index's bytes (null with no points), to build the same index elsewhere without sorting again. */
+  get kdbushData(): ArrayBuffer | null {
+    return (this.index?.data as ArrayBuffer | undefined) ?? null;
   }
 
   /** True when one of the owner's points passes the test. */

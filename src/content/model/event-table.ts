@@ -471,4 +471,5 @@ export class EventTableBuilder {
 /** Changes whenever the encoding does, so a snapshot in an older encoding is rebuilt, not misread. */
 export const TABLE_FORMAT = 1;
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-const align8 = (n: number) => (n + 7) & ~7;
+/** The next multiple of 8 (typed arrays in shared bytes start on 8-byte boundaries). */
+export const align8 = (n: number) => (n + 7) & ~7;

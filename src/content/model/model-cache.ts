@@ -10,9 +10,9 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EventT } from '../bundle/bundle-schema.ts';
-import { buildEventTables, buildReadModel, readModelSteps, type ContentDocs, type ReadModel } from './read-model.ts';
+import { buildEventTables, buildReadModel, eventIndexSteps, readModelSteps, type ContentDocs, type ReadModel } from './read-model.ts';
 import { runNow, runSliced, type Steps } from './steps.ts';
-import { EventTable, TABLE_FORMAT } from './event-table.ts';
+import { align8, EventTable, TABLE_FORMAT } from './event-table.ts';
 
 /**
  * Changes whenever what a cache holds could change for the same content version: the event tables' encoding,
@@ -29,9 +29,11 @@ export interface ModelPayload {
   docs: string;
   /** Every map's event table, encoded (see `EventTable.encode`). */
   tables: Uint8Array;
+  /** Every map's spatial index of events, built by the publisher (see `encodePlaces`), so the serving thread never sorts points. */
+  places: Uint8Array;
 }
 
-const FILES = { docs: 'content.jsonl', tables: 'event-tables.bin', manifest: 'manifest.json' } as const;
+const FILES = { docs: 'content.jsonl', tables: 'event-tables.bin', places: 'event-places.bin', manifest: 'manifest.json' } as const;
 
 interface Manifest { format: string; version: number; checksum: string; published_at: string; files: Record<string, string> }
 
@@ -45,9 +47,54 @@ export class ModelCacheError extends Error {}
 export async function buildPayload(head: ContentDocs, events: AsyncIterable<readonly EventT[]>,
   version: { version: number; published_at: string }): Promise<ModelPayload> {
   const docs = { ...head, events: [] };
-  const tables = concat(EventTable.encode(await buildEventTables(buildReadModel(docs), events)));
-  return { version: version.version, checksum: head.checksum, published_at: version.published_at, docs: docsText(docs), tables };
+  const bare = buildReadModel(docs);
+  const built = await buildEventTables(bare, events);
+  const places = encodePlaces(built.map((t) => ({ mapId: t.mapId, data: runNow(eventIndexSteps(bare.pois, t)).kdbushData })));
+  return { version: version.version, checksum: head.checksum, published_at: version.published_at, docs: docsText(docs),
+    tables: concat(EventTable.encode(built)), places };
 }
+
+/** Each map's KDBush bytes one after another, 8-byte aligned, after a JSON header naming where each map's are. */
+function encodePlaces(indexes: readonly { mapId: string; data: ArrayBuffer | null }[]): Uint8Array {
+  let at = 0;
+  const maps = indexes.map(({ mapId, data }) => {
+    const entry = { mapId, offset: at, length: data?.byteLength ?? 0 };
+    at = align8(at + entry.length);
+    return entry;
+  });
+  const header = new TextEncoder().encode(JSON.stringify({ format: PLACES_FORMAT, maps }));
+  const base = align8(4 + header.length);
+  const out = new Uint8Array(base + at);
+  new DataView(out.buffer).setUint32(0, header.length, true);
+  out.set(header, 4);
+  indexes.forEach(({ data }, k) => data && out.set(new Uint8Array(data), base + maps[k].offset));
+  return out;
+}
+
+/** Reads back what `encodePlaces` wrote: each map's KDBush bytes, in a buffer of their own. Throws on anything else. */
+function decodePlaces(bytes: Uint8Array): Map<string, ArrayBuffer> {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const length = view.getUint32(0, true);
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + length))) as {
+    format: number; maps: { mapId: string; offset: number; length: number }[];
+  };
+  if (header.format !== PLACES_FORMAT) throw new Error(`spatial indexes of format ${header.format}, not ${PLACES_FORMAT}`);
+  const base = align8(4 + length);
+  const out = new Map<string, ArrayBuffer>();
+  for (const { mapId, offset, length: n } of header.maps) {
+    if (base + offset + n > bytes.byteLength) throw new Error('spatial indexes are truncated');
+    if (n === 0) continue;
+    // Copied into a buffer of its own (a Buffer's slice would share, and KDBush reads the whole buffer).
+    const own = new Uint8Array(n);
+    own.set(bytes.subarray(base + offset, base + offset + n));
+    out.set(mapId, own.buffer);
+  }
+  return out;
+}
+
+/** The encoding of `places`. */
+const PLACES_FORMAT = 1;
+
 
 /** Records per line of a payload's docs: a line is parsed in one piece, so it is kept to a few milliseconds. */
 const DOCS_LINE_ITEMS = 2_000;
@@ -97,7 +144,7 @@ export function readDocsText(text: string): ContentDocs {
 function* modelSteps(payload: ModelPayload): Steps<ReadModel> {
   const docs = yield* docsSteps(payload.docs);
   const tables = yield* EventTable.decodeSteps(payload.tables);
-  const model = yield* readModelSteps(docs, tables);
+  const model = yield* readModelSteps(docs, tables, decodePlaces(payload.places));
   model.version = payload.version;
   model.publishedAt = payload.published_at;
   return model;
@@ -130,8 +177,10 @@ export async function writeCache(dir: string, payload: ModelPayload): Promise<st
     const docs = new TextEncoder().encode(payload.docs);
     await writeFile(join(building, FILES.docs), docs);
     await writeFile(join(building, FILES.tables), payload.tables);
+    await writeFile(join(building, FILES.places), payload.places);
     const manifest: Manifest = { format: MODEL_FORMAT, version: payload.version, checksum: payload.checksum,
-      published_at: payload.published_at, files: { [FILES.docs]: sha256(docs), [FILES.tables]: sha256(payload.tables) } };
+      published_at: payload.published_at, files: { [FILES.docs]: sha256(docs), [FILES.tables]: sha256(payload.tables),
+        [FILES.places]: sha256(payload.places) } };
     await writeFile(join(building, FILES.manifest), JSON.stringify(manifest));
     await rm(path, { recursive: true, force: true });
     await rename(building, path);
@@ -161,9 +210,9 @@ export async function readCache(path: string, expect?: { version?: number; check
     if (sha256(bytes) !== manifest.files?.[name]) throw new ModelCacheError(`${join(path, name)} does not match its checksum`);
     return bytes;
   };
-  const [docs, tables] = await Promise.all([read(FILES.docs), read(FILES.tables)]);
+  const [docs, tables, places] = await Promise.all([read(FILES.docs), read(FILES.tables), read(FILES.places)]);
   return { version: manifest.version, checksum: manifest.checksum, published_at: manifest.published_at,
-    docs: new TextDecoder().decode(docs), tables };
+    docs: new TextDecoder().decode(docs), tables, places };
 }
 
 /** The newest cache in `dir` of content with this checksum, verified; null when there is none that verifies. */

@@ -185,8 +185,17 @@ export function buildReadModel(docs: ContentDocs, eventTables?: readonly EventTa
   return runNow(readModelSteps(docs, eventTables));
 }
 
-/** `buildReadModel`, yielding as it goes (see steps.ts): the serving thread builds a new version in slices. */
-export function* readModelSteps(docs: ContentDocs, eventTables?: readonly EventTable[]): Steps<ReadModel> {
+/** The spatial index of a map's events, over the vertices of their anchored POIs; `kdbush` as `EventIndex.build` takes it. */
+export function eventIndexSteps(pois: ReadonlyMap<string, PoiEntry>, table: EventTable, kdbush?: ArrayBuffer): Steps<EventIndex> {
+  return EventIndex.buildSteps(table, (id) => geometryVertices(pois.get(id)!.geometry), kdbush);
+}
+
+/**
+ * `buildReadModel`, yielding as it goes (see steps.ts): the serving thread builds a new version in slices.
+ * `kdbush` gives, by map id, the bytes of each map's spatial index built before (see `EventIndex.kdbushData`).
+ */
+export function* readModelSteps(docs: ContentDocs, eventTables?: readonly EventTable[],
+  kdbush?: ReadonlyMap<string, ArrayBuffer>): Steps<ReadModel> {
   const publisherDocs = [...docs.publishers].sort(byId);
   const mapDocs = [...docs.maps].sort(byId);
   const iconDocs = yield* sortSteps([...docs.icons], byId);
@@ -300,7 +309,7 @@ export function* readModelSteps(docs: ContentDocs, eventTables?: readonly EventT
     const table = tables.get(map.id);
     if (!table) throw new Error(`no event table for map ${map.id}`);
     map.events = table;
-    map.eventIndex = yield* EventIndex.buildSteps(table, (id) => geometryVertices(pois.get(id)!.geometry));
+    map.eventIndex = yield* eventIndexSteps(pois, table, kdbush?.get(map.id));
   }
 
   // Associations: both POIs public, and a list-scoped one only through a verified list.
@@ -414,12 +423,18 @@ function* versionSteps(versionId: string, mapId: string, poisByName: readonly Po
       }
     }
   }
+  const byType: Record<PoiType, PoiRecord[]> = { marker: [], path: [], polygon: [] };
+  for (let i = 0; i < inVersion.length; i++) {
+    const { record } = inVersion[i];
+    byType[record.type].push(record);
+    if ((i & (STRIDE - 1)) === 0) yield;
+  }
   return {
     id: versionId,
     pois: inVersion,
-    markers: inVersion.filter((p) => p.record.type === 'marker').map((p) => p.record),
-    paths: inVersion.filter((p) => p.record.type === 'path').map((p) => p.record),
-    polygons: inVersion.filter((p) => p.record.type === 'polygon').map((p) => p.record),
+    markers: byType.marker,
+    paths: byType.path,
+    polygons: byType.polygon,
     categories: cats, categoryIds, children, subtreePois,
   };
 }
