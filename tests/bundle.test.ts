@@ -322,6 +322,22 @@ describe('writing content versions into the store', () => {
     }
   });
 
+  test('a version\'s events are read back in pages, each event exactly once, whatever the page size', async () => {
+    const v = (await store.current())!;
+    const expected = first.events.map((e) => e.id.toLowerCase()).sort();
+    for (const size of [1, 7, first.events.length - 1, first.events.length, first.events.length + 1]) {
+      const pages: number[] = [];
+      const ids: string[] = [];
+      await store.readEvents(v.version, (page) => {
+        pages.push(page.length);
+        for (const e of page) ids.push(e.id);
+      }, size);
+      assert.deepEqual(ids.sort(), expected, `page size ${size}`);
+      assert.ok(pages.every((n) => n >= 1 && n <= size), `page size ${size}: pages of ${pages.join(', ')}`);
+      assert.equal(pages.length, Math.ceil(expected.length / size), `page size ${size}`);
+    }
+  });
+
   test('version_ids omitted means every version of the map, drafts included in storage', async () => {
     await store.writeVersion(first, 'first');
     const marker = first.markers.find((m) => m.map_id === F.map && m.version_ids === undefined)!;

@@ -95,10 +95,10 @@ test('a payload\'s docs are lines of records, read back exactly as they were wri
 test('a read model built from a payload in slices serves exactly what one built at once and one built from the records serve', async () => {
   const bundle = bigFixture();
   const head = contentDocs({ ...bundle, events: [] }, 'x');
-  async function* pages(): AsyncGenerator<EventT[]> {
-    for (let i = 0; i < bundle.events.length; i += 150) yield bundle.events.slice(i, i + 150);
-  }
-  const payload = await buildPayload(head, pages(), { version: 3, published_at: '2026-01-01T00:00:00.000Z' });
+  const pages = async (onPage: (page: EventT[]) => void) => {
+    for (let i = 0; i < bundle.events.length; i += 150) onPage(bundle.events.slice(i, i + 150));
+  };
+  const payload = await buildPayload(head, pages, { version: 3, published_at: '2026-01-01T00:00:00.000Z' });
   const atOnce = modelFromPayload({ ...payload, tables: payload.tables.slice() });
   const sliced = await loadModel({ ...payload, tables: payload.tables.slice() });
   const fromRecords = buildReadModel(contentDocs(bundle, 'x'));

@@ -268,7 +268,7 @@ export class Publisher implements PublisherPort {
 
   /** A version's payload, built from the store: its records, then its events page by page. */
   private async payloadOf(version: VersionInfo): Promise<ModelPayload> {
-    return buildPayload(await this.store.readHead(version), this.store.eventPages(version.version), version);
+    return buildPayload(await this.store.readHead(version), (onPage) => this.store.readEvents(version.version, onPage), version);
   }
 
   async replaceSessions(sessions: SessionT[]): Promise<void> {

@@ -128,6 +128,9 @@ export const STAGED_SCHEMAS = `SELECT nspname AS schema FROM pg_namespace
   WHERE nspname ~ '^cv_[0-9]+$' AND substr(nspname, 4)::int NOT IN (SELECT version FROM content_versions)`;
 
 /** Reads that build a version's read model, each in a stable order. */
+/** Events per page when a version is read back. */
+export const EVENT_PAGE = 50_000;
+
 export const SELECT = {
   publishers: `SELECT doc FROM publishers ORDER BY id`,
   maps: `SELECT doc FROM maps ORDER BY id`,
@@ -135,11 +138,17 @@ export const SELECT = {
   categories: `SELECT doc FROM categories ORDER BY id`,
   pois: `SELECT poi_type, doc FROM pois ORDER BY id`,
   itemVersions: `SELECT item_id::text AS item_id, version_id::text AS version_id FROM item_versions ORDER BY item_id, version_id`,
-  /** The maps that have events. */
-  eventMaps: `SELECT DISTINCT map_id::text AS map_id FROM events ORDER BY 1`,
-  /** One page of map $1's events as JSON text in keyset order, after ($2 starts_at, $3 id); $4 rows at most. */
-  eventsAfter: `SELECT doc::text AS doc FROM events WHERE map_id = $1::uuid AND (starts_at, id) > ($2::timestamptz, $3::uuid)
-    ORDER BY starts_at, id LIMIT $4`,
+  /**
+   * A cursor over every event as JSON text, in storage order: one sequential scan, read a page at a time
+   * (`fetchEvents`). Keyset pages in (starts_at, id) order cost an index descent and random reads each; the
+   * event tables put events in order themselves.
+   */
+  eventsCursor: `DECLARE version_events NO SCROLL CURSOR FOR SELECT doc::text AS doc FROM events`,
+  /** The next `count` events of `eventsCursor` (FETCH takes no parameters: the count is checked to be an integer). */
+  fetchEvents: (count: number) => {
+    if (!Number.isSafeInteger(count) || count < 1) throw new Error(`not a page size: ${count}`);
+    return `FETCH ${count} FROM version_events`;
+  },
   lists: `SELECT doc FROM lists ORDER BY id`,
   associations: `SELECT doc FROM associations ORDER BY id`,
 } as const;

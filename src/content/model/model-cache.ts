@@ -9,8 +9,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { EventT } from '../bundle/bundle-schema.ts';
-import { buildEventTables, buildReadModel, eventIndexSteps, readModelSteps, type ContentDocs, type ReadModel } from './read-model.ts';
+import { buildEventTables, buildReadModel, eventIndexSteps, readModelSteps, type ContentDocs, type EventPages, type ReadModel } from './read-model.ts';
 import { runNow, runSliced, type Steps } from './steps.ts';
 import { align8, EventTable, TABLE_FORMAT } from './event-table.ts';
 
@@ -44,7 +43,7 @@ export class ModelCacheError extends Error {}
  * Builds the payload of a version from its records as read from the store: `head` without events, and the
  * events in pages, of which only the compact table form is kept.
  */
-export async function buildPayload(head: ContentDocs, events: AsyncIterable<readonly EventT[]>,
+export async function buildPayload(head: ContentDocs, events: EventPages,
   version: { version: number; published_at: string }): Promise<ModelPayload> {
   const docs = { ...head, events: [] };
   const bare = buildReadModel(docs);

@@ -167,13 +167,18 @@ function eventTableBuilders({ maps, pois }: Pick<ReadModel, 'maps' | 'pois'>) {
   };
 }
 
+/** A source of events in pages, in any order: it calls `onPage` with each page, and resolves after the last. */
+export type EventPages = (onPage: (page: readonly EventT[]) => void | Promise<void>) => Promise<void>;
+
 /**
  * Builds the event tables of a read model built without them, one per enabled map (empty when it has none),
  * from pages of events in any order; only the compact form of each event is kept.
  */
-export async function buildEventTables(model: Pick<ReadModel, 'maps' | 'pois'>, pages: AsyncIterable<readonly EventT[]>): Promise<EventTable[]> {
+export async function buildEventTables(model: Pick<ReadModel, 'maps' | 'pois'>, pages: EventPages): Promise<EventTable[]> {
   const builders = eventTableBuilders(model);
-  for await (const page of pages) for (const doc of page) builders.add(doc);
+  await pages((page) => {
+    for (const doc of page) builders.add(doc);
+  });
   return builders.finish();
 }
 

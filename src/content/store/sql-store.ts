@@ -5,7 +5,7 @@
  */
 import type { Db } from '../../db/pglite.ts';
 import {
-  APPLIED_MIGRATIONS, COPY_IN, INSERT, MIGRATIONS, MIGRATIONS_TABLE, RECORD_MIGRATION, SELECT, SESSIONS, STAGED_SCHEMAS, TABLES,
+  APPLIED_MIGRATIONS, COPY_IN, EVENT_PAGE, INSERT, MIGRATIONS, MIGRATIONS_TABLE, RECORD_MIGRATION, SELECT, SESSIONS, STAGED_SCHEMAS, TABLES,
   VERSION_KEYS, VERSION_TABLES, VERSIONS, versionSchema,
 } from '../../db/schema.ts';
 import type { BundleT, EventT, SessionT } from '../bundle/bundle-schema.ts';
@@ -42,8 +42,6 @@ function anchorLines(events: readonly EventT[]): string {
   return out;
 }
 
-/** Events per page when a version is read back. */
-export const READ_BATCH = 50_000;
 
 /** How many content versions the store keeps: the current one and the one before it (for rollback). */
 export const KEEP_VERSIONS = 2;
@@ -185,14 +183,16 @@ export class SqlStore {
     for (const { schema } of rows) await this.db.exec(`DROP SCHEMA ${schema} CASCADE`);
   }
 
-  /** Reads a version back: the records the read model is built from, events in keyset order per map. */
+  /** Reads a version back: the records the read model is built from, events in storage order. */
   async readVersion(version: VersionInfo): Promise<ContentDocs> {
     const docs = await this.readHead(version);
-    for await (const page of this.eventPages(version.version)) for (const e of page) docs.events.push(e);
+    await this.readEvents(version.version, (page) => {
+      for (const e of page) docs.events.push(e);
+    });
     return docs;
   }
 
-  /** Reads a version's records but its events (`events` is empty: see `eventPages`). */
+  /** Reads a version's records but its events (`events` is empty: see `readEvents`). */
   async readHead(version: VersionInfo): Promise<ContentDocs> {
     return this.inVersion(version.version, async (tx) => {
       const docs = async <T>(sql: string) => (await tx.query<{ doc: T }>(sql)).rows.map((r) => r.doc);
@@ -211,19 +211,19 @@ export class SqlStore {
     });
   }
 
-  /** A version's events, a page of at most READ_BATCH at a time: map by map, each in keyset order. */
-  async *eventPages(version: number): AsyncGenerator<EventT[]> {
-    const maps = await this.inVersion(version, async (tx) => (await tx.query<{ map_id: string }>(SELECT.eventMaps)).rows);
-    for (const { map_id } of maps) {
-      for (let after = ['-infinity', '00000000-0000-0000-0000-000000000000']; ;) {
-        const { rows } = await this.inVersion(version, (tx) => tx.query<{ doc: string }>(SELECT.eventsAfter, [map_id, ...after, READ_BATCH]));
-        const page = rows.map((r) => JSON.parse(r.doc) as EventT);
-        if (page.length > 0) yield page;
-        if (page.length < READ_BATCH) break;
-        const last = page[page.length - 1];
-        after = [last.starts_at, last.id];
+  /**
+   * Hands a version's events to `onPage`, a page of at most EVENT_PAGE at a time, in storage order (every map's,
+   * in no particular order: the event tables sort them), through a cursor in one transaction.
+   */
+  async readEvents(version: number, onPage: (page: EventT[]) => void | Promise<void>, pageSize = EVENT_PAGE): Promise<void> {
+    await this.inVersion(version, async (tx) => {
+      await tx.exec(SELECT.eventsCursor);
+      for (;;) {
+        const { rows } = await tx.query<{ doc: string }>(SELECT.fetchEvents(pageSize));
+        if (rows.length > 0) await onPage(rows.map((r) => JSON.parse(r.doc) as EventT));
+        if (rows.length < pageSize) break;
       }
-    }
+    });
   }
 
   /** Runs `fn` in a transaction whose search path is a version's schema. */
