@@ -139,9 +139,9 @@ export const SELECT = {
   pois: `SELECT poi_type, doc FROM pois ORDER BY id`,
   itemVersions: `SELECT item_id::text AS item_id, version_id::text AS version_id FROM item_versions ORDER BY item_id, version_id`,
   /**
-   * A cursor over every event as JSON text, in storage order: one sequential scan, read a page at a time
-   * (`fetchEvents`). Keyset pages in (starts_at, id) order cost an index descent and random reads each; the
-   * event tables put events in order themselves.
+   * A cursor over every event as JSON text in storage order (one sequential scan), read a page at a time
+   * (`fetchEvents`); the event tables put them in keyset order. Reading in key order through the index costs
+   * a random read per row, which took longer than the sort it saves.
    */
   eventsCursor: `DECLARE version_events NO SCROLL CURSOR FOR SELECT doc::text AS doc FROM events`,
   /** The next `count` events of `eventsCursor` (FETCH takes no parameters: the count is checked to be an integer). */

@@ -27,25 +27,6 @@ class StringColumn {
     this.offsets = offsets;
   }
 
-  static from(strings: readonly string[]): StringColumn {
-    const offsets = new Uint32Array(strings.length + 1);
-    let bytes = new Uint8Array(1024);
-    let at = 0;
-    for (let i = 0; i < strings.length; i++) {
-      const s = strings[i];
-      // A UTF-16 code unit takes at most three UTF-8 bytes.
-      if (at + s.length * 3 > bytes.length) {
-        const grown = new Uint8Array(Math.max(bytes.length * 2, at + s.length * 3));
-        grown.set(bytes.subarray(0, at));
-        bytes = grown;
-      }
-      at += encoder.encodeInto(s, bytes.subarray(at)).written;
-      if (at > 0xffffffff) throw new Error('event texts exceed 4 GiB');
-      offsets[i + 1] = at;
-    }
-    return new StringColumn(bytes.slice(0, at), offsets);
-  }
-
   get(i: number): string {
     return decoder.decode(this.bytes.subarray(this.offsets[i], this.offsets[i + 1]));
   }
@@ -366,98 +347,112 @@ function* checkShape(head: TableHead, c: EventColumns): Steps<void> {
   }
 }
 
+/** A typed array that grows as values are appended (capacity doubles); `view` is the filled part, not a copy. */
+class Growable<A extends Float64Array | Uint32Array | Uint8Array> {
+  private readonly make: (n: number) => A;
+  private array: A;
+  length = 0;
+
+  constructor(make: (n: number) => A, capacity = 1024) {
+    this.make = make;
+    this.array = make(capacity);
+  }
+
+  /** Room for `more` values past the filled part. */
+  reserve(more: number): A {
+    if (this.length + more > this.array.length) {
+      const grown = this.make(Math.max(this.array.length * 2, this.length + more));
+      grown.set(this.array.subarray(0, this.length));
+      this.array = grown;
+    }
+    return this.array;
+  }
+
+  push(value: number): void {
+    this.reserve(1)[this.length++] = value;
+  }
+
+  /** Appends a string's UTF-8 bytes (a byte array only). */
+  pushUtf8(text: string): void {
+    // A UTF-16 code unit takes at most three UTF-8 bytes.
+    const bytes = this.reserve(text.length * 3) as Uint8Array;
+    this.length += encoder.encodeInto(text, bytes.subarray(this.length)).written;
+  }
+
+  get view(): A {
+    return this.array.subarray(0, this.length) as A;
+  }
+}
+
 /**
  * Makes the table of one map from its events, taken one at a time in any order (pages read back from the
- * store, say) and put in keyset order at the end. Each event is kept in its compact form only, so the
- * records it came from can be dropped as soon as they are added.
+ * store, say) and put in keyset order at the end. Each event goes straight into column buffers (bytes and
+ * numbers, no object per event), so the records it came from can be dropped as soon as they are added, and
+ * events added in keyset order become the table's columns without another copy.
  */
 export class EventTableBuilder {
   private readonly mapId: string;
   private readonly timeZone: string;
   private readonly dictionaries: EventDictionaries = { types: [], tags: [], pois: [], poiTypes: [] };
   private readonly codes = { types: new Map<string, number>(), tags: new Map<string, number>(), pois: new Map<string, number>() };
-  private readonly ids: string[] = [];
-  private readonly texts: string[] = [];
-  private readonly startMs: number[] = [];
-  private readonly endMs: number[] = [];
-  private readonly createdMs: number[] = [];
-  private readonly typeCode: number[] = [];
-  private readonly tagCodes: number[][] = [];
-  private readonly anchorCodes: number[][] = [];
+  private readonly idBytes = new Growable((n) => new Uint8Array(n), 1 << 16);
+  private readonly idOffsets = new Growable((n) => new Uint32Array(n));
+  private readonly textBytes = new Growable((n) => new Uint8Array(n), 1 << 16);
+  private readonly textOffsets = new Growable((n) => new Uint32Array(n));
+  private readonly startMs = new Growable((n) => new Float64Array(n));
+  private readonly endMs = new Growable((n) => new Float64Array(n));
+  private readonly createdMs = new Growable((n) => new Float64Array(n));
+  private readonly typeCode = new Growable((n) => new Uint32Array(n));
+  private readonly tagStart = new Growable((n) => new Uint32Array(n));
+  private readonly tagCode = new Growable((n) => new Uint32Array(n));
+  private readonly anchorStart = new Growable((n) => new Uint32Array(n));
+  private readonly anchorPoi = new Growable((n) => new Uint32Array(n));
+  private lastId = '';
   private sorted = true;
 
   constructor(mapId: string, timeZone: string) {
     this.mapId = mapId;
     this.timeZone = timeZone;
+    for (const offsets of [this.idOffsets, this.textOffsets, this.tagStart, this.anchorStart]) offsets.push(0);
   }
 
   /** How many events were added. */
   get length(): number {
-    return this.ids.length;
+    return this.startMs.length;
   }
 
   add({ doc, startMs, anchors }: EventInput): void {
-    const i = this.ids.length;
+    const i = this.length;
     if (i > 0 && this.sorted) {
-      const prev = this.startMs[i - 1];
-      this.sorted = prev < startMs || (prev === startMs && this.ids[i - 1] < doc.id);
+      const prev = this.startMs.view[i - 1];
+      this.sorted = prev < startMs || (prev === startMs && this.lastId < doc.id);
     }
-    this.ids.push(doc.id);
-    this.texts.push(JSON.stringify([doc.title, orNull(doc.description), orNull(doc.url), orNull(doc.image_url), orNull(doc.price)]));
+    this.lastId = doc.id;
+    this.idBytes.pushUtf8(doc.id);
+    this.idOffsets.push(this.idBytes.length);
+    this.textBytes.pushUtf8(JSON.stringify([doc.title, orNull(doc.description), orNull(doc.url), orNull(doc.image_url), orNull(doc.price)]));
+    if (this.textBytes.length > 0xffffffff) throw new Error('event texts exceed 4 GiB');
+    this.textOffsets.push(this.textBytes.length);
     this.startMs.push(startMs);
     this.endMs.push(Date.parse(doc.ends_at));
     this.createdMs.push(Date.parse(doc.created_at));
     this.typeCode.push(this.code('types', doc.event_type));
-    this.tagCodes.push(doc.tags.map((tag) => this.code('tags', tag)));
-    this.anchorCodes.push(anchors.map((id) => this.code('pois', id)));
+    for (const tag of doc.tags) this.tagCode.push(this.code('tags', tag));
+    this.tagStart.push(this.tagCode.length);
+    for (const id of anchors) this.anchorPoi.push(this.code('pois', id));
+    this.anchorStart.push(this.anchorPoi.length);
   }
 
   /** The table, in keyset order (starts_at in ms, then id); `poiType` names the kind of each anchored POI. */
   finish(poiType: (id: string) => AnchorType): EventTable {
-    const n = this.ids.length;
-    let order: ArrayLike<number> | null = null;
-    if (!this.sorted) {
-      const o = Array.from({ length: n }, (_, i) => i);
-      o.sort((a, b) => this.startMs[a] - this.startMs[b] || (this.ids[a] < this.ids[b] ? -1 : this.ids[a] > this.ids[b] ? 1 : 0));
-      order = o;
-    }
-    const at = order ? (i: number) => order[i] : (i: number) => i;
-    const startMs = new Float64Array(n);
-    const endMs = new Float64Array(n);
-    const createdMs = new Float64Array(n);
-    const typeCode = new Uint32Array(n);
-    const tagStart = new Uint32Array(n + 1);
-    const anchorStart = new Uint32Array(n + 1);
-    let tagCount = 0;
-    let anchorCount = 0;
-    for (let i = 0; i < n; i++) {
-      tagCount += this.tagCodes[i].length;
-      anchorCount += this.anchorCodes[i].length;
-    }
-    const tagCode = new Uint32Array(tagCount);
-    const anchorPoi = new Uint32Array(anchorCount);
-    const ids: string[] = new Array(n);
-    const texts: string[] = new Array(n);
-    for (let i = 0, t = 0, a = 0; i < n; i++) {
-      const k = at(i);
-      ids[i] = this.ids[k];
-      texts[i] = this.texts[k];
-      startMs[i] = this.startMs[k];
-      endMs[i] = this.endMs[k];
-      createdMs[i] = this.createdMs[k];
-      typeCode[i] = this.typeCode[k];
-      for (const c of this.tagCodes[k]) tagCode[t++] = c;
-      tagStart[i + 1] = t;
-      for (const c of this.anchorCodes[k]) anchorPoi[a++] = c;
-      anchorStart[i + 1] = a;
-    }
+    const columns: EventColumns = {
+      idBytes: this.idBytes.view, idOffsets: this.idOffsets.view, textBytes: this.textBytes.view, textOffsets: this.textOffsets.view,
+      startMs: this.startMs.view, endMs: this.endMs.view, createdMs: this.createdMs.view, typeCode: this.typeCode.view,
+      tagStart: this.tagStart.view, tagCode: this.tagCode.view, anchorStart: this.anchorStart.view, anchorPoi: this.anchorPoi.view,
+    };
     const dictionaries = { ...this.dictionaries, poiTypes: this.dictionaries.pois.map(poiType) };
-    const idColumn = StringColumn.from(ids);
-    const textColumn = StringColumn.from(texts);
-    return EventTable.fromColumns({ mapId: this.mapId, timeZone: this.timeZone, length: n, dictionaries }, {
-      idBytes: idColumn.bytes, idOffsets: idColumn.offsets, textBytes: textColumn.bytes, textOffsets: textColumn.offsets,
-      startMs, endMs, createdMs, typeCode, tagStart, tagCode, anchorStart, anchorPoi,
-    });
+    return EventTable.fromColumns({ mapId: this.mapId, timeZone: this.timeZone, length: this.length, dictionaries },
+      this.sorted ? columns : inKeysetOrder(columns));
   }
 
   private code(kind: 'types' | 'tags' | 'pois', value: string): number {
@@ -466,6 +461,41 @@ export class EventTableBuilder {
     if (code === undefined) index.set(value, (code = (this.dictionaries[kind] as string[]).push(value) - 1));
     return code;
   }
+}
+
+/** The same columns with the events put in keyset order: starts_at in ms, then id (UTF-8 bytes compare as the strings do). */
+function inKeysetOrder(c: EventColumns): EventColumns {
+  const n = c.startMs.length;
+  const ids = new StringColumn(c.idBytes, c.idOffsets);
+  const compareIds = (a: number, b: number) => {
+    const [aStart, aEnd, bStart, bEnd] = [c.idOffsets[a], c.idOffsets[a + 1], c.idOffsets[b], c.idOffsets[b + 1]];
+    for (let x = aStart, y = bStart; x < aEnd && y < bEnd; x++, y++) if (ids.bytes[x] !== ids.bytes[y]) return ids.bytes[x] - ids.bytes[y];
+    return (aEnd - aStart) - (bEnd - bStart);
+  };
+  const order = Uint32Array.from({ length: n }, (_, i) => i).sort((a, b) => c.startMs[a] - c.startMs[b] || compareIds(a, b));
+  /** A column of variable-length items (bytes or codes, with their offsets) in the new order. */
+  const reorder = <A extends Uint8Array | Uint32Array>(items: A, offsets: Uint32Array): [A, Uint32Array] => {
+    const out = new (items.constructor as new (n: number) => A)(items.length);
+    const outOffsets = new Uint32Array(n + 1);
+    for (let i = 0, at = 0; i < n; i++) {
+      const k = order[i];
+      out.set(items.subarray(offsets[k], offsets[k + 1]), at);
+      at += offsets[k + 1] - offsets[k];
+      outOffsets[i + 1] = at;
+    }
+    return [out, outOffsets];
+  };
+  const pick = <A extends Float64Array | Uint32Array>(values: A): A => {
+    const out = new (values.constructor as new (n: number) => A)(n);
+    for (let i = 0; i < n; i++) out[i] = values[order[i]];
+    return out;
+  };
+  const [idBytes, idOffsets] = reorder(c.idBytes, c.idOffsets);
+  const [textBytes, textOffsets] = reorder(c.textBytes, c.textOffsets);
+  const [tagCode, tagStart] = reorder(c.tagCode, c.tagStart);
+  const [anchorPoi, anchorStart] = reorder(c.anchorPoi, c.anchorStart);
+  return { idBytes, idOffsets, textBytes, textOffsets, startMs: pick(c.startMs), endMs: pick(c.endMs), createdMs: pick(c.createdMs),
+    typeCode: pick(c.typeCode), tagStart, tagCode, anchorStart, anchorPoi };
 }
 
 /** Changes whenever the encoding does, so a snapshot in an older encoding is rebuilt, not misread. */
