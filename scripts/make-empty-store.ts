@@ -1,10 +1,10 @@
 /**
- * Writes data/empty-store-pglite-<version>.tar.br: the data directory of a fresh PGlite store (initdb, then
- * a clean shutdown; no migrations, SqlStore.open applies those), for the PGlite installed in node_modules. A
- * new store on disk is seeded from it instead of running initdb (see src/db/pglite.ts), which makes a first
- * start seconds faster. Run it again whenever PGlite is upgraded: the committed file of another version is
- * removed, and until the new one is written a new store falls back to initdb (tests/empty-store.test.ts
- * fails meanwhile).
+ * Writes data/empty-store-pglite-<version>.tar.br: the data directory of a fresh PGlite store (initdb, the
+ * store's migrations, then a clean shutdown), for the PGlite installed in node_modules. A new store on disk is
+ * seeded from it instead of running initdb (see src/db/pglite.ts), which makes a first start seconds faster.
+ * Run it again whenever PGlite is upgraded (the committed file of another version is removed, and until the
+ * new one is written a new store falls back to initdb) and whenever a migration is added (until then a new
+ * store applies it at its first start); tests/empty-store.test.ts fails meanwhile.
  *
  * The archive is a plain ustar (sorted paths, modes 0600/0700, owner 0, time 0) compressed with brotli at
  * its highest quality and a 16 MB window: the three template databases are near copies of each other, which
@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants } from 'node:zlib';
+import { SqlStore } from '../src/content/store/sql-store.ts';
 import { EMPTY_STORE_DIR, emptyStoreName, openDb, pgliteVersion } from '../src/db/pglite.ts';
 
 /** What a live PostgreSQL leaves in its data directory and a cleanly stopped one does not need. */
@@ -94,6 +95,7 @@ export async function makeEmptyStore(outDir: string = EMPTY_STORE_DIR): Promise<
   try {
     const dir = join(scratch, 'store');
     const db = await openDb({ dataDir: dir, emptyStore: false });
+    await SqlStore.open(db);
     await db.close();
     const tar = tarDirectory(dir);
     const compressed = brotliCompressSync(tar, { params: {

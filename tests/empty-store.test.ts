@@ -15,6 +15,7 @@ import {
   committedEmptyStore, EMPTY_STORE_DIR, emptyStoreName, openDb, pgliteVersion, POSTGRES_CONF, readTar, seedStore, type Db,
 } from '../src/db/pglite.ts';
 import { SqlStore } from '../src/content/store/sql-store.ts';
+import { APPLIED_MIGRATIONS, MIGRATIONS } from '../src/db/schema.ts';
 import { tarDirectory } from '../scripts/make-empty-store.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'dmcs-empty-store-'));
@@ -72,6 +73,13 @@ describe('the committed empty store', () => {
     assert.ok(existsSync(committed), `${committed} is missing: run \`node scripts/make-empty-store.ts\``);
     assert.deepEqual(readdirSync(EMPTY_STORE_DIR).filter((f) => f.startsWith('empty-store-')), [basename(committed)]);
     assert.ok(statSync(committed).size < 2 * 2 ** 20, `${statSync(committed).size} bytes`);
+  });
+
+  test('holds every migration of the store, so a new store applies none at its first start', async () => {
+    await withDb({ dataDir: fresh() }, async (db) => {
+      const applied = (await db.query<{ version: number }>(APPLIED_MIGRATIONS)).rows.map((r) => r.version);
+      assert.deepEqual(applied, MIGRATIONS.map((m) => m.version), 'run `npm run make-empty-store` after adding a migration');
+    });
   });
 
   test('is a cleanly stopped data directory: PG_VERSION, the template databases, no postmaster.pid', () => {
