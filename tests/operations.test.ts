@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createApp } from '../src/app.ts';
 import type { ContentStore } from '../src/content/content-store.ts';
+import { PUBLISHER_NICENESS } from '../src/content/publisher.ts';
 import { openEmptyStore, publishFixture } from './helpers/store.ts';
 import { createLogger } from '../src/http/log.ts';
 import { CACHE_CONTROL } from '../src/http/respond.ts';
@@ -222,6 +224,26 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
         service.child.kill('SIGTERM');
         await service.exited;
         await rm(dataDir, { recursive: true, force: true });
+      }
+    });
+
+    // Deno lets a program read /proc (where a thread finds its id) only with --allow-all: there the publisher
+    // keeps the process's priority (docs/deployment.md).
+    const priorityCheck = !existsSync('/proc/thread-self') ? 'needs Linux /proc' : runtime === 'deno' ? 'Deno refuses /proc without --allow-all' : false;
+    test('the publisher\'s thread runs at a lower priority than the serving thread', { skip: priorityCheck }, async () => {
+      const server = await startServer(runtime);
+      try {
+        const task = `/proc/${server.child.pid}/task`;
+        // The niceness is field 19 of a thread's stat line, the 17th after the name in parentheses (which may hold spaces).
+        const niceOf = (tid: string) => {
+          const stat = readFileSync(`${task}/${tid}/stat`, 'utf8');
+          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+        };
+        const threads = readdirSync(task).map((tid) => ({ tid, nice: niceOf(tid) }));
+        assert.equal(threads.find((t) => t.tid === String(server.child.pid))?.nice, 0, 'the serving thread keeps its priority');
+        assert.ok(threads.some((t) => t.nice === PUBLISHER_NICENESS), `a thread at niceness ${PUBLISHER_NICENESS}: ${JSON.stringify(threads)}`);
+      } finally {
+        await server.stop();
       }
     });
 

@@ -6,6 +6,8 @@
  * swapped in with one assignment. Requests in flight keep the model they started with; a failed publish
  * leaves the served version exactly as it was.
  */
+import { stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { SessionT } from './bundle/bundle-schema.ts';
 import type { BundleSource } from './bundle/parse.ts';
@@ -218,6 +220,9 @@ class WorkerPublisher implements PublisherPort {
 
   /** Starts the worker and waits until its store is open. */
   static async start(options: PublisherOptions): Promise<WorkerPublisher> {
+    // The worker lowers its own priority (publisher-worker.ts), and threads inherit the priority of the thread
+    // that starts them: Node's file-system thread pool is started here first, so that it serves at full priority.
+    await stat(fileURLToPath(import.meta.url)).catch(() => {});
     const worker = new Worker(new URL('./publisher-worker.ts', import.meta.url), { workerData: options });
     const port = new WorkerPublisher(worker);
     await port.opened();

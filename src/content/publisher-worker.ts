@@ -3,12 +3,14 @@
  * the serving thread asks for, one at a time, and answers with plain data (payload bytes transferred, not
  * copied). A refused bundle crosses as its problems; any other error as its message and code.
  */
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import { BundleError } from './bundle/validate-bundle.ts';
 import type { ModelPayload } from './model/model-cache.ts';
-import { Publisher, type PublishProgress, type PublisherOptions, type PublisherPort } from './publisher.ts';
+import { Publisher, PUBLISHER_NICENESS, type PublishProgress, type PublisherOptions, type PublisherPort } from './publisher.ts';
 
 /** A request from the serving thread. */
 export interface WorkerRequest { id: number; method: keyof PublisherPort; args: unknown[] }
@@ -20,6 +22,24 @@ export type WorkerAnswer =
   | { progress: PublishProgress };
 
 const port = parentPort!;
+
+/**
+ * Lowers this thread's priority (Linux: a thread has an id of its own, which `setpriority` takes, so only the
+ * publisher is niced, never the serving thread). A publish is CPU-bound for seconds; on a machine (or a
+ * container's CPU quota) where it shares a core with the serving thread, the scheduler would otherwise split
+ * the core evenly and every request would wait. Where thread ids cannot be found, nothing changes.
+ */
+function lowerPriority(): void {
+  // Deno grants /proc only with --allow-all (and would ask at a terminal): there the thread keeps its priority.
+  if ('Deno' in globalThis) return;
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isSafeInteger(tid) && tid > 0) setPriority(tid, PUBLISHER_NICENESS);
+  } catch {
+    // not Linux, or not allowed: the thread keeps the process's priority
+  }
+}
+lowerPriority();
 
 /**
  * A full garbage collection of this thread, where the runtime allows one (Node and Deno through V8's

@@ -101,6 +101,9 @@ function isUnwritable(err: unknown): boolean {
   return ['EROFS', 'EACCES', 'EPERM'].includes((err as { code?: string })?.code ?? '') || isDiskFull(err);
 }
 
+/** The niceness of the publisher's thread when it runs in a worker: serving comes first when both want one core. */
+export const PUBLISHER_NICENESS = 10;
+
 /** Events validated and written per chunk when a bundle is staged. */
 const EVENT_CHUNK = 5_000;
 

@@ -21,7 +21,7 @@ export function runNow<T>(steps: Steps<T>): T {
 }
 
 /** How long a slice of work may hold the thread before the event loop is let in. */
-export const SLICE_MS = 5;
+export const SLICE_MS = 2;
 
 /** Lets the event loop run: pending I/O and timers first, then the work goes on. */
 const letIn: () => Promise<void> = typeof setImmediate === 'function'
