@@ -3,7 +3,7 @@
  * this file's command line runs):
  *
  * - `measurePublishUnderLoad`: the service serves a bundle (the demo) while autocannon, in a process of its own
- *   (scripts/bench/publish-load.ts), sends content and event requests; first a run with no publish (the
+ *   (scripts/bench/run-load.ts), sends content and event requests; first a run with no publish (the
  *   baseline), then a run while `publishes` edited bundles are published one after another with SIGHUP. Reports
  *   failed requests, p99 with and without publishes (and their ratio), the time from each SIGHUP to the new
  *   version served, the slowest /healthz answer in each run, and the first load (start to served with an empty
@@ -29,11 +29,11 @@ import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { PublishLoadResult } from './publish-load.ts';
+import type { LoadResult } from './run-load.ts';
 import { renderLargePublish, renderPublishUnderLoad, type LargePublish, type PublishRun, type PublishUnderLoad } from './report.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const LOAD_SCRIPT = join(ROOT, 'scripts/bench/publish-load.ts');
+const LOAD_SCRIPT = join(ROOT, 'scripts/bench/run-load.ts');
 const SERVICE = [process.execPath, 'src/serve/node.ts'];
 
 /**
@@ -244,9 +244,9 @@ function probeHealth(port: number, intervalMs: number): { stop(): Promise<Publis
 }
 
 /** A load run in its own process: `measuring` resolves when the measured run begins; `halt` ends it early. */
-interface LoadRun { measuring: Promise<void>; done: Promise<PublishLoadResult>; halt(): void }
+interface LoadRun { measuring: Promise<void>; done: Promise<LoadResult>; halt(): void }
 
-/** Starts scripts/bench/publish-load.ts on the load core. */
+/** Starts scripts/bench/run-load.ts on the load core. */
 function startLoad(spawner: Spawner, cores: Cores, port: number, paths: string[], connections: number, durationS: number,
   warmupS: number): LoadRun {
   const child = spawner([process.execPath, LOAD_SCRIPT, '--url', `http://127.0.0.1:${port}`, ...paths.flatMap((p) => ['--path', p]),
@@ -261,14 +261,14 @@ function startLoad(spawner: Spawner, cores: Cores, port: number, paths: string[]
     if (err.includes('measuring\n')) onMeasuring();
   });
   const budgetMs = (warmupS + durationS) * 1000 + 60_000;
-  const done = new Promise<PublishLoadResult>((resolve, reject) => {
+  const done = new Promise<LoadResult>((resolve, reject) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), budgetMs);
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
       onMeasuring();
       if (code !== 0) return reject(new Error(`the load generator exited with ${code ?? signal}: ${err.trim().slice(-1500)}`));
       try {
-        resolve(JSON.parse(out) as PublishLoadResult);
+        resolve(JSON.parse(out) as LoadResult);
       } catch {
         reject(new Error(`the load generator printed no result: ${out.slice(0, 500)} ${err.slice(0, 500)}`));
       }
@@ -372,7 +372,7 @@ export async function measurePublishUnderLoad(o: UnderLoadOptions): Promise<Publ
     const duringLoad = await load.done;
     load = null;
     const during: PublishRun = { load: duringLoad, healthz: duringHealth };
-    const failed = (l: PublishLoadResult) => l.non2xx + l.errors + l.timeouts;
+    const failed = (l: LoadResult) => l.non2xx + l.errors + l.timeouts;
     return {
       bundle: shown(o.bundle), runtime: 'node', connections: o.connections, paths, logLevel: o.logLevel, warmupS: o.warmupS,
       baselineS: o.durationS, publishes: o.publishes, edit: `marker \`${marker.id}\` renamed ("${marker.name} (edit n)")`,

@@ -2,7 +2,6 @@
  * The benchmark's result shape, the targets it is judged against, and the markdown document
  * (docs/benchmarks.md) written from it: machine, method, the targets table, per-runtime detail and the raw JSON.
  */
-import type { PublishLoadResult } from './publish-load.ts';
 import type { LoadResult } from './run-load.ts';
 
 /** The runtimes measured. */
@@ -143,7 +142,7 @@ export type FiltersPhase = NotRun | {
 
 /** A load run of the publishing benchmark, with the /healthz probes taken during it. */
 export interface PublishRun {
-  load: PublishLoadResult;
+  load: LoadResult;
   /** /healthz probed one at a time (a fresh connection each) from the publishing process, `intervalMs` apart. */
   healthz: { probes: number; slowestMs: number; p99Ms: number; failed: number; intervalMs: number };
 }

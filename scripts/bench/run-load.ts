@@ -1,11 +1,14 @@
 /**
  * One bounded load run with autocannon: a warm-up (discarded), then the measured run, against one URL on
- * 127.0.0.1. `runLoadPinned` runs it in a child process pinned to a CPU core (taskset), so the load
- * generator never shares a core with the server it measures; the child also runs as a CLI:
+ * 127.0.0.1, or several paths of it that each connection sends in turn (`--path`, repeated). `runLoadPinned`
+ * runs it in a child process pinned to a CPU core (taskset), so the load generator never shares a core with
+ * the server it measures; the child also runs as a CLI:
  *
  *   node scripts/bench/run-load.ts --url http://127.0.0.1:PORT/path --duration 8 --connections 32 --warmup 1
+ *   node scripts/bench/run-load.ts --url http://127.0.0.1:PORT --path /a --path /b --duration 600 --warmup 0
  *
- * and prints one line of JSON (a LoadResult).
+ * and prints one line of JSON (a LoadResult). It writes `measuring` to stderr when the measured run begins;
+ * SIGUSR2 ends the measured run before `--duration` (scripts/bench/publish.ts stops it after its last publish).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -22,6 +25,8 @@ export interface LoadOptions {
   /** Seconds of warm-up before it (0: none). */
   warmupS: number;
   headers?: Record<string, string>;
+  /** Paths of `url` that each connection sends in turn, instead of `url` itself. */
+  paths?: string[];
   /**
    * The server's pid: after the warm-up, wait (up to 15 s) until it is idle, so requests the warm-up left
    * behind (sockets closed, work still queued) are not charged to the measured run.
@@ -34,6 +39,8 @@ export interface LoadResult {
   url: string;
   connections: number;
   durationS: number;
+  /** True when SIGUSR2 ended the measured run before its duration. */
+  stoppedEarly: boolean;
   /** Completed requests of the measured run. */
   requests: number;
   /** Completed requests per second (total / actual duration). */
@@ -63,8 +70,8 @@ interface AutocannonResult {
   throughput: { total: number };
 }
 
-/** autocannon ships no types; this is the call used. */
-type Autocannon = (opts: Record<string, unknown>) => Promise<AutocannonResult>;
+/** autocannon ships no types: this is the call used, whose instance is a thenable with stop(). */
+type Autocannon = (opts: Record<string, unknown>) => PromiseLike<AutocannonResult> & { stop(): void };
 
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
@@ -101,25 +108,32 @@ function checkLoopback(url: string): void {
 /** Runs the warm-up and the measured run in this process. */
 export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   checkLoopback(o.url);
-  const base = { url: o.url, connections: o.connections, headers: o.headers ?? {}, timeout: 10 };
+  const base = { url: o.url, connections: o.connections, headers: o.headers ?? {}, timeout: 10,
+    ...(o.paths ? { requests: o.paths.map((path) => ({ method: 'GET', path })) } : {}) };
   // The warm-up lets JITs, caches and connection pools settle; its numbers are thrown away.
   if (o.warmupS > 0) await autocannon({ ...base, duration: o.warmupS });
   if (o.drainPid !== undefined) await waitIdle(o.drainPid);
   // Tells a parent watching the server's CPU that the measured run starts now.
   process.stderr.write('measuring\n');
   const cpuBefore = process.cpuUsage();
-  const r = await autocannon({ ...base, duration: o.durationS });
+  const instance = autocannon({ ...base, duration: o.durationS });
+  let stoppedEarly = false;
+  const stop = () => { stoppedEarly = true; instance.stop(); };
+  process.once('SIGUSR2', stop);
+  const r = await instance;
+  process.off('SIGUSR2', stop);
   const cpu = process.cpuUsage(cpuBefore);
+  const seconds = Math.max(r.duration, 0.001);
   const statusCodes: Record<string, number> = {};
   for (const [code, { count }] of Object.entries(r.statusCodeStats ?? {})) statusCodes[code] = Number(count);
   const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
   return {
-    url: o.url, connections: o.connections, durationS: round(r.duration, 3), requests: r.requests.total,
-    rps: round(r.requests.total / r.duration, 1),
+    url: o.url, connections: o.connections, durationS: round(r.duration, 3), stoppedEarly, requests: r.requests.total,
+    rps: round(r.requests.total / seconds, 1),
     latencyMs: { p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, avg: round(r.latency.average), max: r.latency.max },
     non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts, statusCodes,
     bytesPerResponse: r.requests.total > 0 ? Math.round(r.throughput.total / r.requests.total) : 0,
-    generatorCpuPct: Math.round((cpu.user + cpu.system) / 1e4 / r.duration),
+    generatorCpuPct: Math.round((cpu.user + cpu.system) / 1e4 / seconds),
   };
 }
 
@@ -170,7 +184,7 @@ function parseLoadArgs(argv: string[]): LoadOptions {
     args: argv, strict: true,
     options: {
       url: { type: 'string' }, duration: { type: 'string' }, connections: { type: 'string' }, warmup: { type: 'string' },
-      header: { type: 'string', multiple: true }, 'drain-pid': { type: 'string' },
+      header: { type: 'string', multiple: true }, path: { type: 'string', multiple: true }, 'drain-pid': { type: 'string' },
     },
   });
   if (!values.url) throw new Error('--url is required');
@@ -182,7 +196,7 @@ function parseLoadArgs(argv: string[]): LoadOptions {
   }
   return {
     url: values.url, durationS: Number(values.duration ?? 8), connections: Number(values.connections ?? 32),
-    warmupS: Number(values.warmup ?? 1), headers,
+    warmupS: Number(values.warmup ?? 1), headers, ...(values.path ? { paths: values.path } : {}),
     ...(values['drain-pid'] ? { drainPid: Number(values['drain-pid']) } : {}),
   };
 }
