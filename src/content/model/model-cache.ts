@@ -6,6 +6,7 @@
  * of the store, and anything that does not match (a flipped byte, an edited file, a truncated write, another
  * format) is refused, so the caller rebuilds it from the store rather than serve it.
  */
+import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -50,7 +51,7 @@ export async function buildPayload(head: ContentDocs, events: EventPages,
   const built = await buildEventTables(bare, events);
   const places = encodePlaces(built.map((t) => ({ mapId: t.mapId, data: runNow(eventIndexSteps(bare.pois, t)).kdbushData })));
   return { version: version.version, checksum: head.checksum, published_at: version.published_at, docs: docsText(docs),
-    tables: concat(EventTable.encode(built)), places };
+    tables: Buffer.concat(EventTable.encode(built)), places };
 }
 
 /** Each map's KDBush bytes one after another, 8-byte aligned, after a JSON header naming where each map's are. */
@@ -239,14 +240,4 @@ export async function pruneCaches(dir: string, keep: ReadonlySet<number>): Promi
 
 function sha256(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
-}
-
-function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
 }
