@@ -407,6 +407,8 @@ export class EventTableBuilder {
   private readonly tagCode = new Growable((n) => new Uint32Array(n));
   private readonly anchorStart = new Growable((n) => new Uint32Array(n));
   private readonly anchorPoi = new Growable((n) => new Uint32Array(n));
+  /** The keyset of the event added last, to tell whether events come in order. */
+  private lastStartMs = -Infinity;
   private lastId = '';
   private sorted = true;
 
@@ -422,11 +424,10 @@ export class EventTableBuilder {
   }
 
   add({ doc, startMs, anchors }: EventInput): void {
-    const i = this.length;
-    if (i > 0 && this.sorted) {
-      const prev = this.startMs.view[i - 1];
-      this.sorted = prev < startMs || (prev === startMs && this.lastId < doc.id);
+    if (this.length > 0 && this.sorted) {
+      this.sorted = this.lastStartMs < startMs || (this.lastStartMs === startMs && this.lastId < doc.id);
     }
+    this.lastStartMs = startMs;
     this.lastId = doc.id;
     this.idBytes.pushUtf8(doc.id);
     this.idOffsets.push(this.idBytes.length);

@@ -75,13 +75,3 @@ export function* sortSteps<T>(items: T[], compare: (a: T, b: T) => number): Step
   if (from !== items) for (let k = 0; k < n; k++) items[k] = from[k];
   return items;
 }
-
-/** `array.map(fn)`, yielding every STRIDE items. */
-export function* mapSteps<T, U>(array: readonly T[], fn: (item: T, index: number) => U): Steps<U[]> {
-  const out = new Array<U>(array.length);
-  for (let i = 0; i < array.length; i++) {
-    out[i] = fn(array[i], i);
-    if ((i & (STRIDE - 1)) === STRIDE - 1) yield;
-  }
-  return out;
-}
