@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { EventT } from '../src/content/bundle/bundle-schema.ts';
 import { parseBundle } from '../src/content/bundle/parse.ts';
-import { buildPayload, docsText, loadModel, modelFromPayload, readDocsText } from '../src/content/model/model-cache.ts';
+import { buildPayload, docsBytes, loadModel, modelFromPayload, readDocsBytes } from '../src/content/model/model-cache.ts';
 import { buildReadModel, eventIndexSteps, type ReadModel } from '../src/content/model/read-model.ts';
 import { runNow, runSliced, sortSteps, type Steps } from '../src/content/model/steps.ts';
 import { contentDocs } from '../src/content/store/sql-store.ts';
@@ -86,10 +86,11 @@ test('a spatial index built before is refused for points it was not built over',
 test('a payload\'s docs are lines of records, read back exactly as they were written', () => {
   const bundle = bigFixture();
   const docs = contentDocs({ ...bundle, events: [] }, 'x');
-  const text = docsText(docs);
+  const bytes = docsBytes(docs);
+  const text = new TextDecoder().decode(bytes);
   assert.ok(text.split('\n').length > 3, 'the POIs and their versions span several lines');
   for (const line of text.split('\n')) JSON.parse(line);
-  assert.deepEqual(readDocsText(text), JSON.parse(JSON.stringify(docs)));
+  assert.deepEqual(readDocsBytes(bytes), JSON.parse(JSON.stringify(docs)));
 });
 
 test('a read model built from a payload in slices serves exactly what one built at once and one built from the records serve', async () => {

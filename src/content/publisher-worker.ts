@@ -72,10 +72,10 @@ port.on('message', (req: WorkerRequest) => {
       await opening;
       const result = await (publisher![req.method] as (...args: unknown[]) => Promise<unknown>).apply(publisher, req.args);
       if (req.method === 'stage' || req.method === 'commit' || req.method === 'serveCurrent') collectGarbage();
-      // A payload's bytes (tables and spatial indexes) move to the serving thread instead of being copied.
+      // A payload's bytes (records, tables and spatial indexes) move to the serving thread instead of being copied.
       const holder = (result as { payload?: Partial<ModelPayload> } | null)?.payload ?? (result as Partial<ModelPayload> | null);
       const moved: ArrayBuffer[] = [];
-      for (const key of ['tables', 'places'] as const) {
+      for (const key of ['docs', 'tables', 'places'] as const) {
         let bytes = holder?.[key];
         if (!holder || !bytes) continue;
         if (bytes.byteOffset !== 0 || bytes.byteLength !== bytes.buffer.byteLength) holder[key] = bytes = bytes.slice();

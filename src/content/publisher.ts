@@ -257,7 +257,7 @@ export class Publisher implements PublisherPort {
   async serveCurrent(): Promise<ModelPayload | null> {
     const current = await this.store.current();
     // Copies (a Buffer's slice would share its memory): the worker hands the payload's bytes over, and the cached one must stay whole.
-    if (!current) return this.cachedPayload && { ...this.cachedPayload, tables: new Uint8Array(this.cachedPayload.tables), places: new Uint8Array(this.cachedPayload.places) };
+    if (!current) return this.cachedPayload && { ...this.cachedPayload, docs: new Uint8Array(this.cachedPayload.docs), tables: new Uint8Array(this.cachedPayload.tables), places: new Uint8Array(this.cachedPayload.places) };
     if (this.caches) {
       try {
         return await readCache(cachePath(this.caches, current.version, current.checksum), current);
