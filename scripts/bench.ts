@@ -925,7 +925,7 @@ async function benchPublishLarge(ctx: Ctx, large: LargePhase): Promise<LargePubl
     const r = await measureLargePublish({
       bundle: opts.largeBundle, workDir: join(BENCH_DIR, 'publish-large'), publishes: LARGE_PUBLISHES,
       firstLoadTimeoutMs: LARGE_FIRST_LOAD_TIMEOUT_MS, publishTimeoutMs: LARGE_PUBLISH_TIMEOUT_MS, logLevel: opts.serviceLogLevel,
-      cores: PUBLISH_CORES, spawn: spawnTracked, logFile, say,
+      spawn: spawnTracked, logFile, say,
     });
     if (r.skipped) ctx.notes.push(`publishing, large bundle: ${r.skipped}`);
     completed = r.skipped === null;

@@ -175,8 +175,11 @@ export interface PublishUnderLoad {
   sighupMaxMs: number;
   /** The service's own `last_publish.ms` of each publish. */
   publishMs: (number | null)[];
-  /** Spawn to /readyz 200 with an empty data directory, and VmHWM then. */
-  firstLoad: { ms: number; peakRssMb: number | null };
+  /**
+   * Spawn to /readyz 200 with an empty data directory, on every core with no load running: the median of
+   * `runsMs`, and the highest VmHWM then.
+   */
+  firstLoad: { ms: number; runsMs: number[]; peakRssMb: number | null };
   /** VmHWM at the end (the process's whole life). */
   peakRssMb: number | null;
 }
@@ -344,7 +347,7 @@ function publishTargets(r: BenchResult): Target[] {
       { name: healthName, measured: `${p.during.healthz.slowestMs} ms (${p.during.healthz.probes} probes; without publishes ${p.baseline.healthz.slowestMs} ms)`,
         holds: p.during.healthz.slowestMs <= 50 && p.during.healthz.failed === 0 ? 'yes' : 'no' },
       { name: sighupName, measured: `median ${p.sighupMedianMs} ms, max ${p.sighupMaxMs} ms`, holds: '—' },
-      { name: demoLoadName, measured: `${p.firstLoad.ms} ms (the service pinned to one core)`, holds: p.firstLoad.ms <= 1500 ? 'yes' : 'no' },
+      { name: demoLoadName, measured: `${p.firstLoad.ms} ms (median of ${p.firstLoad.runsMs.join(', ')} ms; every core, no load)`, holds: p.firstLoad.ms <= 1500 ? 'yes' : 'no' },
     );
   } else {
     targets.push(missing(failedName), missing(p99Name), missing(healthName), { ...missing(sighupName), holds: 'not measured' }, missing(demoLoadName));
@@ -598,7 +601,8 @@ export function renderPublishUnderLoad(p: PublishUnderLoad): string {
       ['slowest /healthz during the publishes', `${p.during.healthz.slowestMs} ms`, '≤ 50 ms', p.during.healthz.slowestMs <= 50 && p.during.healthz.failed === 0 ? 'yes' : 'no'],
       ['SIGHUP to the new version served', `median ${p.sighupMedianMs} ms, max ${p.sighupMaxMs} ms (each: ${p.sighupToServedMs.join(', ')})`, '—', '—'],
       ['the service\'s own publish time (`last_publish.ms`)', p.publishMs.map(orDash).join(', '), '—', '—'],
-      ['first load, empty data directory (start to served)', `${p.firstLoad.ms} ms, peak RSS ${orDash(p.firstLoad.peakRssMb)} MB`, '≤ 1.5 s',
+      ['first load, empty data directory (start to served; every core, no load)', `median ${p.firstLoad.ms} ms of ${p.firstLoad.runsMs.join(', ')} ms, ` +
+        `peak RSS ${orDash(p.firstLoad.peakRssMb)} MB`, '≤ 1.5 s',
         p.firstLoad.ms <= 1500 ? 'yes' : 'no'],
       ['peak RSS over the whole run (VmHWM)', `${orDash(p.peakRssMb)} MB`, '—', '—'],
     ]),
@@ -610,7 +614,7 @@ export function renderLargePublish(l: LargePublish, startFromSnapshot?: string):
   const f = l.firstLoad;
   const sighups = l.publishes.map((x) => (x.sighupToServedMs === null ? `not served within ${seconds(l.publishTimeoutMs)}` : seconds(x.sighupToServedMs)));
   return [
-    `The service on Node (server core) starts on a copy of \`${l.bundle}\` (${num(l.bundleBytes / 2 ** 20)} MiB) with an empty data ` +
+    `The service on Node (not pinned: no load generator runs beside it) starts on a copy of \`${l.bundle}\` (${num(l.bundleBytes / 2 ** 20)} MiB) with an empty data ` +
       `directory; start to served is spawn to the first 200 of /readyz (waited for up to ${Math.round(f.timeoutMs / 1000)} s), and its peak RSS is the ` +
       'VmHWM of the service process right then (the publisher\'s worker thread lives in the same process). Then, on the same process, ' +
       `${l.publishes.length === 1 ? 'one publish' : `${l.publishes.length || 'no'} publishes`}: ${l.edit}, written over the bundle copy, ` +
