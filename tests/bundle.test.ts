@@ -1,6 +1,7 @@
 /**
  * The content bundle loader: validation that reports every problem with its JSON path, the one-transaction
- * load into PGlite, and the content store's all-or-nothing swap of the content being served.
+ * load into the store (PGlite, and a real PostgreSQL), and the content store's all-or-nothing swap of the content
+ * being served.
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,7 +9,10 @@ import { existsSync } from 'node:fs';
 import { contentDocs, SqlStore } from '../src/content/store/sql-store.ts';
 import { buildReadModel } from '../src/content/model/read-model.ts';
 import { BundleError, validateBundle, type BundleProblem } from '../src/content/bundle/validate-bundle.ts';
-import { openDb, type Db } from '../src/db/pglite.ts';
+import type { Db } from '../src/db/db.ts';
+import { openDb } from '../src/db/pglite.ts';
+import { connectPostgres } from '../src/db/postgres.ts';
+import { testDatabase } from './helpers/postgres.ts';
 import { TABLES, VERSIONS, versionSchema } from '../src/db/schema.ts';
 import { emptyDatabase } from './helpers/store.ts';
 import { DEMO_BUNDLE_PATH } from '../src/serve/config.ts';
@@ -242,28 +246,41 @@ function failingOnInsert(db: Db, n: number): Db & { failed: () => boolean } {
   let failed = false;
   let inserts = 0; // counted across transactions: a version is staged in one and made current in another
   return {
-    query: (sql, params, options) => db.query(sql, params, options),
+    query: (sql, params) => db.query(sql, params),
     exec: (sql) => db.exec(sql),
+    copyIn: (sql, data) => db.copyIn(sql, data),
     close: () => db.close(),
-    dumpDataDir: (compression) => db.dumpDataDir(compression),
     failed: () => failed,
     transaction: (fn) => db.transaction((tx) => {
+      const fail = () => {
+        failed = true;
+        throw new Error(`injected failure on insert ${n}`);
+      };
       return fn({
         exec: (sql) => tx.exec(sql),
-        query: (sql, params, options) => {
-          if (/^\s*(INSERT|COPY)/i.test(sql) && ++inserts === n) {
-            failed = true;
-            throw new Error(`injected failure on insert ${n}`);
-          }
-          return tx.query(sql, params, options);
-        },
+        query: (sql, params) => (/^\s*INSERT/i.test(sql) && ++inserts === n ? fail() : tx.query(sql, params)),
+        copyIn: (sql, data) => (++inserts === n ? fail() : tx.copyIn(sql, data)),
       });
     }),
   };
 }
 
-describe('writing content versions into the store', () => {
+/** The two stores the same SQL runs on: embedded PGlite, and a real PostgreSQL (a database of its own). */
+const STORES = {
+  PGlite: async () => {
+    const db = await openDb({ snapshot: await emptyDatabase() });
+    return { db, close: () => db.close() };
+  },
+  PostgreSQL: async () => {
+    const pg = await testDatabase();
+    const db = connectPostgres(pg.url);
+    return { db, close: async () => { await db.close(); await pg.drop(); } };
+  },
+};
+
+for (const [kind, openStore] of Object.entries(STORES)) describe(`writing content versions into the store (${kind})`, () => {
   let db: Db;
+  let close: () => Promise<void>;
   let store: SqlStore;
   const first = validateBundle(makeFixture());
   const second = validateBundle(makeFixture({ seed: 7 }));
@@ -271,11 +288,11 @@ describe('writing content versions into the store', () => {
   const schema = async () => versionSchema((await store.current())!.version);
 
   before(async () => {
-    db = await openDb({ snapshot: await emptyDatabase() });
+    ({ db, close } = await openStore());
     store = await SqlStore.open(db);
   });
   after(async () => {
-    await db?.close();
+    await close?.();
   });
 
   test('a write that fails part-way leaves the store exactly as it was', async () => {
@@ -442,8 +459,8 @@ describe('the content store', () => {
     // Reach the store's database (private by type only) and make the write fail after some inserts.
     const db = (t.store as unknown as { publisher: { store: { db: Db } } }).publisher.store.db;
     const original = db.transaction;
-    const base: Db = { query: db.query.bind(db), exec: db.exec.bind(db), close: db.close.bind(db),
-      dumpDataDir: db.dumpDataDir.bind(db), transaction: original.bind(db) };
+    const base: Db = { query: db.query.bind(db), exec: db.exec.bind(db), copyIn: db.copyIn.bind(db), close: db.close.bind(db),
+      transaction: original.bind(db) };
     db.transaction = failingOnInsert(base, 12).transaction;
     try {
       await assert.rejects(t.store.publish(JSON.stringify(makeFixture({ seed: 7 }))), /injected failure on insert 12/);

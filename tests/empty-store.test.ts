@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { brotliCompressSync as brotli, brotliDecompressSync, constants } from 'node:zlib';
 import {
-  committedEmptyStore, EMPTY_STORE_DIR, emptyStoreName, openDb, pgliteVersion, POSTGRES_CONF, readTar, seedStore, type Db,
+  committedEmptyStore, EMPTY_STORE_DIR, emptyStoreName, openDb, pgliteVersion, POSTGRES_CONF, readTar, seedStore, type PgliteDb as Db,
 } from '../src/db/pglite.ts';
 import { SqlStore } from '../src/content/store/sql-store.ts';
 import { APPLIED_MIGRATIONS, MIGRATIONS } from '../src/db/schema.ts';

@@ -10,7 +10,8 @@ import { BundleError, BundleValidator, validateBundle } from '../src/content/bun
 import { EventTable } from '../src/content/model/event-table.ts';
 import { Publisher } from '../src/content/publisher.ts';
 import { SqlStore } from '../src/content/store/sql-store.ts';
-import { openDb, type Db } from '../src/db/pglite.ts';
+import type { Db } from '../src/db/db.ts';
+import { openDb } from '../src/db/pglite.ts';
 import { STAGED_SCHEMAS } from '../src/db/schema.ts';
 import { emptyDatabase } from './helpers/store.ts';
 import { F, makeFixture } from './helpers/fixture.ts';

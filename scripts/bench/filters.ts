@@ -23,7 +23,7 @@ import { contentDocs } from '../../src/content/store/sql-store.ts';
 import { versionSchema } from '../../src/db/schema.ts';
 import { buildReadModel, type MapView, type ReadModel } from '../../src/content/model/read-model.ts';
 import { ContentStore } from '../../src/content/content-store.ts';
-import type { Db } from '../../src/db/pglite.ts';
+import type { Db } from '../../src/db/db.ts';
 import { DEFAULT_BUNDLE, MAP_ID, findCity } from './large-data.ts';
 
 /** Default snapshot directory of the benchmark store (git-ignored with the rest of `.bench/`); one bundle per directory. */

@@ -11,7 +11,8 @@
  */
 import { readdir, rm, statfs, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { openDb, type Db, type OpenOptions } from '../db/pglite.ts';
+import type { Db } from '../db/db.ts';
+import { openDb, type OpenOptions } from '../db/pglite.ts';
 import { BUNDLE_FORMAT, type EventT, type SessionT } from './bundle/bundle-schema.ts';
 import { checksumOf, parseBundle, readBundleBytes, splitBundle, type BundleSource } from './bundle/parse.ts';
 import { BundleError, BundleValidator, type BundleProblem } from './bundle/validate-bundle.ts';

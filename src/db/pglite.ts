@@ -5,23 +5,42 @@
  * data/empty-store-pglite-<version>.tar.br (written by scripts/make-empty-store.ts), instead of running
  * initdb, which takes seconds; a missing or unusable one falls back to initdb.
  */
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliDecompress } from 'node:zlib';
+import type { Db, DbTx } from './db.ts';
 
-/** The slice of PGlite the service uses; a real PostgreSQL client can stand in for it. */
-export interface Db {
-  /** `options.blob` is the input of a `COPY … FROM '/dev/blob'`. */
-  query<T>(sql: string, params?: unknown[], options?: { blob?: Blob }): Promise<{ rows: T[] }>;
-  exec(sql: string): Promise<unknown>;
-  transaction<T>(fn: (tx: Pick<Db, 'query' | 'exec'>) => Promise<T>): Promise<T>;
-  /** The whole data directory as a gzipped tarball, to reopen later without initdb. */
+/** The embedded database: the store's `Db`, and its whole data directory as a tarball, to reopen later without initdb. */
+export interface PgliteDb extends Db {
   dumpDataDir(compression: 'gzip'): Promise<Blob | File>;
-  close(): Promise<void>;
+}
+
+/** PGlite takes a bulk load's input as a blob read from `/dev/blob`. */
+const fromBlob = (sql: string) => sql.replace(/\bFROM STDIN\b/i, "FROM '/dev/blob'");
+
+/** The store's view of a PGlite transaction (or of the whole instance). */
+function txOf(pg: Pick<Transaction, 'query' | 'exec'>): DbTx {
+  return {
+    query: async <T>(sql: string, params?: unknown[]) => pg.query<T>(sql, params),
+    exec: (sql: string) => pg.exec(sql),
+    copyIn: async (sql: string, data: string) => {
+      await pg.query(fromBlob(sql), [], { blob: new Blob([data]) });
+    },
+  };
+}
+
+/** A PGlite instance as the store's `Db`. */
+function dbOf(pg: PGlite): PgliteDb {
+  return {
+    ...txOf(pg),
+    transaction: <T>(fn: (tx: DbTx) => Promise<T>) => pg.transaction((tx) => fn(txOf(tx))),
+    dumpDataDir: (compression: 'gzip') => pg.dumpDataDir(compression),
+    close: () => pg.close(),
+  };
 }
 
 /**
@@ -62,13 +81,13 @@ export interface OpenOptions {
 export const POSTGRES_CONF = ['shared_buffers=16MB', 'wal_level=minimal', 'max_wal_senders=0', 'min_wal_size=32MB', 'max_wal_size=64MB'];
 
 /** Opens PGlite (the store applies its migrations); a new store on disk is seeded from the empty store. */
-export async function openDb(options: OpenOptions = {}): Promise<Db> {
-  const create = async () => await PGlite.create({
+export async function openDb(options: OpenOptions = {}): Promise<PgliteDb> {
+  const create = async () => dbOf(await PGlite.create({
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.snapshot ? { loadDataDir: options.snapshot } : {}),
     ...options.assets,
     postgresqlconf: POSTGRES_CONF,
-  }) as unknown as Db;
+  }));
   const { dataDir } = options;
   if (!dataDir || options.snapshot || options.emptyStore === false) return create();
   const emptyStore = options.emptyStore ?? (options.assets ? null : await committedEmptyStore());

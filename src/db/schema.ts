@@ -87,40 +87,43 @@ export const TABLES = [
   'poi_categories', 'events', 'event_anchors', 'lists', 'associations',
 ] as const;
 
-/** Bulk inserts: each takes one JSON array parameter and expands it with jsonb_to_recordset. */
+/**
+ * Bulk inserts: each takes one JSON array parameter, as text (so that no client encodes the already encoded
+ * text again as a JSON string), and expands it with jsonb_to_recordset.
+ */
 export const INSERT = {
-  publishers: `INSERT INTO publishers (id, doc) SELECT id, doc FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, doc jsonb)`,
+  publishers: `INSERT INTO publishers (id, doc) SELECT id, doc FROM jsonb_to_recordset($1::text::jsonb) AS x(id uuid, doc jsonb)`,
   maps: `INSERT INTO maps (id, publisher_id, enabled, current_version_id, doc)
     SELECT id, publisher_id, enabled, current_version_id, doc
-    FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, publisher_id uuid, enabled boolean, current_version_id uuid, doc jsonb)`,
+    FROM jsonb_to_recordset($1::text::jsonb) AS x(id uuid, publisher_id uuid, enabled boolean, current_version_id uuid, doc jsonb)`,
   map_versions: `INSERT INTO map_versions (id, map_id, status, doc) SELECT id, map_id, status, doc
-    FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, map_id uuid, status text, doc jsonb)`,
-  icons: `INSERT INTO icons (id, doc) SELECT id, doc FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, doc jsonb)`,
+    FROM jsonb_to_recordset($1::text::jsonb) AS x(id uuid, map_id uuid, status text, doc jsonb)`,
+  icons: `INSERT INTO icons (id, doc) SELECT id, doc FROM jsonb_to_recordset($1::text::jsonb) AS x(id uuid, doc jsonb)`,
   categories: `INSERT INTO categories (id, map_id, parent_id, kind, doc) SELECT id, map_id, parent_id, kind, doc
-    FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, map_id uuid, parent_id uuid, kind text, doc jsonb)`,
+    FROM jsonb_to_recordset($1::text::jsonb) AS x(id uuid, map_id uuid, parent_id uuid, kind text, doc jsonb)`,
   pois: `INSERT INTO pois (id, map_id, poi_type, doc) SELECT id, map_id, poi_type, doc
-    FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, map_id uuid, poi_type text, doc jsonb)`,
+    FROM jsonb_to_recordset($1::text::jsonb) AS x(id uuid, map_id uuid, poi_type text, doc jsonb)`,
   item_versions: `INSERT INTO item_versions (item_id, version_id) SELECT item_id, version_id
-    FROM jsonb_to_recordset($1::jsonb) AS x(item_id uuid, version_id uuid)`,
+    FROM jsonb_to_recordset($1::text::jsonb) AS x(item_id uuid, version_id uuid)`,
   poi_categories: `INSERT INTO poi_categories (poi_id, category_id) SELECT poi_id, category_id
-    FROM jsonb_to_recordset($1::jsonb) AS x(poi_id uuid, category_id uuid)`,
+    FROM jsonb_to_recordset($1::text::jsonb) AS x(poi_id uuid, category_id uuid)`,
   events: `INSERT INTO events (id, map_id, event_type, tags, starts_at, ends_at, doc)
     SELECT id, map_id, event_type, ARRAY(SELECT jsonb_array_elements_text(tags)), starts_at, ends_at, doc
-    FROM jsonb_to_recordset($1::jsonb)
+    FROM jsonb_to_recordset($1::text::jsonb)
       AS x(id uuid, map_id uuid, event_type text, tags jsonb, starts_at timestamptz, ends_at timestamptz, doc jsonb)`,
   event_anchors: `INSERT INTO event_anchors (event_id, poi_id, ord) SELECT event_id, poi_id, ord
-    FROM jsonb_to_recordset($1::jsonb) AS x(event_id uuid, poi_id uuid, ord int)`,
+    FROM jsonb_to_recordset($1::text::jsonb) AS x(event_id uuid, poi_id uuid, ord int)`,
   lists: `INSERT INTO lists (id, map_id, verified, doc) SELECT id, map_id, verified, doc
-    FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, map_id uuid, verified boolean, doc jsonb)`,
+    FROM jsonb_to_recordset($1::text::jsonb) AS x(id uuid, map_id uuid, verified boolean, doc jsonb)`,
   associations: `INSERT INTO associations (id, poi_id, associated_poi_id, list_id, doc)
     SELECT id, poi_id, associated_poi_id, list_id, doc
-    FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, poi_id uuid, associated_poi_id uuid, list_id uuid, doc jsonb)`,
+    FROM jsonb_to_recordset($1::text::jsonb) AS x(id uuid, poi_id uuid, associated_poi_id uuid, list_id uuid, doc jsonb)`,
 } as const;
 
-/** Bulk loads in COPY's text format (tab-separated columns, one row a line) from the blob given with the query. */
+/** Bulk loads in COPY's text format (tab-separated columns, one row a line): see `DbTx.copyIn`. */
 export const COPY_IN = {
-  events: `COPY events (id, map_id, event_type, tags, starts_at, ends_at, doc) FROM '/dev/blob'`,
-  event_anchors: `COPY event_anchors (event_id, poi_id, ord) FROM '/dev/blob'`,
+  events: `COPY events (id, map_id, event_type, tags, starts_at, ends_at, doc) FROM STDIN`,
+  event_anchors: `COPY event_anchors (event_id, poi_id, ord) FROM STDIN`,
 } as const;
 
 /** Content version schemas that are in no catalogue row: a publish that was staged but never made current. */
@@ -167,9 +170,9 @@ export const VERSIONS = {
 export const SESSIONS = {
   clear: `TRUNCATE sessions, saved_events`,
   insert: `INSERT INTO sessions (token_sha256, account_id, expires_at) SELECT token_sha256, account_id, expires_at
-    FROM jsonb_to_recordset($1::jsonb) AS x(token_sha256 text, account_id uuid, expires_at timestamptz)`,
+    FROM jsonb_to_recordset($1::text::jsonb) AS x(token_sha256 text, account_id uuid, expires_at timestamptz)`,
   insertSaved: `INSERT INTO saved_events (account_id, event_id) SELECT DISTINCT account_id, event_id
-    FROM jsonb_to_recordset($1::jsonb) AS x(account_id uuid, event_id uuid) ON CONFLICT DO NOTHING`,
+    FROM jsonb_to_recordset($1::text::jsonb) AS x(account_id uuid, event_id uuid) ON CONFLICT DO NOTHING`,
   all: `SELECT s.token_sha256, s.account_id::text AS account_id, s.expires_at,
     coalesce((SELECT array_agg(e.event_id::text ORDER BY e.event_id) FROM saved_events e WHERE e.account_id = s.account_id), '{}') AS saved
     FROM sessions s ORDER BY s.token_sha256`,

@@ -3,7 +3,7 @@
  * read model, pruned by policy; and account sessions, kept apart from content. Works on any `Db` (PGlite
  * here; the same SQL runs on PostgreSQL).
  */
-import type { Db } from '../../db/pglite.ts';
+import type { Db, DbTx } from '../../db/db.ts';
 import {
   APPLIED_MIGRATIONS, COPY_IN, EVENT_PAGE, INSERT, MIGRATIONS, MIGRATIONS_TABLE, RECORD_MIGRATION, SELECT, SESSIONS, STAGED_SCHEMAS, TABLES,
   VERSION_KEYS, VERSION_TABLES, VERSIONS, versionSchema,
@@ -158,8 +158,8 @@ export class SqlStore {
       for await (const chunk of events) {
         for (let i = 0; i < chunk.length; i += INSERT_BATCH) {
           const batch = chunk.slice(i, i + INSERT_BATCH);
-          await tx.query(COPY_IN.events, [], { blob: new Blob([eventLines(batch)]) });
-          await tx.query(COPY_IN.event_anchors, [], { blob: new Blob([anchorLines(batch)]) });
+          await tx.copyIn(COPY_IN.events, eventLines(batch));
+          await tx.copyIn(COPY_IN.event_anchors, anchorLines(batch));
         }
       }
       await tx.exec(VERSION_KEYS);
@@ -227,7 +227,7 @@ export class SqlStore {
   }
 
   /** Runs `fn` in a transaction whose search path is a version's schema. */
-  private inVersion<T>(version: number, fn: (tx: Pick<Db, 'query' | 'exec'>) => Promise<T>): Promise<T> {
+  private inVersion<T>(version: number, fn: (tx: DbTx) => Promise<T>): Promise<T> {
     return this.db.transaction(async (tx) => {
       await tx.exec(`SET LOCAL search_path TO ${versionSchema(version)}, public`);
       return fn(tx);
