@@ -117,7 +117,9 @@ export function createApp(deps: AppDeps): App {
     const text = JSON.stringify(personal ? result.body : result);
     // A live answer reads "now" to the whole second, so it holds until that second is over.
     const expiresAt = cacheClass === 'live' ? wholeSecond(at) + 1000 : Infinity;
-    const prepared = new PreparedBody(text, spec.contentType ?? JSON_TYPE, model.checksum, cacheClass, spec.headers ?? {}, expiresAt);
+    // Replicas on the same content version answer the same bytes, ETag and version number.
+    const headers = { ...spec.headers, 'x-content-version': String(model.version) };
+    const prepared = new PreparedBody(text, spec.contentType ?? JSON_TYPE, model.checksum, cacheClass, headers, expiresAt);
     if (cacheClass !== 'private') cacheFor(model).set(req.target, prepared);
     return { prepared };
   }
@@ -168,10 +170,13 @@ export function createApp(deps: AppDeps): App {
   function readiness(): Record<string, unknown> {
     const last = deps.store.lastPublish;
     const lastPublish = last && { ...last, problems: last.problems.slice(0, 100), problem_count: last.problems.length };
-    if (!deps.store.ready) return { status: 'loading', last_publish: lastPublish };
+    // A replica also says how its database is: unreachable, it keeps serving what it loaded ("degraded").
+    const database = deps.store.database && { ...deps.store.database };
+    if (!deps.store.ready) return { status: 'loading', last_publish: lastPublish, ...(database ? { database } : {}) };
     const model = deps.store.model;
-    return { status: 'ready', version: model.version, content_version: model.checksum, published_at: model.publishedAt,
-      serving_last_good: last !== null && (last.outcome === 'refused' || last.outcome === 'failed'), last_publish: lastPublish };
+    return { status: database && !database.reachable ? 'degraded' : 'ready', version: model.version, content_version: model.checksum,
+      published_at: model.publishedAt, serving_last_good: last !== null && (last.outcome === 'refused' || last.outcome === 'failed'),
+      last_publish: lastPublish, ...(database ? { database } : {}) };
   }
 
   async function serve(req: AppRequest): Promise<AppResponse> {

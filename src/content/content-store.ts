@@ -14,9 +14,11 @@ import type { BundleSource } from './bundle/parse.ts';
 import { BundleError, type BundleProblem } from './bundle/validate-bundle.ts';
 import { loadModel, type ModelPayload } from './model/model-cache.ts';
 import type { ReadModel } from './model/read-model.ts';
-import { Publisher, type Committed, type PublishProgress, type PublisherOptions, type PublisherPort, type Staged } from './publisher.ts';
+import { Publisher, type Committed, type PublishProgress, type PublisherOptions, type PublisherPort, type Staged, type StoreMode } from './publisher.ts';
 import type { WorkerAnswer, WorkerRequest } from './publisher-worker.ts';
-import { SessionIndex, type SessionAnswer } from './sessions.ts';
+import { LiveSessions, SessionIndex, type SessionAnswer } from './sessions.ts';
+import type { VersionInfo } from './store/sql-store.ts';
+import type { DatabaseState } from './replica.ts';
 
 /** How to open a content store. */
 export interface ContentStoreOptions extends PublisherOptions {
@@ -34,8 +36,12 @@ export interface PublishRecord {
   source: string;
   /** The bundle's SHA-256, when it could be read. */
   checksum: string | null;
-  /** `published`: a new version serves; `unchanged`: the content was already served; `refused`: the bundle has problems; `failed`: something else stopped it. */
-  outcome: 'published' | 'unchanged' | 'refused' | 'failed';
+  /**
+   * `published`: a new version serves; `unchanged`: the content was already served; `refused`: the bundle has
+   * problems; `failed`: something else stopped it; `followed`: a replica took up the version the database made
+   * current (a publish or a rollback by another process).
+   */
+  outcome: 'published' | 'unchanged' | 'refused' | 'failed' | 'followed';
   /** The version serving afterwards. */
   version: number | null;
   problems: BundleProblem[];
@@ -49,7 +55,11 @@ export class ContentStore {
   private readonly publisher: PublisherPort;
   private current: ReadModel | null = null;
   private sessionIndex = new SessionIndex([]);
+  /** On PostgreSQL, sessions are looked up in the database per request, never held. */
+  private liveSessions: LiveSessions | null = null;
   private last: PublishRecord | null = null;
+  /** A replica's view of its database (set by its ReplicaFollower), shown on /readyz; null for an embedded store. */
+  database: DatabaseState | null = null;
   /** Publishes run one at a time, in call order. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -62,12 +72,13 @@ export class ContentStore {
     const { worker, onProgress, ...publisherOptions } = options;
     const store = new ContentStore(worker ? await WorkerPublisher.start(publisherOptions) : await Publisher.open(publisherOptions));
     store.publisher.onProgress = onProgress ?? null;
-    store.sessionIndex = new SessionIndex(await store.publisher.readSessions());
+    if (options.databaseUrl) store.liveSessions = new LiveSessions(options.databaseUrl);
+    else store.sessionIndex = new SessionIndex(await store.publisher.readSessions());
     return store;
   }
 
   /** What opening the store found (its mode, and warnings such as a read-only data directory). */
-  opened(): Promise<{ mode: 'dir' | 'memory'; warnings: string[] }> {
+  opened(): Promise<{ mode: StoreMode; warnings: string[] }> {
     return this.publisher.opened();
   }
 
@@ -147,6 +158,37 @@ export class ContentStore {
     });
   }
 
+  /**
+   * Serves the version the database says is current, if it is not the one served (a replica following
+   * publishes and rollbacks made by other processes). Answers true when the served version changed; throws
+   * when the database cannot be read (the served version stays).
+   */
+  follow(label = 'database'): Promise<boolean> {
+    return this.enqueue(async () => {
+      const began = performance.now();
+      const payload = await this.publisher.serveCurrent();
+      if (!payload || (this.current && this.current.version === payload.version && this.current.checksum === payload.checksum)) return false;
+      this.current = await loadModel(payload);
+      this.record(label, payload.checksum, 'followed', began, {});
+      return true;
+    });
+  }
+
+  /** Makes a kept version current again (see `Publisher.rollback`) and serves it. */
+  rollback(version: number): Promise<VersionInfo> {
+    return this.enqueue(async () => {
+      const info = await this.publisher.rollback(version);
+      const payload = await this.publisher.serveCurrent();
+      if (payload) this.current = await loadModel(payload);
+      return info;
+    });
+  }
+
+  /** Every version the store keeps, newest first. */
+  versions(): Promise<VersionInfo[]> {
+    return this.publisher.versions();
+  }
+
   /** Replaces the stored sessions (a sessions file, read again) and serves them from the next request on. */
   setSessions(sessions: SessionT[]): Promise<void> {
     return this.enqueue(async () => {
@@ -162,12 +204,13 @@ export class ContentStore {
 
   /** The unexpired session with this token hash and whether its account saved the event; null when there is none. */
   async lookupSession(tokenSha256: string, eventId: string, now: Date): Promise<SessionAnswer | null> {
-    return this.sessionIndex.lookup(tokenSha256, eventId, now);
+    return this.liveSessions ? this.liveSessions.lookup(tokenSha256, eventId, now) : this.sessionIndex.lookup(tokenSha256, eventId, now);
   }
 
   /** Waits for the publish in progress, then closes the store. */
   async close(): Promise<void> {
     await this.queue;
+    await this.liveSessions?.close();
     await this.publisher.close();
   }
 
@@ -242,10 +285,12 @@ class WorkerPublisher implements PublisherPort {
     });
   }
 
-  opened() { return this.call<{ mode: 'dir' | 'memory'; warnings: string[] }>('opened'); }
+  opened() { return this.call<{ mode: StoreMode; warnings: string[] }>('opened'); }
   stage(source: BundleSource) { return this.call<Staged>('stage', source); }
   commit() { return this.call<Committed>('commit'); }
   serveCurrent() { return this.call<ModelPayload | null>('serveCurrent'); }
+  rollback(version: number) { return this.call<VersionInfo>('rollback', version); }
+  versions() { return this.call<VersionInfo[]>('versions'); }
   replaceSessions(sessions: SessionT[]) { return this.call<void>('replaceSessions', sessions); }
   readSessions() { return this.call<Awaited<ReturnType<PublisherPort['readSessions']>>>('readSessions'); }
   async close() {

@@ -13,15 +13,25 @@ import { readdir, rm, statfs, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from '../db/db.ts';
 import { openDb, type OpenOptions } from '../db/pglite.ts';
+import { connectPostgres } from '../db/postgres.ts';
 import { BUNDLE_FORMAT, type EventT, type SessionT } from './bundle/bundle-schema.ts';
 import { checksumOf, parseBundle, readBundleBytes, splitBundle, type BundleSource } from './bundle/parse.ts';
 import { BundleError, BundleValidator, type BundleProblem } from './bundle/validate-bundle.ts';
 import { buildPayload, findCache, pruneCaches, readCache, cachePath, writeCache, type ModelPayload } from './model/model-cache.ts';
 import { cachesPath, lockDataDir, removeOldLayout, storePath, type DataDirLock } from './store/data-dir.ts';
-import { SqlStore, type SessionRow, type VersionInfo } from './store/sql-store.ts';
+import { KEEP_VERSIONS, KEEP_VERSIONS_POSTGRES, SqlStore, type SessionRow, type VersionInfo } from './store/sql-store.ts';
+
+/**
+ * Where the store is: `dir`, PGlite in the data directory; `memory`, PGlite in memory (the data directory could
+ * not be owned, or there is none); `postgres`, a real PostgreSQL shared by a fleet (the data directory, if any,
+ * holds only the model caches).
+ */
+export type StoreMode = 'dir' | 'memory' | 'postgres';
 
 /** How the publisher keeps its store. */
 export interface PublisherOptions {
+  /** A PostgreSQL to keep the store in instead of PGlite (`postgres://…`). */
+  databaseUrl?: string;
   /** The data directory; none keeps the store in memory and writes no caches. */
   dataDir?: string;
   /** PGlite's own files, for a runtime that cannot read them from node_modules. */
@@ -58,11 +68,13 @@ export interface PublisherPort {
   /** Called with the progress of each staging (for the log); null to hear nothing. */
   onProgress: ((progress: PublishProgress) => void) | null;
   /** How the store was opened, and anything that went wrong doing so. */
-  opened(): Promise<{ mode: 'dir' | 'memory'; warnings: string[] }>;
+  opened(): Promise<{ mode: StoreMode; warnings: string[] }>;
   stage(source: BundleSource): Promise<Staged>;
   commit(): Promise<Committed>;
   /** The payload of the current version (from its verified cache, or rebuilt from the store); null when there is none. */
   serveCurrent(): Promise<ModelPayload | null>;
+  rollback(version: number): Promise<VersionInfo>;
+  versions(): Promise<VersionInfo[]>;
   replaceSessions(sessions: SessionT[]): Promise<void>;
   readSessions(): Promise<SessionRow[]>;
   close(): Promise<void>;
@@ -113,30 +125,44 @@ export class Publisher implements PublisherPort {
   private store: SqlStore;
   private readonly caches: string | null;
   private readonly lock: DataDirLock | null;
-  private readonly mode: 'dir' | 'memory';
+  private readonly mode: StoreMode;
   private readonly warnings: string[];
   /** A version staged (written, not yet made current) by the last `stage`. */
   private pending: { checksum: string; version: number; format: string; source: string } | null = null;
+  /** True while this publisher holds the PostgreSQL publish lock (from a stage to its commit). */
+  private publishing = false;
   /** A verified cache that stood in for a store kept in memory. */
   private cachedPayload: ModelPayload | null = null;
+  /** True once the store's migrations are applied (PGlite: when it opens; PostgreSQL: before the first operation). */
+  private migrated: boolean;
   private readonly options: PublisherOptions;
   /** What the last staging had to do to fit (older versions dropped), reported by the commit that follows. */
   private stageWarnings: string[] = [];
   onProgress: ((progress: PublishProgress) => void) | null = null;
 
   private constructor(store: SqlStore, parts: { caches: string | null; lock: DataDirLock | null;
-    mode: 'dir' | 'memory'; warnings: string[]; options: PublisherOptions }) {
+    mode: StoreMode; warnings: string[]; options: PublisherOptions }) {
     this.store = store;
     this.caches = parts.caches;
     this.lock = parts.lock;
     this.mode = parts.mode;
     this.warnings = parts.warnings;
     this.options = parts.options;
+    this.migrated = parts.mode !== 'postgres';
   }
 
-  /** Opens the store: in the data directory when it can own it, else in memory. */
+  /**
+   * Opens the store: PostgreSQL when a database URL is given (no connection is made yet: a database that is
+   * down fails the first operation, which can be tried again), else PGlite in the data directory when it can
+   * own it, else in memory.
+   */
   static async open(options: PublisherOptions = {}): Promise<Publisher> {
     const warnings: string[] = [];
+    if (options.databaseUrl) {
+      const db = connectPostgres(options.databaseUrl, { max: 1, applicationName: 'destination-map-content publisher' });
+      return new Publisher(SqlStore.over(db), { caches: options.dataDir === undefined ? null : cachesPath(options.dataDir), lock: null,
+        mode: 'postgres', warnings, options });
+    }
     const inMemory = async () => SqlStore.open(await openDb({ assets: options.assets, ...(options.emptyDatabase ? { snapshot: options.emptyDatabase } : {}) }));
     const { dataDir } = options;
     if (dataDir === undefined) {
@@ -163,18 +189,53 @@ export class Publisher implements PublisherPort {
     }
   }
 
-  /** The caches directory when this process may write it (it owns the data directory's store), else null. */
+  /**
+   * The caches directory when this process may write it (it owns the data directory's store, or the store is
+   * PostgreSQL and the directory is its own cache), else null.
+   */
   private get writableCaches(): string | null {
-    return this.mode === 'dir' ? this.caches : null;
+    return this.mode === 'memory' ? null : this.caches;
   }
 
-  async opened(): Promise<{ mode: 'dir' | 'memory'; warnings: string[] }> {
+  /** Applies the migrations once, on PostgreSQL before the first operation (tried again by the next while it fails). */
+  private async ready(): Promise<void> {
+    if (this.migrated) return;
+    await this.store.migrate();
+    this.migrated = true;
+  }
+
+  async opened(): Promise<{ mode: StoreMode; warnings: string[] }> {
     return { mode: this.mode, warnings: [...this.warnings] };
   }
 
   async stage(source: BundleSource): Promise<Staged> {
+    await this.ready();
+    await this.releasePublishing();
     this.pending = null;
     const checksum = await checksumOf(source);
+    if (this.mode === 'postgres') {
+      // Held until the commit (or until this stage finds nothing to write): one publisher at a time.
+      await this.store.lockPublishing();
+      this.publishing = true;
+    }
+    try {
+      const staged = await this.stageLocked(source, checksum);
+      if (!this.pending) await this.releasePublishing();
+      return staged;
+    } catch (err) {
+      await this.releasePublishing();
+      throw err;
+    }
+  }
+
+  /** Lets the next publisher in, if this one holds the lock. */
+  private async releasePublishing(): Promise<void> {
+    if (!this.publishing) return;
+    this.publishing = false;
+    await this.store.unlockPublishing();
+  }
+
+  private async stageLocked(source: BundleSource, checksum: string): Promise<Staged> {
     const current = await this.store.current();
     if (current?.checksum === checksum) return { checksum, stored: current, current, problems: null };
     // Not in the store: a verified cache of the same content (a store kept in memory) serves as well.
@@ -244,18 +305,64 @@ export class Publisher implements PublisherPort {
       if (!payload) throw new Error('nothing staged to publish');
       return { payload, written: false, warnings };
     }
-    const version = await this.store.commitVersion(pending.version, pending.checksum, pending.format, pending.source);
-    warnings.push(...this.stageWarnings.splice(0));
+    let version: VersionInfo;
+    try {
+      version = await this.store.commitVersion(pending.version, pending.checksum, pending.format, pending.source);
+      warnings.push(...this.stageWarnings.splice(0));
+      // The store keeps the newest versions (KEEP_VERSIONS), and the caches follow it.
+      await this.store.prune(this.mode === 'postgres' ? KEEP_VERSIONS_POSTGRES : KEEP_VERSIONS);
+    } finally {
+      await this.releasePublishing();
+    }
     const payload = await this.payloadOf(version);
     await this.keepCache(payload, warnings);
-    // The store keeps the newest two versions (KEEP_VERSIONS), and the caches follow it.
-    await this.store.prune();
     const caches = this.writableCaches;
     if (caches) await pruneCaches(caches, new Set((await this.store.versions()).map((v) => v.version)));
     return { payload, written: true, warnings };
   }
 
+  /**
+   * Makes what `stage` accepted the current version without building its payload (the `publish` subcommand:
+   * the replicas build their own). Answers the version now current.
+   */
+  async commitOnly(): Promise<VersionInfo> {
+    const pending = this.pending;
+    this.pending = null;
+    if (!pending) throw new Error('nothing staged to publish');
+    try {
+      const version = await this.store.commitVersion(pending.version, pending.checksum, pending.format, pending.source);
+      await this.store.prune(this.mode === 'postgres' ? KEEP_VERSIONS_POSTGRES : KEEP_VERSIONS);
+      return version;
+    } finally {
+      await this.releasePublishing();
+    }
+  }
+
+  /** Makes a kept version current again (PostgreSQL: the replicas follow); throws when it is not kept. */
+  async rollback(version: number): Promise<VersionInfo> {
+    await this.ready();
+    await this.store.lockPublishing();
+    try {
+      return await this.store.restoreVersion(version);
+    } finally {
+      await this.store.unlockPublishing();
+    }
+  }
+
+  /** The version the store serves now, or null before the first publish. */
+  async currentVersion(): Promise<VersionInfo | null> {
+    await this.ready();
+    return this.store.current();
+  }
+
+  /** Every version the store keeps, newest first. */
+  async versions(): Promise<VersionInfo[]> {
+    await this.ready();
+    return this.store.versions();
+  }
+
   async serveCurrent(): Promise<ModelPayload | null> {
+    await this.ready();
     const current = await this.store.current();
     // Copies (a Buffer's slice would share its memory): the worker hands the payload's bytes over, and the cached one must stay whole.
     if (!current) return this.cachedPayload && { ...this.cachedPayload, docs: new Uint8Array(this.cachedPayload.docs), tables: new Uint8Array(this.cachedPayload.tables), places: new Uint8Array(this.cachedPayload.places) };
@@ -277,10 +384,12 @@ export class Publisher implements PublisherPort {
   }
 
   async replaceSessions(sessions: SessionT[]): Promise<void> {
+    await this.ready();
     await this.store.replaceSessions(sessions);
   }
 
   async readSessions(): Promise<SessionRow[]> {
+    await this.ready();
     return this.store.readSessions();
   }
 

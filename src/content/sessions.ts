@@ -1,11 +1,14 @@
 /**
  * Account sessions: not content. The account system owns them; the store keeps them in tables of their own
  * that a content publish never touches. With the embedded store they come from a sessions file, replaced
- * whole on start and on every reload. The serving thread answers lookups from an index of the stored rows.
+ * whole on start and on every reload, and the serving thread answers lookups from an index of the stored rows.
+ * On PostgreSQL the account system writes them and every lookup reads them there (`LiveSessions`).
  */
 import * as v from 'valibot';
 import { Session, type SessionT } from './bundle/bundle-schema.ts';
 import { BundleError } from './bundle/validate-bundle.ts';
+import { connectPostgres, isConnectionError, type PostgresDb } from '../db/postgres.ts';
+import { SESSIONS } from '../db/schema.ts';
 import type { SessionRow } from './store/sql-store.ts';
 
 /** The format name a sessions file declares. */
@@ -62,5 +65,36 @@ export class SessionIndex {
     const s = this.byToken.get(tokenSha256);
     if (!s || s.expiresMs <= now.getTime()) return null;
     return { account_id: s.account_id, is_saved: s.saved.has(eventId) };
+  }
+}
+
+/** Thrown when sessions cannot be looked up (the database is unreachable): the answer is unknown, never guessed. */
+export class SessionsUnavailableError extends Error {}
+
+/**
+ * Answers session lookups from PostgreSQL, one query per lookup, so a session the account system writes (or a
+ * saved event) counts from the next request on. Nothing is cached. A database that cannot be reached makes
+ * the lookup throw SessionsUnavailableError; postgres.js reconnects on the next one.
+ */
+export class LiveSessions {
+  private readonly db: PostgresDb;
+
+  constructor(databaseUrl: string) {
+    this.db = connectPostgres(databaseUrl, { max: 4, connectTimeoutS: 2, applicationName: 'destination-map-content sessions' });
+  }
+
+  /** The unexpired session with this token hash and whether it saved the event; null when there is none. */
+  async lookup(tokenSha256: string, eventId: string, now: Date): Promise<SessionAnswer | null> {
+    try {
+      const { rows } = await this.db.query<SessionAnswer>(SESSIONS.savedEvent, [tokenSha256, eventId, now.toISOString()]);
+      return rows[0] ? { account_id: rows[0].account_id, is_saved: rows[0].is_saved } : null;
+    } catch (err) {
+      if (isConnectionError(err)) throw new SessionsUnavailableError(`the sessions database cannot be reached (${(err as Error).message})`);
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
   }
 }

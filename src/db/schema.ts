@@ -32,7 +32,7 @@ CREATE INDEX sessions_account ON sessions (account_id);`,
 ];
 
 /** Bookkeeping of applied migrations, created before any of them runs. */
-export const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
+export const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS public.schema_migrations (
   version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`;
 
 /** The migrations already applied. */
@@ -156,8 +156,24 @@ export const SELECT = {
   associations: `SELECT doc FROM associations ORDER BY id`,
 } as const;
 
+/**
+ * A lock shared by every process on the database (a PostgreSQL advisory lock; the number is this service's own):
+ * taken around the migrations, so replicas starting at once apply each one once, and from the staging of a
+ * publish to its commit, so publishes run one at a time.
+ */
+export const LOCKS = {
+  migrations: `SELECT pg_advisory_xact_lock(7270701)`,
+  publish: `SELECT pg_advisory_lock(7270702)`,
+  publishDone: `SELECT pg_advisory_unlock(7270702)`,
+} as const;
+
+/** The channel a publish notifies on when its version becomes current; the payload is the version's number. */
+export const PUBLISHED_CHANNEL = 'content_published';
+
 /** The catalogue of content versions. */
 export const VERSIONS = {
+  /** Notifies PUBLISHED_CHANNEL; in a transaction, listeners hear it when it commits. */
+  notify: `SELECT pg_notify('${PUBLISHED_CHANNEL}', $1::text)`,
   next: `SELECT coalesce(max(version), 0) + 1 AS version FROM content_versions`,
   insert: `INSERT INTO content_versions (version, checksum, format, source) VALUES ($1, $2, $3, $4)`,
   makeCurrent: `INSERT INTO content_current (id, version) VALUES (true, $1) ON CONFLICT (id) DO UPDATE SET version = excluded.version`,

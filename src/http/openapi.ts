@@ -58,6 +58,7 @@ const ERROR_TEXT: Record<number, string> = {
   401: 'Invalid or expired account-session token',
   403: 'Asked for lists that are not public',
   404: 'Not found, not part of the given map, or not public',
+  503: 'Account sessions cannot be checked right now (the session database is unreachable); try again',
 };
 
 function parameters(entries: v.ObjectEntries, where: 'path' | 'query') {

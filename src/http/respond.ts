@@ -38,8 +38,8 @@ export const PREFLIGHT_HEADERS: Record<string, string> = {
  * - `none`: errors, health checks and preflights are not stored.
  */
 export const CACHE_CONTROL = {
-  content: 'public, max-age=300, stale-while-revalidate=86400',
-  live: 'public, max-age=30, stale-while-revalidate=30',
+  content: 'public, max-age=300, s-maxage=60, stale-while-revalidate=86400',
+  live: 'public, max-age=30, s-maxage=30, stale-while-revalidate=30',
   private: 'private, no-cache',
   none: 'no-store',
 } as const;

@@ -11,6 +11,7 @@ import { defineRoute, PrivateReply, wholeSecond } from '../http/route.ts';
 import { EventSchema, PoiRecordSchema, Uuid } from './schemas.ts';
 import { findMap } from './shared.ts';
 import { findEvent } from '../content/model/read-model.ts';
+import { SessionsUnavailableError } from '../content/sessions.ts';
 
 /** Default window length when `to` is omitted. */
 export const DEFAULT_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
@@ -166,7 +167,7 @@ export const getEvent = defineRoute({
     pois: v.pipe(v.array(PoiRecordSchema), v.description('Full records of the anchored POIs')),
     is_saved: v.optional(v.pipe(v.boolean(), v.description('Only for account-session callers'))),
   }),
-  errors: [401, 404],
+  errors: [401, 404, 503],
   async handle({ header, params, model, store, now }) {
     const found = findEvent(model, params.id);
     if (!found) throw notFound(`Event ${params.id}`);
@@ -175,7 +176,14 @@ export const getEvent = defineRoute({
     const auth = header('authorization');
     if (auth === null) return body;
     const token = BEARER_RE.exec(auth.trim())?.[1];
-    const session = token ? await store.lookupSession(sha256Hex(token), map.events.id(position), now) : null;
+    let session: Awaited<ReturnType<typeof store.lookupSession>> = null;
+    try {
+      session = token ? await store.lookupSession(sha256Hex(token), map.events.id(position), now) : null;
+    } catch (err) {
+      // Never a guess at is_saved: the caller may try again.
+      if (err instanceof SessionsUnavailableError) throw new HttpError(503, 'Account sessions cannot be checked right now; try again shortly.', { headers: { 'retry-after': '5' } });
+      throw err;
+    }
     if (!session) {
       throw new HttpError(401, 'The account session token is invalid or has expired.', {
         headers: { 'www-authenticate': 'Bearer error="invalid_token"' },

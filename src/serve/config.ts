@@ -25,6 +25,12 @@ export interface ServerConfig {
   corsOrigins: '*' | string[];
   /** Answer as if the time were this (demos, kiosks pinned to a day, reproducible tests); default the real clock. */
   fixedTime?: Date;
+  /**
+   * A PostgreSQL shared by a fleet: this process is then a replica that serves whatever version the database
+   * makes current (content gets there with the `publish` subcommand), and the data directory holds only its
+   * model caches.
+   */
+  databaseUrl?: string;
 }
 
 /** The demo destination shipped in data/. */
@@ -42,6 +48,9 @@ export function usage(command = 'npm start --'): string {
 
 Usage: ${command} [options]
        ${command} check <bundle.json>... [--json]   validate bundles and exit (0: ok, 1: problems)
+       ${command} publish --database-url <url> <bundle.json>   publish into PostgreSQL and exit
+       ${command} publish --database-url <url> --rollback <version>   make a kept version current again
+       ${command} publish --database-url <url> --list   the versions kept, newest first
 
 Options (each also read from the environment variable in brackets; a flag wins):
   --bundle <path>      content bundle to serve [BUNDLE_PATH]   default: the demo, data/demo-bundle.json
@@ -59,6 +68,9 @@ Options (each also read from the environment variable in brackets; a flag wins):
   --cors-origin <list> * or comma-separated origins allowed by CORS [CORS_ORIGIN]   default: *
   --fixed-time <time>  answer as if it were this RFC 3339 time [FIXED_TIME]   default: the real clock
                        (for demos and kiosks pinned to a day, and reproducible tests)
+  --database-url <url> serve as a replica of a PostgreSQL store (postgres://…) [DATABASE_URL]
+                       The version the database makes current is served (LISTEN, and a poll every 5 s);
+                       sessions are read there per request. No --bundle, --sessions or --watch then.
   --help               print this text
 
 Publishing: send SIGHUP (kill -HUP <pid>) to publish the bundle file again; the current version
@@ -72,7 +84,7 @@ version is served (with the last publish's outcome), 503 before.
 export const USAGE = usage();
 
 /** Every flag that takes a value. */
-const FLAGS = ['bundle', 'port', 'host', 'base-path', 'data-dir', 'log-level', 'cors-origin', 'fixed-time', 'sessions'];
+const FLAGS = ['bundle', 'port', 'host', 'base-path', 'data-dir', 'log-level', 'cors-origin', 'fixed-time', 'sessions', 'database-url'];
 /** Flags that take no value. */
 const SWITCHES = ['watch'];
 
@@ -114,7 +126,18 @@ export function parseConfig(args: readonly string[], env: Record<string, string 
   const fixedText = pick('fixed-time', 'FIXED_TIME');
   const fixedMs = fixedText === undefined ? undefined : parseTimestamp(fixedText);
   if (fixedMs === null) throw new ConfigError(`fixed time must be an RFC 3339 date-time, not "${fixedText}"`);
+  const databaseUrl = pick('database-url', 'DATABASE_URL');
+  if (databaseUrl !== undefined) {
+    checkDatabaseUrl(databaseUrl);
+    for (const [flag, envName] of [['bundle', 'BUNDLE_PATH'], ['sessions', 'SESSIONS_PATH'], ['watch', 'WATCH']]) {
+      if (pick(flag, envName) !== undefined) {
+        throw new ConfigError(`--${flag} (${envName}) does not go with --database-url: a replica serves what the database holds; ` +
+          'publish bundles with the publish subcommand, and the account system writes the sessions tables');
+      }
+    }
+  }
   return {
+    ...(databaseUrl !== undefined ? { databaseUrl } : {}),
     logLevel: logLevel as LogLevel,
     corsOrigins,
     ...(fixedMs !== undefined ? { fixedTime: new Date(fixedMs) } : {}),
@@ -135,4 +158,17 @@ function parseSwitch(value: string | undefined, name: string): boolean {
   if (/^(1|true|yes)$/i.test(value)) return true;
   if (/^(0|false|no)$/i.test(value)) return false;
   throw new ConfigError(`${name} must be 1 or 0 (true or false), not "${value}"`);
+}
+
+/** Throws ConfigError unless `url` is a PostgreSQL connection URL. */
+export function checkDatabaseUrl(url: string): void {
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // reported below
+  }
+  if (!parsed || !/^postgres(ql)?:$/.test(parsed.protocol) || !parsed.hostname) {
+    throw new ConfigError('database URL must look like postgres://user:password@host:5432/database');
+  }
 }

@@ -12,11 +12,13 @@ import { runCheck } from '../content/bundle/check.ts';
 import type { BundleSource } from '../content/bundle/parse.ts';
 import { BundleError } from '../content/bundle/validate-bundle.ts';
 import { ContentStore } from '../content/content-store.ts';
+import { ReplicaFollower } from '../content/replica.ts';
 import type { Staged } from '../content/publisher.ts';
 import { parseSessions } from '../content/sessions.ts';
 import type { PgliteAssets } from '../db/pglite.ts';
 import { createLogger, type Logger } from '../http/log.ts';
 import { ConfigError, DEMO_SESSIONS_PATH, parseConfig, usage, type ServerConfig } from './config.ts';
+import { runPublish } from './publish.ts';
 
 /** What a packaged program (the compiled binary) brings along instead of files on disk. */
 export interface StartOptions {
@@ -46,6 +48,7 @@ export async function start(args: readonly string[], env: Record<string, string 
     const { exitCode, output } = await runCheck(args.slice(1), (path) => readFile(path));
     return { exitCode, message: output };
   }
+  if (args[0] === 'publish') return runPublish(args.slice(1), env, options.command);
   let config: ServerConfig;
   try {
     const parsed = parseConfig(args, env);
@@ -56,6 +59,7 @@ export async function start(args: readonly string[], env: Record<string, string 
     throw err;
   }
   const logger = createLogger(config.logLevel);
+  if (config.databaseUrl) return startReplica(config, config.databaseUrl, logger, options);
   const useBuiltIn = Boolean(options.demoBundle && !config.bundleGiven);
   // A file is streamed through the checksum, and read whole only when the store does not hold its content.
   let source: BundleSource;
@@ -161,6 +165,43 @@ export async function start(args: readonly string[], env: Record<string, string 
   return { app, config, store, logger, load, reload, close };
 }
 
+/**
+ * A replica of a PostgreSQL store: the port opens at once (/readyz 503 until a version is loaded), and the
+ * version the database makes current is followed from then on, with the database retried while it is down.
+ */
+async function startReplica(config: ServerConfig, databaseUrl: string, logger: Logger, options: StartOptions): Promise<Started> {
+  const store = await ContentStore.open({ databaseUrl, dataDir: config.dataDir, worker: options.worker ?? true, assets: options.assets,
+    onProgress: (progress) => logger.log('debug', 'staging', { ...progress }) });
+  const follower = new ReplicaFollower(store, databaseUrl, logger);
+  store.database = follower.state;
+  const fixed = config.fixedTime;
+  const app = createApp({ store, basePath: config.basePath, logger, corsOrigins: config.corsOrigins, ...(fixed ? { now: () => fixed } : {}) });
+  return {
+    app, config, store, logger,
+    // Never fails: an unreachable database is tried again until it answers.
+    load: async () => {
+      follower.start();
+      return true;
+    },
+    reload: (trigger) => follower.check(trigger),
+    close: async () => {
+      await follower.stop();
+      await store.close();
+    },
+  };
+}
+
+/** A database URL with its password hidden, for logs. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres://…';
+  }
+}
+
 /** Watches files (through their directories, so a save by rename is seen too); calls `onChange` once things settle. */
 function watchFiles(paths: readonly string[], onChange: () => void): FSWatcher[] {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -187,5 +228,6 @@ function cannotRead(path: string, err: unknown): { exitCode: number; message: st
 
 /** Logs that the server listens. */
 export function logListening(logger: Logger, runtime: string, config: ServerConfig, port: number): void {
-  logger.log('info', 'listening', { runtime, host: config.host, port, base_path: config.basePath || '/', bundle: config.bundlePath });
+  logger.log('info', 'listening', { runtime, host: config.host, port, base_path: config.basePath || '/',
+    ...(config.databaseUrl ? { database: redactUrl(config.databaseUrl) } : { bundle: config.bundlePath }) });
 }

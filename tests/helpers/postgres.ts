@@ -13,7 +13,15 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 
 /** A running throwaway server. */
-export interface ThrowawayPostgres { url: string; stop(): Promise<void> }
+export interface ThrowawayPostgres {
+  url: string;
+  /** Stops the server and removes its data. */
+  stop(): Promise<void>;
+  /** Stops the server, keeping its data (a database outage). */
+  pause(): Promise<void>;
+  /** Starts it again after `pause`, on the same port. */
+  resume(): Promise<void>;
+}
 
 /** A free TCP port on 127.0.0.1. */
 async function freePort(): Promise<number> {
@@ -40,7 +48,7 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
   const asRoot = process.getuid?.() === 0;
   const log: string[] = [];
   const server = new EmbeddedPostgres({
-    databaseDir: join(dir, 'data'), port, user: 'postgres', password, persistent: false,
+    databaseDir: join(dir, 'data'), port, user: 'postgres', password, persistent: true,
     createPostgresUser: asRoot, authMethod: 'scram-sha-256',
     // Tests throw their databases away: no fsync; and the fleet tests open many connections.
     postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200',
@@ -57,11 +65,14 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
   }
   // The server must not keep the process alive (node:test ends a file's process when its loop is empty): it is
   // stopped when the process exits, or by `stop`.
-  const child = (server as unknown as { process?: ChildProcess }).process;
-  child?.unref();
-  for (const stream of [child?.stdout, child?.stderr]) (stream as { unref?: () => void } | null | undefined)?.unref?.();
+  const child = () => (server as unknown as { process?: ChildProcess }).process;
+  const detach = () => {
+    child()?.unref();
+    for (const stream of [child()?.stdout, child()?.stderr]) (stream as { unref?: () => void } | null | undefined)?.unref?.();
+  };
+  detach();
   const onExit = () => {
-    child?.kill('SIGINT');
+    child()?.kill('SIGINT');
     rmSync(dir, { recursive: true, force: true });
   };
   process.once('exit', onExit);
@@ -69,8 +80,18 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
     async stop() {
       process.off('exit', onExit);
+      // Waiting for it to exit must keep this process alive.
+      child()?.ref();
       await server.stop();
       await rm(dir, { recursive: true, force: true });
+    },
+    async pause() {
+      child()?.ref();
+      await server.stop();
+    },
+    async resume() {
+      await server.start();
+      detach();
     },
   };
 }

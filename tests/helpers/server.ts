@@ -40,9 +40,12 @@ export async function runToExit(runtime: Runtime, args: string[]): Promise<{ cod
   return { code, stdout, stderr };
 }
 
-/** Starts the service on an ephemeral port of 127.0.0.1 and waits until it listens and its content is loaded. */
+/**
+ * Starts the service on an ephemeral port of 127.0.0.1 and waits until it listens and its content is loaded
+ * (the log line `ready` matches: by default "content loaded"; a replica logs "content followed").
+ */
 export async function startServer(runtime: Runtime, args: string[] = [], timeoutMs = 60_000,
-  env: Record<string, string> = {}): Promise<RunningServer> {
+  env: Record<string, string> = {}, ready = /"msg":"content loaded"/): Promise<RunningServer> {
   const [cmd, ...rest] = RUNTIMES[runtime];
   const child = spawn(cmd, [...rest, '--port', '0', '--host', '127.0.0.1', ...args], { cwd: ROOT, env: { ...process.env, ...env } });
   let out = '';
@@ -55,7 +58,7 @@ export async function startServer(runtime: Runtime, args: string[] = [], timeout
       // Once started, only collect: the access log can grow long, and matching it again per chunk would be quadratic.
       if (started) return;
       const m = /"msg":"listening".*?"port":(\d+)/.exec(out);
-      if (m && /"msg":"content loaded"/.test(out)) { started = true; clearTimeout(timer); resolve(Number(m[1])); }
+      if (m && ready.test(out)) { started = true; clearTimeout(timer); resolve(Number(m[1])); }
     });
     child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${runtime} exited with ${code}:\n${out}`)); });
   });

@@ -5,7 +5,7 @@
  */
 import type { Db, DbTx } from '../../db/db.ts';
 import {
-  APPLIED_MIGRATIONS, COPY_IN, EVENT_PAGE, INSERT, MIGRATIONS, MIGRATIONS_TABLE, RECORD_MIGRATION, SELECT, SESSIONS, STAGED_SCHEMAS, TABLES,
+  APPLIED_MIGRATIONS, COPY_IN, EVENT_PAGE, INSERT, LOCKS, MIGRATIONS, MIGRATIONS_TABLE, RECORD_MIGRATION, SELECT, SESSIONS, STAGED_SCHEMAS, TABLES,
   VERSION_KEYS, VERSION_TABLES, VERSIONS, versionSchema,
 } from '../../db/schema.ts';
 import type { BundleT, EventT, SessionT } from '../bundle/bundle-schema.ts';
@@ -43,8 +43,14 @@ function anchorLines(events: readonly EventT[]): string {
 }
 
 
-/** How many content versions the store keeps: the current one and the one before it (for rollback). */
+/** How many content versions the embedded store keeps: the current one and the one before it (for rollback). */
 export const KEEP_VERSIONS = 2;
+
+/**
+ * How many a PostgreSQL store keeps: a fleet rolls back with `publish --rollback VERSION`, and a replica still
+ * building an older version finds it there.
+ */
+export const KEEP_VERSIONS_POSTGRES = 5;
 
 /** One content version in the catalogue. */
 export interface VersionInfo { version: number; checksum: string; published_at: string }
@@ -83,16 +89,31 @@ export class SqlStore {
 
   /** Opens the store over `db`, applying the migrations it has not seen yet. */
   static async open(db: Db): Promise<SqlStore> {
-    await db.exec(MIGRATIONS_TABLE);
-    const applied = new Set((await db.query<{ version: number }>(APPLIED_MIGRATIONS)).rows.map((r) => r.version));
-    for (const m of MIGRATIONS) {
-      if (applied.has(m.version)) continue;
-      await db.transaction(async (tx) => {
+    const store = SqlStore.over(db);
+    await store.migrate();
+    return store;
+  }
+
+  /** The store over `db` as it is, touching nothing yet (a database that is down is not an error until used). */
+  static over(db: Db): SqlStore {
+    return new SqlStore(db);
+  }
+
+  /**
+   * Applies the migrations the database has not seen yet, in one transaction that holds a lock every process
+   * shares: replicas that start at once apply each migration once, and a failed one leaves nothing behind.
+   */
+  async migrate(): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.query(LOCKS.migrations);
+      await tx.exec(MIGRATIONS_TABLE);
+      const applied = new Set((await tx.query<{ version: number }>(APPLIED_MIGRATIONS)).rows.map((r) => r.version));
+      for (const m of MIGRATIONS) {
+        if (applied.has(m.version)) continue;
         await tx.exec(m.sql);
         await tx.query(RECORD_MIGRATION, [m.version]);
-      });
-    }
-    return new SqlStore(db);
+      }
+    });
   }
 
   /** The version being served, or null before the first publish. */
@@ -167,14 +188,36 @@ export class SqlStore {
     });
   }
 
-  /** Makes a staged version a content version and the current one, in one transaction. */
+  /**
+   * Makes a staged version a content version and the current one, in one transaction, and notifies the
+   * replicas listening (they hear it when the transaction commits).
+   */
   async commitVersion(version: number, checksum: string, format: string, source = ''): Promise<VersionInfo> {
     return this.db.transaction(async (tx) => {
       await tx.query(VERSIONS.insert, [version, checksum, format, source]);
-      await tx.query(VERSIONS.makeCurrent, [version]);
-      const { rows: [current] } = await tx.query<{ version: number; checksum: string; published_at: Date | string }>(VERSIONS.current);
-      return info(current);
+      return makeCurrent(tx, version);
     });
+  }
+
+  /** Makes a kept version the current one again (a rollback), and notifies the replicas; throws when it is not kept. */
+  async restoreVersion(version: number): Promise<VersionInfo> {
+    return this.db.transaction(async (tx) => {
+      const kept = (await tx.query<{ version: number }>(VERSIONS.list)).rows.map((r) => Number(r.version));
+      if (!kept.includes(version)) {
+        throw new Error(`version ${version} is not kept (the store keeps ${kept.length ? kept.join(', ') : 'none'})`);
+      }
+      return makeCurrent(tx, version);
+    });
+  }
+
+  /** Waits until no other process is publishing, then holds that until `unlockPublishing` (or the connection ends). */
+  async lockPublishing(): Promise<void> {
+    await this.db.query(LOCKS.publish);
+  }
+
+  /** Lets the next publisher in. */
+  async unlockPublishing(): Promise<void> {
+    await this.db.query(LOCKS.publishDone);
   }
 
   /** Drops the tables of versions staged and never committed (a publish refused, failed or cut off). */
@@ -275,6 +318,14 @@ export class SqlStore {
 
 function toIso(value: Date | string): string {
   return value instanceof Date ? value.toISOString() : new Date(value).toISOString();
+}
+
+/** Points the catalogue at `version`, notifies the listeners, and answers the version now current. */
+async function makeCurrent(tx: DbTx, version: number): Promise<VersionInfo> {
+  await tx.query(VERSIONS.makeCurrent, [version]);
+  await tx.query(VERSIONS.notify, [String(version)]);
+  const { rows: [current] } = await tx.query<{ version: number; checksum: string; published_at: Date | string }>(VERSIONS.current);
+  return info(current);
 }
 
 function info(row: { version: number; checksum: string; published_at: Date | string }): VersionInfo {
