@@ -2,7 +2,8 @@
  * The test command. First every tests/**\/*.test.ts runs under node:test (via tsx), in-process, with c8
  * coverage gates over src/. Then the HTTP-level suite, tests/http/, runs again once per runtime: against
  * the real service on Node, on Bun and on Deno, each over a real port (TEST_RUNTIME; see
- * tests/helpers/target.ts). The suite is written once; every run must pass.
+ * tests/helpers/target.ts), and once more on Node as a replica of a real PostgreSQL (TEST_STORE=postgres).
+ * The suite is written once; every run must pass.
  *
  * With files given, runs just those, once and without coverage; TEST_RUNTIME in the environment picks
  * the target of their HTTP-level tests (unset: in-process).
@@ -65,6 +66,8 @@ try {
     for (const runtime of RUNTIMES) {
       runs.push(run(`the HTTP-level suite (${HTTP_SUITE}) on ${runtime}, over a real port`, suite, { ...shared, TEST_RUNTIME: runtime }, false));
     }
+    runs.push(run(`the HTTP-level suite (${HTTP_SUITE}) on node, a replica of PostgreSQL`, suite,
+      { ...shared, TEST_RUNTIME: 'node', TEST_STORE: 'postgres' }, false));
   }
 } finally {
   await postgres?.stop();

@@ -43,11 +43,11 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
     before(async () => { server = await startServer(runtime); });
     after(async () => { await server?.stop(); });
 
-    test('a content answer is public with max-age and stale-while-revalidate, and a strong ETag', async () => {
+    test('a content answer is public with max-age, s-maxage and stale-while-revalidate, and a strong ETag', async () => {
       const res = await get(BIG);
       assert.equal(res.status, 200);
       assert.equal(res.headers['cache-control'], CACHE_CONTROL.content);
-      assert.match(res.headers['cache-control'], /^public, max-age=\d+, stale-while-revalidate=\d+$/);
+      assert.match(res.headers['cache-control'], /^public, max-age=\d+, s-maxage=\d+, stale-while-revalidate=\d+$/);
       assert.match(res.headers.etag, /^"[0-9a-f]{12}-[0-9a-z]+"$/, 'strong, not W/');
       assert.equal(Number(res.headers['content-length']), res.body.length);
       const again = await get(BIG);

@@ -2,19 +2,25 @@
  * Test targets: what the HTTP-level suite (tests/http/) talks to. The same requests are answered either
  * in-process, by the app's Fetch handler, or by the real service on Node, Bun or Deno over a real port,
  * as the TEST_RUNTIME environment variable says (unset: in-process). scripts/run-tests.ts runs that
- * suite once in-process (with coverage) and once per runtime.
+ * suite once in-process (with coverage), once per runtime, and once more on Node with TEST_STORE=postgres:
+ * the bundle is then published into a real PostgreSQL with the `publish` subcommand's code, its sessions
+ * written into the sessions tables as an account system would, and the service runs as a replica of it.
  *
  * Over HTTP a request is sent with node:http, not fetch: fetch adds headers of its own (Accept-Encoding,
  * Accept, User-Agent, ...) and decompresses, while the service must see exactly the request the test
  * wrote. The request target is the one `new Request('http://test.local' + path)` gives in-process.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../../src/app.ts';
-import type { BundleT } from '../../src/content/bundle/bundle-schema.ts';
+import type { BundleT, SessionT } from '../../src/content/bundle/bundle-schema.ts';
+import { connectPostgres } from '../../src/db/postgres.ts';
+import { SESSIONS } from '../../src/db/schema.ts';
+import { runPublish } from '../../src/serve/publish.ts';
+import { testDatabase } from './postgres.ts';
 import type { ContentStore } from '../../src/content/content-store.ts';
 import { openEmptyStore, publishFixture, splitSessions } from './store.ts';
 import { createLogger } from '../../src/http/log.ts';
@@ -94,12 +100,37 @@ async function openInProcess(text: string, options: TargetOptions): Promise<Test
   };
 }
 
+/** The store the HTTP-level suite runs on, from TEST_STORE: `embedded` (default) or `postgres`. */
+export const STORE: 'embedded' | 'postgres' = process.env.TEST_STORE === 'postgres' ? 'postgres' : 'embedded';
+
+/** A database of its own holding the bundle as its current version and the bundle's sessions; dropped by `drop`. */
+async function publishToPostgres(text: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const { file, sessions } = stageBundle(text);
+  const db = await testDatabase();
+  const published = await runPublish([file], { DATABASE_URL: db.url });
+  if (published.exitCode !== 0) throw new Error(`publish failed: ${published.message}`);
+  if (sessions) {
+    const rows = JSON.parse(readFileSync(sessions, 'utf8')).sessions as SessionT[];
+    const sql = connectPostgres(db.url, { max: 1 });
+    try {
+      await sql.query(SESSIONS.insert, [JSON.stringify(rows.map(({ token_sha256, account_id, expires_at }) => ({ token_sha256, account_id, expires_at })))]);
+      await sql.query(SESSIONS.insertSaved, [JSON.stringify(rows.flatMap((s) => s.saved_event_ids.map((event_id) => ({ account_id: s.account_id, event_id }))))]);
+    } finally {
+      await sql.close();
+    }
+  }
+  return db;
+}
+
 async function openOverHttp(runtime: Runtime, text: string, options: TargetOptions): Promise<TestTarget> {
   const { file, dataDir, sessions } = stageBundle(text);
-  const args = ['--bundle', file, '--data-dir', dataDir, '--fixed-time', (options.now ?? F.now).toISOString(), ...(sessions ? ['--sessions', sessions] : [])];
+  const database = STORE === 'postgres' ? await publishToPostgres(text) : null;
+  const args = database
+    ? ['--database-url', database.url, '--data-dir', `${dataDir}-replica-${randomUUID()}`, '--fixed-time', (options.now ?? F.now).toISOString()]
+    : ['--bundle', file, '--data-dir', dataDir, '--fixed-time', (options.now ?? F.now).toISOString(), ...(sessions ? ['--sessions', sessions] : [])];
   if (options.basePath !== undefined) args.push('--base-path', options.basePath);
   // The flags win over the environment, and LOG_LEVEL is pinned: startServer waits for the info lines.
-  const server = await startServer(runtime, args, 120_000, { LOG_LEVEL: 'info' });
+  const server = await startServer(runtime, args, 120_000, { LOG_LEVEL: 'info' }, database ? /"msg":"content followed"/ : undefined);
   const agent = new Agent({ keepAlive: true, maxSockets: 8 });
   const errorLog = () => server.output().split('\n').filter((line) => line.includes('"level":"error"'));
   const get = (path: string, init?: RequestInit) => send(runtime, server, agent, path, init);
@@ -114,6 +145,7 @@ async function openOverHttp(runtime: Runtime, text: string, options: TargetOptio
     async close() {
       agent.destroy();
       const code = await server.stop();
+      await database?.drop();
       const errors = errorLog();
       if (code !== 0 || errors.length > 0) {
         throw new Error(`the service on ${runtime} exited with ${code}${errors.length ? ' and logged unexpected errors' : ''}:\n${tail(server.output())}`);
