@@ -2,7 +2,9 @@
  * The benchmark, in one go on one machine: every runtime's service against a bare server of the same
  * runtime serving byte-identical prebuilt bodies (the ceiling), events on a 1M-event dataset, the in-process
  * filters against PGlite SQL, start-up against PGlite alone opening the same snapshot, RSS, and publishing on Node
- * (under load on the demo; the 1M-event first load into an empty data directory and SIGHUP; scripts/bench/publish.ts).
+ * (under load on the demo; the 1M-event first load into an empty data directory and SIGHUP; scripts/bench/publish.ts),
+ * and a fleet of replicas over a real PostgreSQL (publish to every replica serving, the database's load, the
+ * 1M-event start from PostgreSQL and from the model cache; scripts/bench/fleet.ts).
  * Writes docs/benchmarks.md (a targets table, detail tables and the raw JSON).
  *
  *   npm run bench                                    # everything: 25-45 minutes, more when the 1M snapshot is built
@@ -10,7 +12,7 @@
  *   node scripts/bench.ts --only publish --out /tmp/p.md   # publishing alone (demo under load, then 1M: ~5-10 minutes)
  *
  * Flags: --quick, --duration S (8), --connections N (32), --runtimes node,bun,deno, --skip-large, --out PATH,
- * --only PHASES (comma-separated: demo, large, filters, publish), --large (with --quick: run the 1M-event phases
+ * --only PHASES (comma-separated: demo, large, filters, publish, fleet), --large (with --quick: run the 1M-event phases
  * too), --large-bundle PATH (another large bundle), --skip-filters, --service-log-level LEVEL (passed to the
  * service), --keep-logs (keep the services' access logs in .bench/logs).
  * Exits 0 when everything ran (a missed target is reported in the document, not an error) and 1 when
@@ -27,10 +29,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { RUNTIMES, startServer } from '../tests/helpers/server.ts';
 import { measureLargePublish, measurePublishUnderLoad } from './bench/publish.ts';
+import { measureFleet } from './bench/fleet.ts';
 import { runLoadPinned, type LoadOptions, type LoadResult } from './bench/run-load.ts';
 import {
   evaluateTargets, renderReport, type BenchOptions, type BenchResult, type EventsRun, type FiltersPhase, type LargePhase,
-  type LargePublishPhase, type Machine, type PublishPhase, type RequestRun, type Rss, type RuntimeDemo, type RuntimeLarge,
+  type FleetPhase, type LargePublishPhase, type Machine, type PublishPhase, type RequestRun, type Rss, type RuntimeDemo, type RuntimeLarge,
   type RuntimeName,
 } from './bench/report.ts';
 
@@ -48,7 +51,7 @@ const CEILINGS: Record<RuntimeName, string> = {
 };
 const ALL_RUNTIMES: RuntimeName[] = ['node', 'bun', 'deno'];
 /** The phases, in the order they run (--only picks some). */
-const ALL_PHASES = ['demo', 'large', 'filters', 'publish'];
+const ALL_PHASES = ['demo', 'large', 'filters', 'publish', 'fleet'];
 
 /** The demo's main map and the marker the README names. */
 const MAIN_MAP = '8a434eb5-da02-5a4d-9418-14bc57c86c50';
@@ -936,6 +939,20 @@ async function benchPublishLarge(ctx: Ctx, large: LargePhase): Promise<LargePubl
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Phase 5: a fleet over PostgreSQL (scripts/bench/fleet.ts)
+
+/** Publishes on the demo to two replicas, the database's load, and the 1M-event start from PostgreSQL. */
+async function benchFleet(ctx: Ctx): Promise<FleetPhase> {
+  const { opts } = ctx;
+  if (!opts.phases.includes('fleet')) return notRun(`--only ${opts.phases.join(',')}`);
+  if (!opts.runtimes.includes('node')) return notRun('the fleet is measured on Node, and node is not in --runtimes');
+  const large = !opts.skipLarge && (await ensureLargeBundle(ctx)) ? opts.largeBundle : null;
+  const r = await measureFleet({ workDir: join(BENCH_DIR, 'fleet'), publishes: opts.quick ? 2 : 5, largeBundle: large, say });
+  if (!large) ctx.notes.push(`fleet: no 1M-event rows (${skipLargeReason(opts)})`);
+  return { status: 'ran', ...r };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Main
 
 /** Counts of the demo bundle. */
@@ -1001,6 +1018,14 @@ async function main(): Promise<number> {
       say(`publishing, large bundle FAILED: ${(err as Error).message}`);
       publishLarge = notRun(`failed: ${(err as Error).message.split('\n')[0]}`);
     }
+    let fleet: FleetPhase;
+    try {
+      fleet = await benchFleet(ctx);
+    } catch (err) {
+      ctx.failures.push(`fleet: ${(err as Error).message}`);
+      say(`fleet FAILED: ${(err as Error).message}`);
+      fleet = notRun(`failed: ${(err as Error).message.split('\n')[0]}`);
+    }
     const { out, largeBundle, keepLogs, skipFilters, ...options } = opts;
     void largeBundle; void keepLogs; void skipFilters;
     const result: BenchResult = {
@@ -1008,7 +1033,7 @@ async function main(): Promise<number> {
       elapsedS: Math.round((performance.now() - began) / 1000), options, machine, versions,
       datasets: { demo: demoCounts(bundle), large: large.status === 'ran'
         ? { bundle: large.bundle, bytes: large.bundleBytes, ...large.counts } : null },
-      demo, large, filters, publish, publishLarge, targets: [], failures: ctx.failures, notes: ctx.notes,
+      demo, large, filters, publish, publishLarge, fleet, targets: [], failures: ctx.failures, notes: ctx.notes,
     };
     machine.loadAvgEnd = loadavg().map((x) => round(x, 2));
     // Other work on the machine skews every number; say so rather than publish it silently.

@@ -69,7 +69,7 @@ const plainSpawner: Spawner = (command, cpu, stdoutFile) => {
 // HTTP, processes
 
 /** One GET on 127.0.0.1 on a fresh connection; `ms` from the call to the end of the body. */
-function get(port: number, path: string, timeoutMs: number): Promise<{ status: number; body: string; ms: number }> {
+export function get(port: number, path: string, timeoutMs: number): Promise<{ status: number; body: string; ms: number }> {
   const began = performance.now();
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path, agent: false, timeout: timeoutMs }, (res) => {
@@ -93,7 +93,7 @@ interface Readiness {
 }
 
 /** A free TCP port on 127.0.0.1. */
-function pickPort(): Promise<number> {
+export function pickPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -106,7 +106,7 @@ function pickPort(): Promise<number> {
 }
 
 /** VmHWM (peak resident set) of a process in MiB; null when /proc cannot tell. */
-function peakRssMb(pid: number | undefined): number | null {
+export function peakRssMb(pid: number | undefined): number | null {
   try {
     const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Math.round(Number(m[1]) / 1024) : null;
@@ -125,7 +125,7 @@ function collect(stream: NodeJS.ReadableStream | null | undefined): () => string
 const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
 
 /** SIGTERM, then SIGKILL after `graceMs`. */
-async function stop(child: ChildProcess, graceMs = 30_000): Promise<void> {
+export async function stop(child: ChildProcess, graceMs = 30_000): Promise<void> {
   if (exited(child)) return;
   const done = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill('SIGTERM');
@@ -284,7 +284,7 @@ function startLoad(spawner: Spawner, cores: Cores, port: number, paths: string[]
 }
 
 /** The median of a list of numbers. */
-function median(xs: number[]): number {
+export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length >> 1;
   return s.length % 2 ? s[mid] : Math.round((s[mid - 1] + s[mid]) / 2);
@@ -443,7 +443,7 @@ export interface LargeOptions {
 }
 
 /** The first event of a bundle, found in its bytes: its id, and where its title's JSON string text begins and ends. */
-function firstEventTitle(bytes: Buffer): { id: string; start: number; end: number; title: string } {
+export function firstEventTitle(bytes: Buffer): { id: string; start: number; end: number; title: string } {
   const events = bytes.indexOf('"events":[');
   if (events < 0) throw new Error('no "events":[ in the bundle');
   const idAt = bytes.indexOf('"id":"', events);
