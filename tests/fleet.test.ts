@@ -200,6 +200,30 @@ describe('a fleet of replicas over PostgreSQL', () => {
     t.diagnostic(`each replica served the new version ${ms.map(Math.round).join(' and ')} ms after the commit; ${sent} requests, none failed`);
   });
 
+  test('replicas on Bun and Deno serve the same bytes and ETags as the Node ones (uncompressed), and look sessions up there too', async () => {
+    const expected = await versionOf(replicas[0]);
+    for (const runtime of ['bun', 'deno'] as const) {
+      const other = await startServer(runtime, ['--database-url', db.url, '--data-dir', join(dir, runtime), '--log-level', 'info'], 60_000, {},
+        /"msg":"content followed"/);
+      try {
+        await waitFor(`${runtime} serves version ${expected}`, async () => (await versionOf(other)) === expected, 30_000);
+        // Uncompressed: each runtime's zlib compresses the same bytes differently (so does its ETag for that coding).
+        const identity = { 'accept-encoding': 'identity' };
+        for (const path of [`/maps/${map}?info=true&markers=true`, `/events?map_id=${map}&limit=20`]) {
+          const [a, b] = await Promise.all([get(replicas[0].base, path, identity), get(other.base, path, identity)]);
+          assert.equal(b.status, 200, `${runtime} ${path}`);
+          assert.equal(b.text, a.text, `${runtime} ${path}`);
+          assert.equal(b.headers.get('etag'), a.headers.get('etag'), `${runtime} ${path}`);
+          assert.equal(b.headers.get('x-content-version'), a.headers.get('x-content-version'), `${runtime} ${path}`);
+        }
+        const session = await get(other.base, `/events/${demo.events[0].id}`, { authorization: 'Bearer not-a-session' });
+        assert.equal(session.status, 401, `${runtime}: the session was looked up in the database`);
+      } finally {
+        assert.equal(await other.stop(), 0, `${runtime} stopped cleanly`);
+      }
+    }
+  });
+
   test('a session the account system writes counts from the next request on, never cached', async () => {
     const sql = connectPostgres(db.url);
     const token = `fleet-${crypto.randomUUID()}`;
