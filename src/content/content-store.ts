@@ -17,7 +17,6 @@ import type { ReadModel } from './model/read-model.ts';
 import { Publisher, type Committed, type PublishProgress, type PublisherOptions, type PublisherPort, type Staged, type StoreMode } from './publisher.ts';
 import type { WorkerAnswer, WorkerRequest } from './publisher-worker.ts';
 import { LiveSessions, SessionIndex, type SessionAnswer } from './sessions.ts';
-import type { VersionInfo } from './store/sql-store.ts';
 import type { DatabaseState } from './replica.ts';
 
 /** How to open a content store. */
@@ -174,21 +173,6 @@ export class ContentStore {
     });
   }
 
-  /** Makes a kept version current again (see `Publisher.rollback`) and serves it. */
-  rollback(version: number): Promise<VersionInfo> {
-    return this.enqueue(async () => {
-      const info = await this.publisher.rollback(version);
-      const payload = await this.publisher.serveCurrent();
-      if (payload) this.current = await loadModel(payload);
-      return info;
-    });
-  }
-
-  /** Every version the store keeps, newest first. */
-  versions(): Promise<VersionInfo[]> {
-    return this.publisher.versions();
-  }
-
   /** Replaces the stored sessions (a sessions file, read again) and serves them from the next request on. */
   setSessions(sessions: SessionT[]): Promise<void> {
     return this.enqueue(async () => {
@@ -289,8 +273,6 @@ class WorkerPublisher implements PublisherPort {
   stage(source: BundleSource) { return this.call<Staged>('stage', source); }
   commit() { return this.call<Committed>('commit'); }
   serveCurrent() { return this.call<ModelPayload | null>('serveCurrent'); }
-  rollback(version: number) { return this.call<VersionInfo>('rollback', version); }
-  versions() { return this.call<VersionInfo[]>('versions'); }
   replaceSessions(sessions: SessionT[]) { return this.call<void>('replaceSessions', sessions); }
   readSessions() { return this.call<Awaited<ReturnType<PublisherPort['readSessions']>>>('readSessions'); }
   async close() {

@@ -73,8 +73,6 @@ export interface PublisherPort {
   commit(): Promise<Committed>;
   /** The payload of the current version (from its verified cache, or rebuilt from the store); null when there is none. */
   serveCurrent(): Promise<ModelPayload | null>;
-  rollback(version: number): Promise<VersionInfo>;
-  versions(): Promise<VersionInfo[]>;
   replaceSessions(sessions: SessionT[]): Promise<void>;
   readSessions(): Promise<SessionRow[]>;
   close(): Promise<void>;
