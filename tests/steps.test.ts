@@ -113,9 +113,9 @@ test('a read model built from a payload in slices serves exactly what one built 
     for (let k = 0; k < 20; k++) {
       const p = bundle.markers[Math.floor(rand() * bundle.markers.length)];
       const near = { lat: p.lat, lng: p.lng, radiusM: 500 + rand() * 20_000 };
-      assert.deepEqual(other.eventIndex.eventsNear(near), map.eventIndex.eventsNear(near));
+      assert.deepEqual(other.eventIndex.poisNear(near), map.eventIndex.poisNear(near));
       const box = { west: p.lng - rand(), south: p.lat - rand(), east: p.lng + rand(), north: p.lat + rand() };
-      assert.deepEqual(other.eventIndex.eventsInBbox(box), map.eventIndex.eventsInBbox(box));
+      assert.deepEqual(other.eventIndex.poisInBbox(box), map.eventIndex.poisInBbox(box));
     }
   }
   assert.equal(sliced.publishedAt, '2026-01-01T00:00:00.000Z');

@@ -104,23 +104,37 @@ export class PointIndex {
     return this.starts[last] - this.starts[first];
   }
 
-  /** Marks (in a fresh byte mask) every owner with a point inside the box. */
-  ownersInBbox(b: Bbox): Uint8Array {
-    const mask = new Uint8Array(this.ownerCount);
-    if (!this.index) return mask;
+  /**
+   * Every owner with a point inside the box, ascending, each once. The cost follows the points in the box,
+   * not the index's size.
+   */
+  ownersInBbox(b: Bbox): Int32Array {
+    if (!this.index) return new Int32Array(0);
     const ranges: [number, number][] = b.west <= b.east ? [[b.west, b.east]] : [[b.west, 180], [-180, b.east]];
-    for (const [w, e] of ranges) {
-      for (const slot of this.index.range(w, b.south, e, b.north)) mask[this.owners[slot]] = 1;
-    }
-    return mask;
+    const slots: number[] = [];
+    for (const [w, e] of ranges) for (const slot of this.index.range(w, b.south, e, b.north)) slots.push(slot);
+    return this.ownersOf(slots);
   }
 
-  /** Marks every owner with a point within `radiusM` metres (great-circle) of the point. */
-  ownersNear(q: Near): Uint8Array {
-    const mask = new Uint8Array(this.ownerCount);
-    if (!this.index) return mask;
+  /** Every owner with a point within `radiusM` metres (great-circle) of the point, ascending, each once. */
+  ownersNear(q: Near): Int32Array {
+    if (!this.index) return new Int32Array(0);
     // geokdbush searches in kilometres and returns the slots within the radius, nearest first.
-    for (const slot of around(this.index, q.lng, q.lat, Infinity, q.radiusM / 1000)) mask[this.owners[slot]] = 1;
-    return mask;
+    return this.ownersOf(around(this.index, q.lng, q.lat, Infinity, q.radiusM / 1000));
   }
+
+  /** The owners of some points, ascending, each once. */
+  private ownersOf(slots: readonly number[]): Int32Array {
+    const owners = new Int32Array(slots.length);
+    for (let i = 0; i < slots.length; i++) owners[i] = this.owners[slots[i]];
+    return sortedUnique(owners);
+  }
+}
+
+/** Sorts integers ascending in place and answers the view of them with repeats removed. */
+export function sortedUnique(xs: Int32Array): Int32Array {
+  xs.sort();
+  let n = 0;
+  for (let i = 0; i < xs.length; i++) if (i === 0 || xs[i] !== xs[i - 1]) xs[n++] = xs[i];
+  return xs.subarray(0, n);
 }

@@ -4,7 +4,7 @@
  * share a POI (a million events over a hundred thousand POIs), so the index holds each vertex once,
  * not once per event.
  */
-import { PointIndex, type Bbox, type Near } from '../../geo/point-index.ts';
+import { PointIndex, sortedUnique, type Bbox, type Near } from '../../geo/point-index.ts';
 import type { EventTable } from './event-table.ts';
 import { runNow, STRIDE, type Steps } from './steps.ts';
 
@@ -70,22 +70,25 @@ export class EventIndex {
     return false;
   }
 
-  /** Marks (in a fresh byte mask over positions) every event with an anchored POI vertex inside the box. */
-  eventsInBbox(b: Bbox): Uint8Array {
-    return this.eventsOf(this.pois.ownersInBbox(b));
+  /** The anchored POIs (their codes in the table, ascending) with a vertex inside the box. */
+  poisInBbox(b: Bbox): Int32Array {
+    return this.pois.ownersInBbox(b);
   }
 
-  /** Marks every event with an anchored POI vertex within `radiusM` metres (great-circle) of the point. */
-  eventsNear(q: Near): Uint8Array {
-    return this.eventsOf(this.pois.ownersNear(q));
+  /** The anchored POIs with a vertex within `radiusM` metres (great-circle) of the point. */
+  poisNear(q: Near): Int32Array {
+    return this.pois.ownersNear(q);
   }
 
-  private eventsOf(poiMask: Uint8Array): Uint8Array {
-    const mask = new Uint8Array(this.events.length);
-    for (let k = 0; k < poiMask.length; k++) {
-      if (poiMask[k] === 0) continue;
-      for (const i of this.events.positionsOfCode(k)) mask[i] = 1;
-    }
-    return mask;
+  /**
+   * The positions in [first, end) of the events anchored to any of `pois` (codes), ascending, each once: each
+   * POI's events are in keyset order, so a binary search finds where its window starts. The cost follows the
+   * POIs and their events in the window, never the table's size.
+   */
+  eventsOfPoisBetween(pois: Int32Array, first: number, end: number): Int32Array {
+    const found: number[] = [];
+    for (let p = 0; p < pois.length; p++) this.events.positionsOfCodeBetween(pois[p], first, end, found);
+    const positions = Int32Array.from(found);
+    return pois.length > 1 ? sortedUnique(positions) : positions;
   }
 }

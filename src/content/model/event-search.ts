@@ -3,6 +3,12 @@
  * paging. The full match list of a filter set is computed once and cached on the map's view (one
  * view per content version, so a new bundle starts with an empty cache); every page, and `total`,
  * then costs a binary search and a slice.
+ *
+ * A spatial filter is answered from where the events are, not from the window: the index gives the POIs in
+ * the area, and each POI's events (kept in keyset order) give, by binary search, those in the window. Its
+ * cost follows the POIs in the area and their events in the window, never the table or the window's size,
+ * and nothing the size of the table is allocated. A window small enough is scanned instead, testing each
+ * event's own anchor points.
  */
 import { bboxTest, nearTest, type Bbox, type Near } from '../../geo/point-index.ts';
 import type { EventTable } from './event-table.ts';
@@ -18,8 +24,8 @@ export interface EventFilter {
   near: Near | null;
 }
 
-/** Up to this many candidate anchor points, a spatial filter tests candidates directly instead of querying the index. */
-export const DIRECT_TEST_POINTS = 200_000;
+/** Up to this many anchor points of the events in the window, a spatial filter tests them directly instead of asking the index. */
+export const DIRECT_TEST_POINTS = 2_000;
 
 /** Filter sets whose match lists are kept per map. */
 export const MATCH_CACHE_SIZE = 256;
@@ -54,29 +60,27 @@ export function findMatches(map: MapView, f: EventFilter, key: string, cache = t
   // Candidates: events starting by `to`, and none that started so long before `from` that they must be over.
   const first = firstStartingFrom(events, f.fromMs - events.longestEventMs);
   const end = firstStartingFrom(events, f.toMs + 1);
-  const spatialTests = [f.bbox && bboxTest(f.bbox), f.near && nearTest(f.near)].filter((t) => t !== null);
-  // Testing each candidate's own points costs their number; an index query costs the points in the area
-  // over all time. Few candidates: test them directly; many: ask the index for a mask.
-  let spatial: Uint8Array | null = null;
-  const direct = spatialTests.length > 0 && map.eventIndex.pointsOf(first, Math.max(first, end)) <= directTestPoints;
-  if (spatialTests.length > 0 && !direct) {
-    if (f.bbox) spatial = map.eventIndex.eventsInBbox(f.bbox);
-    if (f.near) {
-      const near = map.eventIndex.eventsNear(f.near);
-      if (spatial) for (let i = 0; i < near.length; i++) spatial[i] &= near[i];
-      else spatial = near;
-    }
-  }
   const types = f.types && events.typeMask(f.types);
   const tags = f.tags && events.tagMask(f.tags);
+  const keep = (i: number) => events.endMs[i] >= f.fromMs && (!types || events.hasType(i, types)) && (!tags || events.hasTag(i, tags));
   const out: number[] = [];
-  for (let i = first; i < end; i++) {
-    if (events.endMs[i] < f.fromMs) continue;
-    if (types && !events.hasType(i, types)) continue;
-    if (tags && !events.hasTag(i, tags)) continue;
-    if (spatial && !spatial[i]) continue;
-    if (direct && !spatialTests.every((test) => map.eventIndex.eventMatches(i, test))) continue;
-    out.push(i);
+  const spatialTests = [f.bbox && bboxTest(f.bbox), f.near && nearTest(f.near)].filter((t) => t !== null);
+  if (spatialTests.length > 0 && map.eventIndex.pointsOf(first, Math.max(first, end)) > directTestPoints) {
+    // The POIs in one area (near, the smaller one usually), then their events in the window; the other area, if
+    // both are given, is tested on each of those events.
+    const pois = f.near ? map.eventIndex.poisNear(f.near) : map.eventIndex.poisInBbox(f.bbox!);
+    const other = f.near && f.bbox ? bboxTest(f.bbox) : null;
+    const candidates = map.eventIndex.eventsOfPoisBetween(pois, first, end);
+    for (let c = 0; c < candidates.length; c++) {
+      const i = candidates[c];
+      if (keep(i) && (!other || map.eventIndex.eventMatches(i, other))) out.push(i);
+    }
+  } else {
+    for (let i = first; i < end; i++) {
+      if (!keep(i)) continue;
+      if (spatialTests.length > 0 && !spatialTests.every((test) => map.eventIndex.eventMatches(i, test))) continue;
+      out.push(i);
+    }
   }
   const matches = Int32Array.from(out);
   if (!cache) return matches;
