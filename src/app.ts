@@ -71,6 +71,8 @@ export function createApp(deps: AppDeps): App {
   // The response cache belongs to one content version: a new model starts an empty one.
   let cachedModel: ReadModel | null = null;
   let cache = new ResponseCache();
+  /** Cacheable answers served from the response cache (hits) and made afresh (misses), since the start: on /readyz. */
+  const cacheCounts = { hits: 0, misses: 0 };
   function cacheFor(model: ReadModel): ResponseCache {
     if (model !== cachedModel) {
       cachedModel = model;
@@ -92,7 +94,10 @@ export function createApp(deps: AppDeps): App {
     // A repeated content request is answered from memory, before routing: same target, same content, same answer.
     if (readable && deps.store.ready) {
       const hit = cacheFor(deps.store.model).get(req.target, now().getTime());
-      if (hit && !(hit.variesByAuthorization && req.header('authorization') !== null)) return { prepared: hit };
+      if (hit && !(hit.variesByAuthorization && req.header('authorization') !== null)) {
+        cacheCounts.hits++;
+        return { prepared: hit };
+      }
     }
     const url = new URL(req.target, 'http://localhost');
     const match = (await router.fetch({ method: req.method, url: url.href })) as
@@ -120,7 +125,10 @@ export function createApp(deps: AppDeps): App {
     // Replicas on the same content version answer the same bytes, ETag and version number.
     const headers = { ...spec.headers, 'x-content-version': String(model.version) };
     const prepared = new PreparedBody(text, spec.contentType ?? JSON_TYPE, model.checksum, cacheClass, headers, expiresAt);
-    if (cacheClass !== 'private') cacheFor(model).set(req.target, prepared);
+    if (cacheClass !== 'private') {
+      cacheFor(model).set(req.target, prepared);
+      cacheCounts.misses++;
+    }
     return { prepared };
   }
 
@@ -176,7 +184,7 @@ export function createApp(deps: AppDeps): App {
     const model = deps.store.model;
     return { status: database && !database.reachable ? 'degraded' : 'ready', version: model.version, content_version: model.checksum,
       published_at: model.publishedAt, serving_last_good: last !== null && (last.outcome === 'refused' || last.outcome === 'failed'),
-      last_publish: lastPublish, ...(database ? { database } : {}) };
+      last_publish: lastPublish, ...(database ? { database } : {}), response_cache: { ...cacheCounts, ...cache.stats() } };
   }
 
   async function serve(req: AppRequest): Promise<AppResponse> {

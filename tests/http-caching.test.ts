@@ -43,6 +43,19 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
     before(async () => { server = await startServer(runtime); });
     after(async () => { await server?.stop(); });
 
+    test('/readyz counts the answers served from the response cache and those made afresh', async () => {
+      const counts = async () => JSON.parse((await get('/readyz')).body.toString()).response_cache as { hits: number; misses: number; entries: number };
+      const path = `/markers/${DEMO.marker}?cache-count=${crypto.randomUUID()}`;
+      const before = await counts();
+      assert.equal((await get(path)).status, 200);
+      assert.equal((await get(path)).status, 200);
+      assert.equal((await get(path, { authorization: `Bearer ${DEMO.token}` })).status, 200);
+      const after = await counts();
+      assert.equal(after.misses - before.misses, 1, 'the first request is made afresh');
+      assert.equal(after.hits - before.hits, 2, 'the others are served from memory');
+      assert.ok(after.entries >= 1);
+    });
+
     test('a content answer is public with max-age, s-maxage and stale-while-revalidate, and a strong ETag', async () => {
       const res = await get(BIG);
       assert.equal(res.status, 200);
