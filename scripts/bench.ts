@@ -30,6 +30,7 @@ import { parseArgs } from 'node:util';
 import { RUNTIMES, startServer } from '../tests/helpers/server.ts';
 import { measureLargePublish, measurePublishUnderLoad } from './bench/publish.ts';
 import { measureFleet } from './bench/fleet.ts';
+import { DISTINCT_QUERIES, distinctPaths, type DistinctKind } from './bench/distinct-queries.ts';
 import { runLoadPinned, type LoadOptions, type LoadResult } from './bench/run-load.ts';
 import {
   evaluateTargets, renderReport, type BenchOptions, type BenchResult, type EventsRun, type FiltersPhase, type LargePhase,
@@ -515,11 +516,15 @@ function cpuSeconds(pid: number | undefined): number | null {
  * One warm-up plus measured run from the load core against a server process; any non-2xx, error or timeout
  * is a failure. Also records how busy the server's core was during the measured run.
  */
-async function measure(ctx: Ctx, url: string, server: ChildProcess, who: string, stderr?: () => string): Promise<LoadResult> {
+async function measure(ctx: Ctx, url: string, server: ChildProcess, who: string, stderr?: () => string,
+  extra: Partial<LoadOptions> = {}, onMeasuring?: () => void): Promise<LoadResult> {
   const o: LoadOptions = { url, durationS: ctx.opts.durationS, warmupS: ctx.opts.warmupS, connections: ctx.opts.connections, headers: IDENTITY,
-    ...(server.pid !== undefined ? { drainPid: server.pid } : {}) };
+    ...(server.pid !== undefined ? { drainPid: server.pid } : {}), ...extra };
   let start: { cpu: number | null; at: number } | null = null;
-  const r = await runLoadPinned(o, pinning ? LOAD_CPU : null, () => (start = { cpu: cpuSeconds(server.pid), at: performance.now() }));
+  const r = await runLoadPinned(o, pinning ? LOAD_CPU : null, () => {
+    start = { cpu: cpuSeconds(server.pid), at: performance.now() };
+    onMeasuring?.();
+  });
   const began = start as { cpu: number | null; at: number } | null;
   const cpuEnd = cpuSeconds(server.pid);
   if (began?.cpu != null && cpuEnd !== null) r.serverCpuPct = Math.round(((cpuEnd - began.cpu) / ((performance.now() - began.at) / 1000)) * 100);
@@ -705,6 +710,32 @@ async function aimLarge(base: string, mapId: string): Promise<{ near: string; bb
   }
 }
 
+/** Distinct paths generated per kind: more than a run sends, so none repeats. */
+const DISTINCT_PATHS = 60_000;
+
+/**
+ * The response cache's hit rate over a measured run, from /readyz: `start` (called when the measured run
+ * begins) reads the counters, `rate` reads them again and answers hits ÷ (hits + misses), or null.
+ */
+function countCache(base: string): { start: () => void; rate: () => Promise<number | null> } {
+  const read = async () => {
+    const answer = await get(`${base}/readyz`);
+    return (JSON.parse(answer.body.toString('utf8')) as { response_cache?: { hits: number; misses: number } }).response_cache ?? null;
+  };
+  let first: Promise<{ hits: number; misses: number } | null> | null = null;
+  return {
+    start: () => { first = read().catch(() => null); },
+    async rate() {
+      const before = await first;
+      const after = await read().catch(() => null);
+      if (!before || !after) return null;
+      const hits = after.hits - before.hits;
+      const all = hits + after.misses - before.misses;
+      return all > 0 ? round(hits / all, 3) : null;
+    },
+  };
+}
+
 /** Reads `total` and `next_cursor` from an events page; the answer must be 200. */
 async function eventsPage(base: string, path: string): Promise<{ total: number; next: string | null; count: number; bytes: number }> {
   const answer = await get(base + path);
@@ -806,11 +837,27 @@ async function benchLargeRuntime(ctx: Ctx, runtime: RuntimeName, mapId: string, 
       const probe = await eventsPage(server.base, c.path);
       const singleMs = round(performance.now() - probeBegan, 1);
       if (probe.count === 0) ctx.notes.push(`${runtime}: "${c.name}" matched no events; its req/s measures an empty answer`);
-      const load = await measure(ctx, server.base + c.path, server.child, `${runtime} service`, server.stderr);
+      const counting = countCache(server.base);
+      const load = await measure(ctx, server.base + c.path, server.child, `${runtime} service`, server.stderr, {}, counting.start);
       checkBytes(load, probe.bytes, `${runtime} service`, c.path);
       const ratioToContent = contentRps ? round(load.rps / contentRps, 3) : null;
-      say(`${runtime}: ${c.name}: ${load.rps} req/s (total ${probe.total}; one request alone ${singleMs} ms)`);
-      requests.push({ name: c.name, path: c.path, total: probe.total, bodyBytes: probe.bytes, singleMs, load, ratioToContent });
+      const cacheHitRate = await counting.rate();
+      say(`${runtime}: ${c.name} (cached): ${load.rps} req/s (total ${probe.total}; one request alone ${singleMs} ms; cache hit rate ${cacheHitRate})`);
+      requests.push({ name: c.name, kind: 'cached', path: c.path, total: probe.total, bodyBytes: probe.bytes, singleMs, load, ratioToContent, cacheHitRate });
+    }
+    // Distinct questions, as a fleet of apps asks them: each request a point or box no request asked before.
+    for (const kind of Object.keys(DISTINCT_QUERIES) as DistinctKind[]) {
+      const paths = distinctPaths(kind, mapId, DISTINCT_PATHS);
+      const probeBegan = performance.now();
+      const probe = await eventsPage(server.base, paths[paths.length - 1]);
+      const singleMs = round(performance.now() - probeBegan, 1);
+      const counting = countCache(server.base);
+      const load = await measure(ctx, server.base, server.child, `${runtime} service`, server.stderr, { distinctPaths: paths.slice(0, -1) }, counting.start);
+      const cacheHitRate = await counting.rate();
+      const name = DISTINCT_QUERIES[kind].name;
+      say(`${runtime}: ${name} (distinct): ${load.rps} req/s, p99 ${load.latencyMs.p99} ms; cache hit rate ${cacheHitRate}`);
+      requests.push({ name, kind: 'distinct', path: paths[0], total: probe.total, bodyBytes: probe.bytes, singleMs, load,
+        ratioToContent: contentRps ? round(load.rps / contentRps, 3) : null, cacheHitRate });
     }
     const afterLoad = readRss(server.child.pid);
     const rss: Rss = { afterStartMb: afterStart.rssMb, afterLoadMb: afterLoad.rssMb, peakMb: afterLoad.peakMb, exe: afterLoad.exe };

@@ -1,6 +1,6 @@
 /**
- * Event search answers spatial filters two ways, by the KDBush index (a mask over all events) or by
- * testing each time-window candidate's own anchor points, picking the cheaper. Both must give exactly
+ * Event search answers spatial filters two ways, by the KDBush index (the POIs in the area, then their
+ * events in the window) or by testing each time-window candidate's own anchor points, picking the cheaper. Both must give exactly
  * the brute-force answer, on random filters that include the antimeridian and the poles.
  */
 import assert from 'node:assert/strict';

@@ -6,12 +6,15 @@
  *
  *   node scripts/bench/run-load.ts --url http://127.0.0.1:PORT/path --duration 8 --connections 32 --warmup 1
  *   node scripts/bench/run-load.ts --url http://127.0.0.1:PORT --path /a --path /b --duration 600 --warmup 0
+ *   node scripts/bench/run-load.ts --url http://127.0.0.1:PORT --distinct-paths-file paths.json   # each request the next path
  *
  * and prints one line of JSON (a LoadResult). It writes `measuring` to stderr when the measured run begins;
  * SIGUSR2 ends the measured run before `--duration` (scripts/bench/publish.ts stops it after its last publish).
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -27,6 +30,12 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   /** Paths of `url` that each connection sends in turn, instead of `url` itself. */
   paths?: string[];
+  /**
+   * Paths of `url` sent one after another across all connections (each request takes the next; the warm-up
+   * uses the first ones, so the measured run starts on paths no request has asked for yet), the way a fleet of
+   * apps asks distinct questions. Wraps around when they run out.
+   */
+  distinctPaths?: string[];
   /**
    * The server's pid: after the warm-up, wait (up to 15 s) until it is idle, so requests the warm-up left
    * behind (sockets closed, work still queued) are not charged to the measured run.
@@ -108,8 +117,12 @@ function checkLoopback(url: string): void {
 /** Runs the warm-up and the measured run in this process. */
 export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   checkLoopback(o.url);
-  const base = { url: o.url, connections: o.connections, headers: o.headers ?? {}, timeout: 10,
-    ...(o.paths ? { requests: o.paths.map((path) => ({ method: 'GET', path })) } : {}) };
+  const distinct = o.distinctPaths;
+  let next = 0;
+  const requests = distinct
+    ? [{ method: 'GET', setupRequest: (req: Record<string, unknown>) => ({ ...req, path: distinct[next++ % distinct.length] }) }]
+    : o.paths?.map((path) => ({ method: 'GET', path }));
+  const base = { url: o.url, connections: o.connections, headers: o.headers ?? {}, timeout: 10, ...(requests ? { requests } : {}) };
   // The warm-up lets JITs, caches and connection pools settle; its numbers are thrown away.
   if (o.warmupS > 0) await autocannon({ ...base, duration: o.warmupS });
   if (o.drainPid !== undefined) await waitIdle(o.drainPid);
@@ -147,6 +160,15 @@ export function runLoadPinned(o: LoadOptions, cpu: string | null, onMeasuring?: 
     '--connections', String(o.connections), '--warmup', String(o.warmupS)];
   for (const [name, value] of Object.entries(o.headers ?? {})) args.push('--header', `${name}: ${value}`);
   if (o.drainPid !== undefined) args.push('--drain-pid', String(o.drainPid));
+  for (const path of o.paths ?? []) args.push('--path', path);
+  // Thousands of paths go through a file, not the command line.
+  let pathsFile: string | null = null;
+  if (o.distinctPaths) {
+    pathsFile = join(tmpdir(), `run-load-paths-${process.pid}-${crypto.randomUUID()}.json`);
+    writeFileSync(pathsFile, JSON.stringify(o.distinctPaths));
+    args.push('--distinct-paths-file', pathsFile);
+  }
+  const cleanup = () => { if (pathsFile) rmSync(pathsFile, { force: true }); };
   const [cmd, argv] = cpu === null ? [process.execPath, args] : ['taskset', ['-c', cpu, process.execPath, ...args]];
   const budgetMs = (o.warmupS + o.durationS) * 1000 + 30_000;
   return new Promise((resolve, reject) => {
@@ -165,9 +187,10 @@ export function runLoadPinned(o: LoadOptions, cpu: string | null, onMeasuring?: 
       child.kill('SIGKILL');
       reject(new Error(`load run against ${o.url} did not finish in ${budgetMs} ms`));
     }, budgetMs);
-    child.once('error', (e) => { clearTimeout(timer); reject(e); });
+    child.once('error', (e) => { clearTimeout(timer); cleanup(); reject(e); });
     child.once('exit', (code) => {
       clearTimeout(timer);
+      cleanup();
       if (code !== 0) return reject(new Error(`load run against ${o.url} exited with ${code}: ${err.trim()}`));
       try {
         resolve(JSON.parse(out) as LoadResult);
@@ -185,6 +208,7 @@ function parseLoadArgs(argv: string[]): LoadOptions {
     options: {
       url: { type: 'string' }, duration: { type: 'string' }, connections: { type: 'string' }, warmup: { type: 'string' },
       header: { type: 'string', multiple: true }, path: { type: 'string', multiple: true }, 'drain-pid': { type: 'string' },
+      'distinct-paths-file': { type: 'string' },
     },
   });
   if (!values.url) throw new Error('--url is required');
@@ -197,6 +221,7 @@ function parseLoadArgs(argv: string[]): LoadOptions {
   return {
     url: values.url, durationS: Number(values.duration ?? 8), connections: Number(values.connections ?? 32),
     warmupS: Number(values.warmup ?? 1), headers, ...(values.path ? { paths: values.path } : {}),
+    ...(values['distinct-paths-file'] ? { distinctPaths: JSON.parse(readFileSync(values['distinct-paths-file'], 'utf8')) as string[] } : {}),
     ...(values['drain-pid'] ? { drainPid: Number(values['drain-pid']) } : {}),
   };
 }

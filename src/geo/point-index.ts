@@ -3,7 +3,7 @@
  * events are anchored to), answering bbox and near queries with the owners that have a point inside.
  */
 import KDBush from 'kdbush';
-import { around, distance } from 'geokdbush';
+import { distance } from 'geokdbush';
 
 /** A `west,south,east,north` box; `west > east` crosses the antimeridian. */
 export interface Bbox { west: number; south: number; east: number; north: number }
@@ -46,9 +46,13 @@ export class PointIndex {
   private readonly coords: Float64Array; // lng, lat pairs in owner order
   private readonly starts: Int32Array; // owner -> its first point; owner + 1 -> one past its last
   readonly ownerCount: number;
+  /** Per owner, the query that last found it: each owner is reported once per query, with no allocation per query. */
+  private readonly seen: Uint32Array;
+  private epoch = 0;
 
   private constructor(parts: { index: KDBush | null; owners: Int32Array; coords: Float64Array; starts: Int32Array; ownerCount: number }) {
     ({ index: this.index, owners: this.owners, coords: this.coords, starts: this.starts, ownerCount: this.ownerCount } = parts);
+    this.seen = new Uint32Array(this.ownerCount);
   }
 
   /**
@@ -105,30 +109,71 @@ export class PointIndex {
   }
 
   /**
-   * Every owner with a point inside the box, ascending, each once. The cost follows the points in the box,
-   * not the index's size.
+   * Every owner with a point inside the box, each once, in no particular order. The cost follows the points in
+   * the box, not the index's size.
    */
   ownersInBbox(b: Bbox): Int32Array {
     if (!this.index) return new Int32Array(0);
     const ranges: [number, number][] = b.west <= b.east ? [[b.west, b.east]] : [[b.west, 180], [-180, b.east]];
-    const slots: number[] = [];
-    for (const [w, e] of ranges) for (const slot of this.index.range(w, b.south, e, b.north)) slots.push(slot);
-    return this.ownersOf(slots);
+    const owners: number[] = [];
+    const epoch = this.nextEpoch();
+    for (const [w, e] of ranges) for (const slot of this.index.range(w, b.south, e, b.north)) this.addOwner(slot, epoch, owners);
+    return Int32Array.from(owners);
   }
 
-  /** Every owner with a point within `radiusM` metres (great-circle) of the point, ascending, each once. */
+  /**
+   * Every owner with a point within `radiusM` metres (great-circle) of the point, each once, in no particular
+   * order. The points in the boxes that bound the circle are tested with `nearTest` (geokdbush's arithmetic), so
+   * nothing is sorted by distance: the cost follows the points near the circle.
+   */
   ownersNear(q: Near): Int32Array {
     if (!this.index) return new Int32Array(0);
-    // geokdbush searches in kilometres and returns the slots within the radius, nearest first.
-    return this.ownersOf(around(this.index, q.lng, q.lat, Infinity, q.radiusM / 1000));
+    const test = nearTest(q);
+    const owners: number[] = [];
+    const epoch = this.nextEpoch();
+    for (const [w, s, e, n] of circleBoxes(q)) {
+      for (const slot of this.index.range(w, s, e, n)) {
+        if (test(this.coords[2 * slot], this.coords[2 * slot + 1])) this.addOwner(slot, epoch, owners);
+      }
+    }
+    return Int32Array.from(owners);
   }
 
-  /** The owners of some points, ascending, each once. */
-  private ownersOf(slots: readonly number[]): Int32Array {
-    const owners = new Int32Array(slots.length);
-    for (let i = 0; i < slots.length; i++) owners[i] = this.owners[slots[i]];
-    return sortedUnique(owners);
+  /** A new mark for `seen`: owners marked with it were added by this query. */
+  private nextEpoch(): number {
+    if (++this.epoch === 0xffffffff) {
+      this.seen.fill(0);
+      this.epoch = 1;
+    }
+    return this.epoch;
   }
+
+  private addOwner(slot: number, epoch: number, out: number[]): void {
+    const owner = this.owners[slot];
+    if (this.seen[owner] === epoch) return;
+    this.seen[owner] = epoch;
+    out.push(owner);
+  }
+}
+
+/**
+ * Boxes `[west, south, east, north]` (degrees) that together hold every point within the query's great-circle
+ * radius: its latitude band, and the longitudes the circle reaches there (all of them near a pole), split in
+ * two where they cross the antimeridian. Padded by a hair: the exact test is done on each point.
+ */
+export function circleBoxes(q: Near): [number, number, number, number][] {
+  const d = q.radiusM / 1000 / EARTH_RADIUS_KM; // angular radius
+  const pad = 1e-6;
+  const south = Math.max(-90, q.lat - d / RAD - pad);
+  const north = Math.min(90, q.lat + d / RAD + pad);
+  const cosLat = Math.cos(q.lat * RAD);
+  if (d >= Math.PI / 2 || south <= -90 || north >= 90 || Math.sin(d) >= cosLat) return [[-180, south, 180, north]];
+  const dLng = Math.asin(Math.sin(d) / cosLat) / RAD + pad;
+  const west = q.lng - dLng;
+  const east = q.lng + dLng;
+  if (west < -180) return [[west + 360, south, 180, north], [-180, south, east, north]];
+  if (east > 180) return [[west, south, 180, north], [-180, south, east - 360, north]];
+  return [[west, south, east, north]];
 }
 
 /** Sorts integers ascending in place and answers the view of them with repeats removed. */

@@ -70,7 +70,7 @@ export class EventIndex {
     return false;
   }
 
-  /** The anchored POIs (their codes in the table, ascending) with a vertex inside the box. */
+  /** The anchored POIs (their codes in the table, each once) with a vertex inside the box. */
   poisInBbox(b: Bbox): Int32Array {
     return this.pois.ownersInBbox(b);
   }

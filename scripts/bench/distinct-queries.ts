@@ -1,0 +1,55 @@
+/**
+ * Distinct event queries on the large dataset, the way a fleet of apps asks them: every visitor near a different
+ * point. Seeded (mulberry32), so every run and every runtime sends the same questions. Points fall around the
+ * dataset's cities (picked by their weight, offset by their spread), where the POIs and events are.
+ */
+import { mulberry32 } from '../demo/ids.ts';
+import { CITIES } from './large-data.ts';
+
+/** The three kinds of distinct query the benchmark measures. */
+export const DISTINCT_QUERIES = {
+  /** `near` a point, 5 km, the default window (from now). */
+  near5km: { name: 'near 5 km, default window, a distinct point each' },
+  /** A small box (about 3 by 3 km) and `tags=free`, the default window. */
+  bboxFree: { name: 'small bbox + tags=free, default window, a distinct box each' },
+  /** `near` a point, 2 km, a one-year window, `limit=20`. */
+  near2kmYear: { name: 'near 2 km, one-year window, limit=20, a distinct point each' },
+} as const;
+
+/** A distinct query kind. */
+export type DistinctKind = keyof typeof DISTINCT_QUERIES;
+
+/** A point around one of the cities, by weight, offset by a Gaussian of the city's spread. */
+function pointNearCity(random: () => number): { lat: number; lng: number } {
+  const total = CITIES.reduce((s, c) => s + c.weight, 0);
+  let pick = random() * total;
+  const city = CITIES.find((c) => (pick -= c.weight) <= 0) ?? CITIES[CITIES.length - 1];
+  // Box-Muller: two uniforms, one normal pair.
+  const r = Math.sqrt(-2 * Math.log(1 - random())) * city.sigmaKm;
+  const theta = 2 * Math.PI * random();
+  const dLat = (r * Math.cos(theta)) / 111.32;
+  const dLng = (r * Math.sin(theta)) / (111.32 * Math.cos((city.lat * Math.PI) / 180));
+  return { lat: city.lat + dLat, lng: city.lng + dLng };
+}
+
+const fixed = (x: number) => x.toFixed(5);
+
+/** `count` distinct request paths of one kind on map `mapId`, from `seed`. */
+export function distinctPaths(kind: DistinctKind, mapId: string, count: number, seed = 20261124): string[] {
+  const random = mulberry32(seed);
+  const seen = new Set<string>();
+  while (seen.size < count) {
+    const p = pointNearCity(random);
+    let path: string;
+    if (kind === 'near5km') path = `/events?map_id=${mapId}&near=${fixed(p.lat)},${fixed(p.lng)}&radius_m=5000`;
+    else if (kind === 'near2kmYear') {
+      path = `/events?map_id=${mapId}&near=${fixed(p.lat)},${fixed(p.lng)}&radius_m=2000&from=2027-01-01T00:00:00Z&to=2027-12-31T23:59:59Z&limit=20`;
+    } else {
+      const dLat = 0.0135;
+      const dLng = 0.0135 / Math.cos((p.lat * Math.PI) / 180);
+      path = `/events?map_id=${mapId}&bbox=${fixed(p.lng - dLng)},${fixed(p.lat - dLat)},${fixed(p.lng + dLng)},${fixed(p.lat + dLat)}&tags=free`;
+    }
+    seen.add(path);
+  }
+  return [...seen];
+}
