@@ -712,6 +712,8 @@ async function aimLarge(base: string, mapId: string): Promise<{ near: string; bb
 
 /** Distinct paths generated per kind: more than a run sends, so none repeats. */
 const DISTINCT_PATHS = 60_000;
+/** Distinct paths (kept out of the load run) whose totals describe what a kind of question finds. */
+const DISTINCT_SAMPLE = 200;
 
 /**
  * The response cache's hit rate over a measured run, from /readyz: `start` (called when the measured run
@@ -851,13 +853,19 @@ async function benchLargeRuntime(ctx: Ctx, runtime: RuntimeName, mapId: string, 
       const probeBegan = performance.now();
       const probe = await eventsPage(server.base, paths[paths.length - 1]);
       const singleMs = round(performance.now() - probeBegan, 1);
+      // What these questions find: the totals of a sample of them (asked here, outside the measured run).
+      const totals: number[] = [];
+      for (const path of paths.slice(-DISTINCT_SAMPLE - 1, -1)) totals.push((await eventsPage(server.base, path)).total);
+      const sample = { count: totals.length, meanTotal: round(totals.reduce((s, x) => s + x, 0) / totals.length, 1),
+        nonEmpty: round(totals.filter((x) => x > 0).length / totals.length, 3) };
       const counting = countCache(server.base);
-      const load = await measure(ctx, server.base, server.child, `${runtime} service`, server.stderr, { distinctPaths: paths.slice(0, -1) }, counting.start);
+      const load = await measure(ctx, server.base, server.child, `${runtime} service`, server.stderr,
+        { distinctPaths: paths.slice(0, -DISTINCT_SAMPLE - 1) }, counting.start);
       const cacheHitRate = await counting.rate();
       const name = DISTINCT_QUERIES[kind].name;
       say(`${runtime}: ${name} (distinct): ${load.rps} req/s, p99 ${load.latencyMs.p99} ms; cache hit rate ${cacheHitRate}`);
       requests.push({ name, kind: 'distinct', path: paths[0], total: probe.total, bodyBytes: probe.bytes, singleMs, load,
-        ratioToContent: contentRps ? round(load.rps / contentRps, 3) : null, cacheHitRate });
+        ratioToContent: contentRps ? round(load.rps / contentRps, 3) : null, cacheHitRate, sample });
     }
     const afterLoad = readRss(server.child.pid);
     const rss: Rss = { afterStartMb: afterStart.rssMb, afterLoadMb: afterLoad.rssMb, peakMb: afterLoad.peakMb, exe: afterLoad.exe };

@@ -10,7 +10,7 @@ import { CITIES } from './large-data.ts';
 export const DISTINCT_QUERIES = {
   /** `near` a point, 5 km, the default window (from now). */
   near5km: { name: 'near 5 km, default window, a distinct point each' },
-  /** A small box (about 3 by 3 km) and `tags=free`, the default window. */
+  /** A small box (about 5 by 5 km) and `tags=free`, the default window. */
   bboxFree: { name: 'small bbox + tags=free, default window, a distinct box each' },
   /** `near` a point, 2 km, a one-year window, `limit=20`. */
   near2kmYear: { name: 'near 2 km, one-year window, limit=20, a distinct point each' },
@@ -45,8 +45,8 @@ export function distinctPaths(kind: DistinctKind, mapId: string, count: number, 
     else if (kind === 'near2kmYear') {
       path = `/events?map_id=${mapId}&near=${fixed(p.lat)},${fixed(p.lng)}&radius_m=2000&from=2027-01-01T00:00:00Z&to=2027-12-31T23:59:59Z&limit=20`;
     } else {
-      const dLat = 0.0135;
-      const dLng = 0.0135 / Math.cos((p.lat * Math.PI) / 180);
+      const dLat = 0.0225;
+      const dLng = 0.0225 / Math.cos((p.lat * Math.PI) / 180);
       path = `/events?map_id=${mapId}&bbox=${fixed(p.lng - dLng)},${fixed(p.lat - dLat)},${fixed(p.lng + dLng)},${fixed(p.lat + dLat)}&tags=free`;
     }
     seen.add(path);

@@ -91,6 +91,8 @@ export interface EventsRun {
   path: string;
   /** The response cache's hits ÷ cacheable answers over the measured run (from /readyz), or null. */
   cacheHitRate: number | null;
+  /** For a distinct run: the totals of a sample of its questions (asked outside the run). */
+  sample?: { count: number; meanTotal: number; nonEmpty: number };
   /** `total` of the first page: how many events the filter matched. */
   total: number;
   bodyBytes: number;
@@ -587,7 +589,7 @@ function renderLarge(r: BenchResult): string {
     parts.push('', `### ${rt.runtime}`, '', table(['request', 'kind', 'cache hit rate', 'total', 'one request alone ms', 'req/s', 'p50 / p99 ms',
       '× content-GET req/s', '× cached near req/s', 'body bytes', 'non-2xx', 'CPU %: server / generator'],
       rt.requests.map((q, i) => [`${i + 1}. ${q.name}`, q.kind ?? 'cached', q.cacheHitRate === null || q.cacheHitRate === undefined ? '–' : pct(q.cacheHitRate),
-        num(q.total), q.singleMs, num(q.load.rps), latency(q.load), q.ratioToContent === null ? '–' : pct(q.ratioToContent),
+        q.sample ? `mean ${q.sample.meanTotal} (${pct(q.sample.nonEmpty)} of ${q.sample.count} non-empty)` : num(q.total), q.singleMs, num(q.load.rps), latency(q.load), q.ratioToContent === null ? '–' : pct(q.ratioToContent),
         cachedRps > 0 ? pct(q.load.rps / cachedRps) : '–', num(q.bodyBytes), q.load.non2xx, cpu(q.load)])),
     '', `Cursor: page 1 ÷ page 200 req/s = **${rt.cursorRatio === null ? '– (no page-200 request completed)' : `${rt.cursorRatio}×`}**.`);
   }
