@@ -16,6 +16,7 @@ import { ROOT, type BuiltBinary } from '../scripts/build-binary.ts';
 import type { BundleT } from '../src/content/bundle/bundle-schema.ts';
 import { openTestApp, readDemoBundle, type TestApp } from './helpers/app.ts';
 import { F, makeFixture } from './helpers/fixture.ts';
+import { testDatabase } from './helpers/postgres.ts';
 
 /** The executable's name in its directory. */
 const EXE = 'destination-map';
@@ -251,6 +252,35 @@ describe('the single binary', () => {
     assert.equal(run.status, 1, run.stdout + run.stderr);
     assert.match(run.stderr, /markers\[0\]\.lat/);
     assert.doesNotMatch(run.stdout, /"msg":"listening"/);
+  });
+
+  test('publishes into PostgreSQL with its publish subcommand, and serves as a replica of it', async () => {
+    const db = await testDatabase();
+    try {
+      const env = { HOME: dir, DATABASE_URL: db.url };
+      await writeFile(join(dir, 'fleet.json'), JSON.stringify(fixture));
+      const published = spawnSync(join(dir, EXE), ['publish', 'fleet.json'], { cwd: dir, env, encoding: 'utf8', timeout: 60_000 });
+      assert.equal(published.status, 0, published.stdout + published.stderr);
+      assert.match(published.stdout, /^published version 1 /);
+      const replica = spawn(join(dir, EXE), ['--port', '0', '--host', '127.0.0.1', '--data-dir', 'replica-cache'], { cwd: dir, env });
+      let out = '';
+      replica.stdout.on('data', (d) => (out += d));
+      replica.stderr.on('data', (d) => (out += d));
+      try {
+        let port = 0;
+        for (let i = 0; i < 300 && !/"msg":"content followed"/.test(out); i++) await new Promise((r) => setTimeout(r, 100));
+        port = Number(/"msg":"listening".*?"port":(\d+)/.exec(out)?.[1]);
+        assert.ok(port > 0 && /"msg":"content followed"/.test(out), out);
+        const res = await fetch(`http://127.0.0.1:${port}/maps/${F.map}?info=true`);
+        assert.equal(res.status, 200);
+        assert.equal(res.headers.get('x-content-version'), '1');
+      } finally {
+        replica.kill('SIGTERM');
+        await once(replica, 'exit');
+      }
+    } finally {
+      await db.drop();
+    }
   });
 
   test('docs/deployment.md shows only commands run here, besides those it marks as not run here', async () => {
