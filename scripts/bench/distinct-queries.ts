@@ -34,8 +34,27 @@ function pointNearCity(random: () => number): { lat: number; lng: number } {
 
 const fixed = (x: number) => x.toFixed(5);
 
+/** The seed of every run's questions. */
+const SEED = 20261124;
+
+/** `count` seeded points around the cities (the same ones `distinctPaths` asks about, in the same order). */
+export function seededPoints(count: number, seed = SEED): { lat: number; lng: number }[] {
+  const random = mulberry32(seed);
+  return Array.from({ length: count }, () => pointNearCity(random));
+}
+
+/** Half the side of a distinct box, in degrees of latitude (about 2.5 km). */
+export const BOX_HALF_LAT = 0.0225;
+
+/** The box of a distinct `bbox` question around a point. */
+export function boxAround(p: { lat: number; lng: number }): { west: number; south: number; east: number; north: number } {
+  const dLng = BOX_HALF_LAT / Math.cos((p.lat * Math.PI) / 180);
+  return { west: Number(fixed(p.lng - dLng)), south: Number(fixed(p.lat - BOX_HALF_LAT)), east: Number(fixed(p.lng + dLng)),
+    north: Number(fixed(p.lat + BOX_HALF_LAT)) };
+}
+
 /** `count` distinct request paths of one kind on map `mapId`, from `seed`. */
-export function distinctPaths(kind: DistinctKind, mapId: string, count: number, seed = 20261124): string[] {
+export function distinctPaths(kind: DistinctKind, mapId: string, count: number, seed = SEED): string[] {
   const random = mulberry32(seed);
   const seen = new Set<string>();
   while (seen.size < count) {
@@ -45,9 +64,8 @@ export function distinctPaths(kind: DistinctKind, mapId: string, count: number, 
     else if (kind === 'near2kmYear') {
       path = `/events?map_id=${mapId}&near=${fixed(p.lat)},${fixed(p.lng)}&radius_m=2000&from=2027-01-01T00:00:00Z&to=2027-12-31T23:59:59Z&limit=20`;
     } else {
-      const dLat = 0.0225;
-      const dLng = 0.0225 / Math.cos((p.lat * Math.PI) / 180);
-      path = `/events?map_id=${mapId}&bbox=${fixed(p.lng - dLng)},${fixed(p.lat - dLat)},${fixed(p.lng + dLng)},${fixed(p.lat + dLat)}&tags=free`;
+      const b = boxAround(p);
+      path = `/events?map_id=${mapId}&bbox=${b.west},${b.south},${b.east},${b.north}&tags=free`;
     }
     seen.add(path);
   }

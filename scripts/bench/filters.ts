@@ -25,6 +25,7 @@ import { buildReadModel, type MapView, type ReadModel } from '../../src/content/
 import { ContentStore } from '../../src/content/content-store.ts';
 import type { Db } from '../../src/db/db.ts';
 import { DEFAULT_BUNDLE, MAP_ID, findCity } from './large-data.ts';
+import { boxAround, seededPoints } from './distinct-queries.ts';
 
 /** Default snapshot directory of the benchmark store (git-ignored with the rest of `.bench/`); one bundle per directory. */
 const DATA_DIR = '.bench/data';
@@ -37,8 +38,15 @@ const RAD = Math.PI / 180;
 const FROM = '2026-12-01T00:00:00Z';
 const TO = '2026-12-31T00:00:00Z';
 
-/** One benchmarked filter: its name, the equivalent /events query and the resolved filter. */
-export interface Case { name: string; query: string; filter: EventFilter }
+/**
+ * One benchmarked filter: its name, the equivalent /events query and the resolved filter; or, with `distinct`,
+ * a set of distinct questions of one shape (seeded points or boxes), each asked once per timing round, as a
+ * fleet of apps asks them (`query` and `filter` are then the first of them).
+ */
+export interface Case { name: string; query: string; filter: EventFilter; distinct?: { query: string; filter: EventFilter }[] }
+
+/** Distinct questions per distinct case. */
+const DISTINCT_CASES = 20;
 
 /** Median and 90th percentile, in microseconds. */
 interface Stats { median: number; p90: number }
@@ -98,7 +106,30 @@ export function buildCases(): Case[] {
       query: `map_id=${MAP_ID}&near=${madrid.lat},${madrid.lng}&radius_m=50000&event_types=concert&${window}`,
       filter: { ...base, near: { lat: madrid.lat, lng: madrid.lng, radiusM: 50000 }, types: ['concert'] },
     },
+    ...distinctCases(base, window),
   ];
+}
+
+/** The distinct question sets: `near` 5 km and 5 km boxes with `tags=free` over the window, `near` 2 km over 2027. */
+function distinctCases(base: EventFilter, window: string): Case[] {
+  const points = seededPoints(DISTINCT_CASES);
+  const year = { fromMs: Date.parse('2027-01-01T00:00:00Z'), toMs: Date.parse('2027-12-31T23:59:59Z') };
+  const yearText = 'from=2027-01-01T00:00:00Z&to=2027-12-31T23:59:59Z';
+  const sets: [string, (p: { lat: number; lng: number }) => { query: string; filter: EventFilter }][] = [
+    [`near 5 km + window, ${DISTINCT_CASES} distinct points`, (p) => ({
+      query: `map_id=${MAP_ID}&near=${p.lat},${p.lng}&radius_m=5000&${window}`, filter: { ...base, near: { lat: p.lat, lng: p.lng, radiusM: 5000 } } })],
+    [`5 km box + tags=free + window, ${DISTINCT_CASES} distinct boxes`, (p) => {
+      const b = boxAround(p);
+      return { query: `map_id=${MAP_ID}&bbox=${b.west},${b.south},${b.east},${b.north}&tags=free&${window}`, filter: { ...base, bbox: b, tags: ['free'] } };
+    }],
+    [`near 2 km + one year, ${DISTINCT_CASES} distinct points`, (p) => ({
+      query: `map_id=${MAP_ID}&near=${p.lat},${p.lng}&radius_m=2000&${yearText}`,
+      filter: { ...base, ...year, near: { lat: p.lat, lng: p.lng, radiusM: 2000 } } })],
+  ];
+  return sets.map(([name, make]) => {
+    const distinct = points.map(make);
+    return { name, query: distinct[0].query, filter: distinct[0].filter, distinct };
+  });
 }
 
 /**
@@ -232,6 +263,33 @@ function timeSync(fn: () => unknown, warmups: number, reps: number): number[] {
 }
 
 /** Times an asynchronous `fn` the same way. */
+/** Times each of `fns` once per round, `rounds` rounds; samples in milliseconds. */
+function timeEachSync(fns: (() => unknown)[], rounds: number): number[] {
+  const samples: number[] = [];
+  for (let r = 0; r < rounds; r++) samples.push(...timeEachOnce(fns));
+  return samples;
+}
+
+/** One timing of each of `fns`, in order. */
+function timeEachOnce(fns: (() => unknown)[]): number[] {
+  return fns.map((fn) => {
+    const t0 = performance.now();
+    fn();
+    return performance.now() - t0;
+  });
+}
+
+/** Times each of `fns` once, one after another; samples in milliseconds. */
+async function timeEachAsync(fns: (() => Promise<unknown>)[]): Promise<number[]> {
+  const samples: number[] = [];
+  for (const fn of fns) {
+    const t0 = performance.now();
+    await fn();
+    samples.push(performance.now() - t0);
+  }
+  return samples;
+}
+
 async function timeAsync(fn: () => Promise<unknown>, warmups: number, reps: number): Promise<number[]> {
   for (let i = 0; i < warmups; i++) await fn();
   const samples: number[] = [];
@@ -331,23 +389,40 @@ async function runFilters(o: FiltersOptions): Promise<BenchResult> {
     const results: FilterResult[] = [];
     let failed = false;
     for (const c of buildCases()) {
-      const sql = buildSql(map.id, c.filter, c.filter.fromMs - longestMs);
-      const read = runReadPath(map, c.filter);
-      const readAnswer: Answer = { total: read.total, ids: read.page.map((e) => e.id as string) };
-      const sqlAnswer = await runSql(db, sql);
-      // The query string must be what the route turns into this very filter: ask the app itself.
-      const res = await app.fetch(new Request(`http://bench.local/events?${c.query}&limit=${PAGE}`));
-      const body = (await res.json()) as { total: number; events: { id: string }[] };
-      const routeAnswer: Answer = { total: body.total, ids: (body.events ?? []).map((e) => e.id) };
-      const problem = compareAnswers(readAnswer, sqlAnswer) ?? compareAnswers(readAnswer, routeAnswer);
-      if (problem || res.status !== 200) {
-        note({ msg: 'answers disagree', filter: c.name, status: res.status, problem, readPath: readAnswer.total,
-          sql: sqlAnswer.total, route: routeAnswer.total });
+      const questions = c.distinct ?? [{ query: c.query, filter: c.filter }];
+      const sqls = questions.map((q) => buildSql(map.id, q.filter, q.filter.fromMs - longestMs));
+      let total = 0;
+      let disagree = false;
+      for (const [k, q] of questions.entries()) {
+        const read = runReadPath(map, q.filter);
+        const readAnswer: Answer = { total: read.total, ids: read.page.map((e) => e.id as string) };
+        const sqlAnswer = await runSql(db, sqls[k]);
+        // The query string must be what the route turns into this very filter: ask the app itself.
+        const res = await app.fetch(new Request(`http://bench.local/events?${q.query}&limit=${PAGE}`));
+        const body = (await res.json()) as { total: number; events: { id: string }[] };
+        const routeAnswer: Answer = { total: body.total, ids: (body.events ?? []).map((e) => e.id) };
+        const problem = compareAnswers(readAnswer, sqlAnswer) ?? compareAnswers(readAnswer, routeAnswer);
+        if (problem || res.status !== 200) {
+          note({ msg: 'answers disagree', filter: c.name, query: q.query, status: res.status, problem, readPath: readAnswer.total,
+            sql: sqlAnswer.total, route: routeAnswer.total });
+          disagree = true;
+          break;
+        }
+        total += read.total;
+      }
+      if (disagree) {
         failed = true;
         continue;
       }
-      const readSamples = timeSync(() => runReadPath(map, c.filter), 2, o.reps);
-      const sqlSamples = await timeAsync(() => runSql(db, sql), 1, o.sqlReps);
+      // A distinct set: each question asked once per round, so none is ever asked twice in a row.
+      const readSamples = c.distinct
+        ? timeEachSync(questions.map((q) => () => runReadPath(map, q.filter)), Math.max(1, Math.ceil(o.reps / questions.length)))
+        : timeSync(() => runReadPath(map, c.filter), 2, o.reps);
+      const sqlSamples = c.distinct
+        ? await timeEachAsync(sqls.map((q) => () => runSql(db, q)))
+        : await timeAsync(() => runSql(db, sqls[0]), 1, o.sqlReps);
+      // For a distinct set, the mean total of its questions.
+      const read = { total: Math.round(total / questions.length) };
       const readPathUs = summarise(readSamples);
       const sqlUs = summarise(sqlSamples);
       const ratio = Math.round((sqlUs.median / Math.max(1, readPathUs.median)) * 10) / 10;
