@@ -14,7 +14,7 @@ import { HttpError, problemAnswer } from './http/errors.ts';
 import { createLogger, type Logger } from './http/log.ts';
 import { parseParams, PrivateReply, wholeSecond, type RouteSpec } from './http/route.ts';
 import {
-  addVary, ALLOWED_METHODS, CACHE_CONTROL, CORS_HEADERS, etagMatches, JSON_TYPE, PREFLIGHT_HEADERS, requestIdFor, utf8,
+  addVary, ALLOWED_METHODS, CACHE_CONTROL, CORS_HEADERS, etagMatches, JSON_TYPE, PREFLIGHT_HEADERS, requestIdFor, SECURITY_HEADERS, utf8,
   type AppRequest, type AppResponse,
 } from './http/respond.ts';
 import { PreparedBody, ResponseCache } from './http/response-cache.ts';
@@ -142,11 +142,11 @@ export function createApp(deps: AppDeps): App {
   function finish(req: AppRequest, outcome: Outcome, requestId: string, spec: RouteSpec | undefined): AppResponse {
     if ('answer' in outcome) {
       const { status, headers, body } = outcome.answer;
-      return { status, headers: withVaryOrigin({ ...headers, ...corsHeaders(req), ...spec?.headers, 'x-request-id': requestId }),
+      return { status, headers: withVaryOrigin({ ...headers, ...corsHeaders(req), ...spec?.headers, ...SECURITY_HEADERS, 'x-request-id': requestId }),
         body: req.method === 'HEAD' ? null : body };
     }
     const variant = outcome.prepared.variant(negotiateEncoding(req.header('accept-encoding')));
-    const headers = withVaryOrigin({ ...variant.headers, ...corsHeaders(req), 'x-request-id': requestId });
+    const headers = withVaryOrigin({ ...variant.headers, ...corsHeaders(req), ...SECURITY_HEADERS, 'x-request-id': requestId });
     // Conditional GET: a matching If-None-Match gets 304 with the validators and no body.
     const ifNoneMatch = req.header('if-none-match');
     if (ifNoneMatch !== null && etagMatches(ifNoneMatch, headers.etag)) {

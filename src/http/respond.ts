@@ -15,6 +15,17 @@ export const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
 export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
 
 /** CORS headers on every response: this is a public, anonymous API. */
+/**
+ * Sent with every answer the app makes: no content sniffing, a Content-Security-Policy fit for JSON (nothing
+ * may load or frame it), no Referer sent onwards. HSTS belongs to the TLS proxy in front (see the README).
+ */
+export const SECURITY_HEADERS: Record<string, string> = {
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+};
+
 export const CORS_HEADERS: Record<string, string> = {
   'access-control-allow-origin': '*',
   'access-control-expose-headers': 'ETag, X-Request-Id, Link',

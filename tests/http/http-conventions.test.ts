@@ -113,6 +113,23 @@ describe('methods', () => {
     }
   });
 
+  test('every answer carries the security headers: 200, 304, HEAD, preflight, 400, 404, 405, 414, /healthz and /readyz', async () => {
+    const etag = (await get(SAMPLES[0])).headers.get('etag')!;
+    const answers = [
+      await get(SAMPLES[0]), await get(SAMPLES[0], { headers: { 'if-none-match': etag } }), await get(SAMPLES[0], { method: 'HEAD' }),
+      await get(SAMPLES[0], { method: 'OPTIONS', headers: { origin: 'https://example.org', 'access-control-request-method': 'GET' } }),
+      await get(`/events?map_id=${M}&limit=0`), await get('/no/such/route'), await get(SAMPLES[0], { method: 'POST' }),
+      await get(`/maps/${M}?x=${'a'.repeat(9000)}`), await get('/healthz'), await get('/readyz'),
+    ];
+    assert.deepEqual(answers.map((r) => r.status), [200, 304, 200, 204, 400, 404, 405, 414, 200, 200]);
+    for (const res of answers) {
+      assert.equal(res.headers.get('x-content-type-options'), 'nosniff', String(res.status));
+      assert.match(res.headers.get('content-security-policy') ?? '', /^default-src 'none'; frame-ancestors 'none'/, String(res.status));
+      assert.equal(res.headers.get('x-frame-options'), 'DENY', String(res.status));
+      assert.equal(res.headers.get('referrer-policy'), 'no-referrer', String(res.status));
+    }
+  });
+
   test('an unknown path gets 404 problem+json', async () => {
     for (const path of ['/', '/nope', '/maps', `/maps/${M}/nope`, '/markers', `/events/${F.savedEvent}/extra`, '/api/v1/openapi.json']) {
       const res = await get(path);
