@@ -142,13 +142,13 @@ export async function measureFleet(o: FleetOptions): Promise<FleetResult> {
   await rm(o.workDir, { recursive: true, force: true });
   await mkdir(o.workDir, { recursive: true });
   const own = process.env.DATABASE_URL ? null : await startThrowawayPostgres();
+  const server = own?.url ?? process.env.DATABASE_URL!;
   const replicas: Replica[] = [];
   const stopAll = async () => {
     await Promise.all(replicas.splice(0).map((r) => stop(r.child)));
   };
   try {
-    const base = own?.url ?? process.env.DATABASE_URL!;
-    const db = await testDatabase();
+    const db = await testDatabase(server);
     const database = await (async () => {
       const sql = postgres(db.url, { max: 1, onnotice: () => {} });
       try {
@@ -158,7 +158,6 @@ export async function measureFleet(o: FleetOptions): Promise<FleetResult> {
         await sql.end();
       }
     })();
-    void base;
 
     // Demo: two replicas, publishes under load.
     const demoPath = join(ROOT, 'data/demo-bundle.json');
@@ -209,7 +208,7 @@ export async function measureFleet(o: FleetOptions): Promise<FleetResult> {
     if (!o.largeBundle) return result;
 
     // 1M events.
-    const big = await testDatabase();
+    const big = await testDatabase(server);
     try {
       const bundle = join(o.workDir, 'large.json');
       copyFileSync(o.largeBundle, bundle);

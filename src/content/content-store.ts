@@ -18,6 +18,7 @@ import { Publisher, type Committed, type PublishProgress, type PublisherOptions,
 import type { WorkerAnswer, WorkerRequest } from './publisher-worker.ts';
 import { LiveSessions, SessionIndex, type SessionAnswer } from './sessions.ts';
 import type { DatabaseState } from './replica.ts';
+import type { VersionInfo } from './store/sql-store.ts';
 
 /** How to open a content store. */
 export interface ContentStoreOptions extends PublisherOptions {
@@ -165,8 +166,12 @@ export class ContentStore {
   follow(label = 'database'): Promise<boolean> {
     return this.enqueue(async () => {
       const began = performance.now();
+      // A poll asks for the version only: the payload (a cache read and verified, or a read of the store) only when it changed.
+      const served = (v: { version: number; checksum: string }) => this.current?.version === v.version && this.current.checksum === v.checksum;
+      const current = await this.publisher.currentVersion();
+      if (!current || served(current)) return false;
       const payload = await this.publisher.serveCurrent();
-      if (!payload || (this.current && this.current.version === payload.version && this.current.checksum === payload.checksum)) return false;
+      if (!payload || served(payload)) return false;
       this.current = await loadModel(payload);
       this.record(label, payload.checksum, 'followed', began, {});
       return true;
@@ -273,6 +278,7 @@ class WorkerPublisher implements PublisherPort {
   stage(source: BundleSource) { return this.call<Staged>('stage', source); }
   commit() { return this.call<Committed>('commit'); }
   serveCurrent() { return this.call<ModelPayload | null>('serveCurrent'); }
+  currentVersion() { return this.call<VersionInfo | null>('currentVersion'); }
   replaceSessions(sessions: SessionT[]) { return this.call<void>('replaceSessions', sessions); }
   readSessions() { return this.call<Awaited<ReturnType<PublisherPort['readSessions']>>>('readSessions'); }
   async close() {

@@ -73,6 +73,8 @@ export interface PublisherPort {
   commit(): Promise<Committed>;
   /** The payload of the current version (from its verified cache, or rebuilt from the store); null when there is none. */
   serveCurrent(): Promise<ModelPayload | null>;
+  /** The version the store serves now, or null before the first publish (one cheap query). */
+  currentVersion(): Promise<VersionInfo | null>;
   replaceSessions(sessions: SessionT[]): Promise<void>;
   readSessions(): Promise<SessionRow[]>;
   close(): Promise<void>;
@@ -296,27 +298,23 @@ export class Publisher implements PublisherPort {
 
   async commit(): Promise<Committed> {
     const warnings: string[] = [];
-    const pending = this.pending;
-    this.pending = null;
-    if (!pending) {
+    if (!this.pending) {
       const payload = await this.serveCurrent();
       if (!payload) throw new Error('nothing staged to publish');
       return { payload, written: false, warnings };
     }
-    let version: VersionInfo;
-    try {
-      version = await this.store.commitVersion(pending.version, pending.checksum, pending.format, pending.source);
-      warnings.push(...this.stageWarnings.splice(0));
-      // The store keeps the newest versions (KEEP_VERSIONS), and the caches follow it.
-      await this.store.prune(this.mode === 'postgres' ? KEEP_VERSIONS_POSTGRES : KEEP_VERSIONS);
-    } finally {
-      await this.releasePublishing();
-    }
+    const version = await this.commitOnly();
+    warnings.push(...this.stageWarnings.splice(0));
     const payload = await this.payloadOf(version);
     await this.keepCache(payload, warnings);
+    await this.pruneOwnCaches();
+    return { payload, written: true, warnings };
+  }
+
+  /** Removes the model caches of versions the store no longer keeps (when this process writes the caches). */
+  private async pruneOwnCaches(): Promise<void> {
     const caches = this.writableCaches;
     if (caches) await pruneCaches(caches, new Set((await this.store.versions()).map((v) => v.version)));
-    return { payload, written: true, warnings };
   }
 
   /**
@@ -329,6 +327,7 @@ export class Publisher implements PublisherPort {
     if (!pending) throw new Error('nothing staged to publish');
     try {
       const version = await this.store.commitVersion(pending.version, pending.checksum, pending.format, pending.source);
+      // The store keeps the newest versions, and the caches follow it.
       await this.store.prune(this.mode === 'postgres' ? KEEP_VERSIONS_POSTGRES : KEEP_VERSIONS);
       return version;
     } finally {
@@ -373,6 +372,8 @@ export class Publisher implements PublisherPort {
     }
     const payload = await this.payloadOf(current);
     await this.keepCache(payload, []);
+    // A replica writes a cache for each version it follows: those of versions the store dropped go.
+    await this.pruneOwnCaches();
     return payload;
   }
 

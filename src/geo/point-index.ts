@@ -175,11 +175,3 @@ export function circleBoxes(q: Near): [number, number, number, number][] {
   if (east > 180) return [[west, south, 180, north], [-180, south, east - 360, north]];
   return [[west, south, east, north]];
 }
-
-/** Sorts integers ascending in place and answers the view of them with repeats removed. */
-export function sortedUnique(xs: Int32Array): Int32Array {
-  xs.sort();
-  let n = 0;
-  for (let i = 0; i < xs.length; i++) if (i === 0 || xs[i] !== xs[i - 1]) xs[n++] = xs[i];
-  return xs.subarray(0, n);
-}

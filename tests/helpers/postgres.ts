@@ -105,9 +105,9 @@ async function serverUrl(): Promise<string> {
   return (await own).url;
 }
 
-/** A new empty database on the test server: its URL, and `drop` to remove it. */
-export async function testDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const base = await serverUrl();
+/** A new empty database on the server at `base` (default: the test server): its URL, and `drop` to remove it. */
+export async function testDatabase(base?: string): Promise<{ url: string; drop(): Promise<void> }> {
+  base ??= await serverUrl();
   const name = `t_${crypto.randomUUID().replaceAll('-', '').slice(0, 20)}`;
   const admin = postgres(base, { max: 1, onnotice: () => {} });
   try {

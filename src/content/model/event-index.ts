@@ -4,7 +4,7 @@
  * share a POI (a million events over a hundred thousand POIs), so the index holds each vertex once,
  * not once per event.
  */
-import { PointIndex, sortedUnique, type Bbox, type Near } from '../../geo/point-index.ts';
+import { PointIndex, type Bbox, type Near } from '../../geo/point-index.ts';
 import type { EventTable } from './event-table.ts';
 import { runNow, STRIDE, type Steps } from './steps.ts';
 
@@ -91,4 +91,12 @@ export class EventIndex {
     const positions = Int32Array.from(found);
     return pois.length > 1 ? sortedUnique(positions) : positions;
   }
+}
+
+/** Sorts integers ascending in place and answers the view of them with repeats removed. */
+function sortedUnique(xs: Int32Array): Int32Array {
+  xs.sort();
+  let n = 0;
+  for (let i = 0; i < xs.length; i++) if (i === 0 || xs[i] !== xs[i - 1]) xs[n++] = xs[i];
+  return xs.subarray(0, n);
 }

@@ -199,7 +199,7 @@ export class EventTable {
   }
 
   /** Positions of the events anchored to the POI with this code (see `anchorPois`), in keyset order. */
-  positionsOfCode(k: number): Int32Array {
+  private positionsOfCode(k: number): Int32Array {
     return this.poiEvents.subarray(this.poiEventStart[k], this.poiEventStart[k + 1]);
   }
 
