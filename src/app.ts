@@ -17,7 +17,7 @@ import {
   addVary, ALLOWED_METHODS, CACHE_CONTROL, CORS_HEADERS, etagMatches, JSON_TYPE, PREFLIGHT_HEADERS, requestIdFor, SECURITY_HEADERS, utf8,
   type AppRequest, type AppResponse,
 } from './http/respond.ts';
-import { PreparedBody, ResponseCache } from './http/response-cache.ts';
+import { cacheKey, PreparedBody, ResponseCache } from './http/response-cache.ts';
 import { routes as allRoutes } from './routes/index.ts';
 
 /** Longest request target (path and query) accepted before answering 414. */
@@ -81,6 +81,14 @@ export function createApp(deps: AppDeps): App {
     return cache;
   }
 
+  /** The kept answer for a key, counted as a hit; none for a request with Authorization when the answer varies by it. */
+  function cached(req: AppRequest, key: string): PreparedBody | undefined {
+    const hit = cacheFor(deps.store.model).get(key, now().getTime());
+    if (!hit || (hit.variesByAuthorization && req.header('authorization') !== null)) return undefined;
+    cacheCounts.hits++;
+    return hit;
+  }
+
   /** The route a request matched, so its own headers reach error responses too. */
   interface Matched { spec?: RouteSpec }
 
@@ -93,11 +101,8 @@ export function createApp(deps: AppDeps): App {
     if (health) return { answer: health };
     // A repeated content request is answered from memory, before routing: same target, same content, same answer.
     if (readable && deps.store.ready) {
-      const hit = cacheFor(deps.store.model).get(req.target, now().getTime());
-      if (hit && !(hit.variesByAuthorization && req.header('authorization') !== null)) {
-        cacheCounts.hits++;
-        return { prepared: hit };
-      }
+      const hit = cached(req, req.target);
+      if (hit) return { prepared: hit };
     }
     const url = new URL(req.target, 'http://localhost');
     const match = (await router.fetch({ method: req.method, url: url.href })) as
@@ -115,6 +120,12 @@ export function createApp(deps: AppDeps): App {
     if (!deps.store.ready) throw new HttpError(503, 'The content is still loading; try again shortly.', { headers: { 'retry-after': '1' } });
     // One model for the whole request, so the body and its ETag come from the same content version.
     const model = deps.store.model;
+    // A target with parameters the route ignores shares the entry of the same request without them.
+    const key = cacheKey(req.target, spec.query);
+    if (key !== req.target) {
+      const hit = cached(req, key);
+      if (hit) return { prepared: hit };
+    }
     const at = now();
     const result = await spec.handle({ header: req.header, params, query, model, store: deps.store, now: at, basePath });
     const personal = result instanceof PrivateReply;
@@ -126,7 +137,7 @@ export function createApp(deps: AppDeps): App {
     const headers = { ...spec.headers, 'x-content-version': String(model.version) };
     const prepared = new PreparedBody(text, spec.contentType ?? JSON_TYPE, model.checksum, cacheClass, headers, expiresAt);
     if (cacheClass !== 'private') {
-      cacheFor(model).set(req.target, prepared);
+      cacheFor(model).set(key, prepared);
       cacheCounts.misses++;
     }
     return { prepared };
@@ -147,11 +158,15 @@ export function createApp(deps: AppDeps): App {
     }
     const variant = outcome.prepared.variant(negotiateEncoding(req.header('accept-encoding')));
     const headers = withVaryOrigin({ ...variant.headers, ...corsHeaders(req), ...SECURITY_HEADERS, 'x-request-id': requestId });
-    // Conditional GET: a matching If-None-Match gets 304 with the validators and no body.
+    // Conditional GET: a matching If-None-Match gets 304 with the validators and no body. A client holding the
+    // first, fast-compressed bytes of a variant since compressed again still holds the same content: 304 with its tag.
     const ifNoneMatch = req.header('if-none-match');
-    if (ifNoneMatch !== null && etagMatches(ifNoneMatch, headers.etag)) {
+    const previous = variant.previousEtag;
+    const matched = ifNoneMatch === null ? null : etagMatches(ifNoneMatch, headers.etag) ? headers.etag
+      : previous && etagMatches(ifNoneMatch, previous) ? previous : null;
+    if (matched !== null) {
       const { 'content-type': _type, 'content-length': _length, 'content-encoding': _encoding, ...rest } = headers;
-      return { status: 304, headers: rest, body: null };
+      return { status: 304, headers: { ...rest, etag: matched }, body: null };
     }
     // HEAD: the same status and headers as GET, no body.
     return { status: 200, headers, body: req.method === 'HEAD' ? null : variant.body };

@@ -1,14 +1,45 @@
 /**
  * Prepared answers and the per-content-version response cache. A `content` answer depends only on the
- * content version and the request target, so it is serialized, tagged and (on first demand) compressed
- * once, then served from memory until the content changes. A `live` answer depends on "now" to the whole
- * second, so it is kept until that second is over.
+ * content version, the path and the query parameters its route declares (`cacheKey`), so it is serialized
+ * and tagged once, compressed on first demand, then served from memory until the content changes. A `live`
+ * answer depends on "now" to the whole second, so it is kept until that second is over.
  */
-import { compress, MIN_COMPRESS_BYTES, type Encoding } from './compress.ts';
+import { compress, compressStrongly, MIN_COMPRESS_BYTES, type Encoding } from './compress.ts';
 import { addVary, CACHE_CONTROL, encodedEtag, makeEtag, utf8, type CacheClass } from './respond.ts';
 
-/** One representation of an answer: its bytes and the headers that describe them. */
-export interface Variant { headers: Record<string, string>; body: Uint8Array<ArrayBuffer> }
+/**
+ * One representation of an answer: its bytes and the headers that describe them. A compressed variant that
+ * was made again with stronger settings remembers the ETag of its first bytes, so a client holding them still
+ * gets 304 (same content, other bytes of the same coding).
+ */
+export interface Variant { headers: Record<string, string>; body: Uint8Array<ArrayBuffer>; previousEtag?: string }
+
+/**
+ * Compressed variants waiting to be made again with the strongest settings, one at a time on zlib's thread
+ * pool, so the upgrades never take more than one core from the request loop. A full queue drops new requests
+ * for upgrades: those variants stay as they are.
+ */
+const upgrades = { queue: [] as (() => Promise<void>)[], running: false, limit: 256 };
+
+function queueUpgrade(job: () => Promise<void>): void {
+  if (upgrades.queue.length >= upgrades.limit) return;
+  upgrades.queue.push(job);
+  if (!upgrades.running) void runUpgrades();
+}
+
+async function runUpgrades(): Promise<void> {
+  upgrades.running = true;
+  try {
+    for (let job = upgrades.queue.shift(); job; job = upgrades.queue.shift()) await job().catch(() => undefined);
+  } finally {
+    upgrades.running = false;
+  }
+}
+
+/** Resolves once every queued upgrade is done (tests). */
+export async function upgradesSettled(): Promise<void> {
+  while (upgrades.running || upgrades.queue.length > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+}
 
 /** A 200 answer, serialized once, with its variants per content coding made when first asked for. */
 export class PreparedBody {
@@ -21,6 +52,8 @@ export class PreparedBody {
   onGrow?: (bytes: number) => void;
   private readonly identity: Variant;
   private readonly encoded = new Map<Encoding, Variant>();
+  /** Codings whose variant is being (or was) made again with the strongest settings. */
+  private readonly upgrading = new Set<Encoding>();
 
   constructor(text: string, contentType: string, contentVersion: string, cacheClass: CacheClass, routeHeaders: Record<string, string>,
     expiresAt = Infinity) {
@@ -49,24 +82,69 @@ export class PreparedBody {
     return n;
   }
 
-  /** The representation for a negotiated coding (null: identity); small bodies are always sent as they are. */
+  /**
+   * The representation for a negotiated coding (null: identity); small bodies are always sent as they are.
+   * A body is first compressed fast; a `content` answer served compressed a second time is compressed again
+   * with the strongest settings off the request path, and the stronger bytes are served from then on.
+   */
   variant(encoding: Encoding | null): Variant {
     if (encoding === null || this.identity.body.byteLength <= MIN_COMPRESS_BYTES) return this.identity;
-    let v = this.encoded.get(encoding);
-    if (!v) {
-      const body = compress(this.identity.body, encoding, this.cacheClass === 'content' ? 'once' : 'per-request');
-      v = {
-        body,
-        headers: { ...this.identity.headers, 'content-encoding': encoding, 'content-length': String(body.byteLength),
-          etag: encodedEtag(this.identity.headers.etag, encoding, body) },
-      };
-      // Only answers that will be served again keep their compressed form.
-      if (this.cacheClass !== 'private') {
-        this.encoded.set(encoding, v);
-        this.onGrow?.(body.byteLength);
+    const kept = this.encoded.get(encoding);
+    if (kept) {
+      if (this.cacheClass === 'content' && !this.upgrading.has(encoding)) {
+        this.upgrading.add(encoding);
+        queueUpgrade(() => this.upgrade(encoding, kept));
       }
+      return kept;
+    }
+    const v = this.encode(encoding, compress(this.identity.body, encoding, 'fast'));
+    // Only answers that will be served again keep their compressed form.
+    if (this.cacheClass !== 'private') {
+      this.encoded.set(encoding, v);
+      this.onGrow?.(v.body.byteLength);
     }
     return v;
+  }
+
+  private encode(encoding: Encoding, body: Uint8Array<ArrayBuffer>): Variant {
+    return {
+      body,
+      headers: { ...this.identity.headers, 'content-encoding': encoding, 'content-length': String(body.byteLength),
+        etag: encodedEtag(this.identity.headers.etag, encoding, body) },
+    };
+  }
+
+  private async upgrade(encoding: Encoding, fast: Variant): Promise<void> {
+    const body = await compressStrongly(this.identity.body, encoding);
+    if (body.byteLength >= fast.body.byteLength) return;
+    this.encoded.set(encoding, { ...this.encode(encoding, body), previousEtag: fast.headers.etag });
+    this.onGrow?.(body.byteLength - fast.body.byteLength);
+  }
+}
+
+/**
+ * The key an answer is kept under: the request's path and those of its query parameters the route declares,
+ * as sent and in the order sent. Parameters a route ignores make no new entry (a flood of `?z=<random>` is
+ * answered from the entry of the bare path), and a request that sends only declared parameters has its own
+ * target as key, so the lookup before routing finds it.
+ */
+export function cacheKey(target: string, declared: Readonly<Record<string, unknown>>): string {
+  const q = target.indexOf('?');
+  if (q < 0) return target;
+  const kept: string[] = [];
+  for (const part of target.slice(q + 1).split('&')) {
+    const eq = part.indexOf('=');
+    if (Object.hasOwn(declared, decodeName(eq < 0 ? part : part.slice(0, eq)))) kept.push(part);
+  }
+  return kept.length === 0 ? target.slice(0, q) : `${target.slice(0, q)}?${kept.join('&')}`;
+}
+
+/** A query parameter's name as URLSearchParams reads it ('+' is a space); undecodable names stay as sent. */
+function decodeName(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return raw;
   }
 }
 
