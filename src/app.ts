@@ -3,8 +3,8 @@
  * caching and compression, and the single place where errors become problem+json.
  *
  * `serve` works on a runtime-neutral request and answer (AppRequest, AppResponse); `fetch` wraps it in
- * the standard Fetch Request → Response, which Bun.serve and Deno.serve call directly. The Node adapter
- * calls `serve` itself, so Node never builds a Request or a Response object per request.
+ * the standard Fetch Request → Response, which Bun.serve calls directly. The node:http adapter (Node, and Deno
+ * through its node:http) calls `serve` itself, so it never builds a Request or a Response object per request.
  */
 import { Router } from 'itty-router';
 import type { ContentStore } from './content/content-store.ts';
@@ -41,6 +41,12 @@ export interface App {
   fetch(req: Request): Promise<Response>;
   serve(req: AppRequest): Promise<AppResponse>;
   routes: readonly RouteSpec[];
+  /**
+   * Starts a graceful shutdown: from now on every answer carries `Connection: close`, so keep-alive clients
+   * open a new connection (to another replica) instead of sending on one about to close, and /readyz answers
+   * 503 `stopping`, so load balancers stop sending new requests.
+   */
+  drain(): void;
 }
 
 interface Routed { method: string; url: string; params?: Record<string, string> }
@@ -81,6 +87,8 @@ export function createApp(deps: AppDeps): App {
     return cache;
   }
 
+  let draining = false;
+
   /** The kept answer for a key, counted as a hit; none for a request with Authorization when the answer varies by it. */
   function cached(req: AppRequest, key: string): PreparedBody | undefined {
     const hit = cacheFor(deps.store.model).get(key, now().getTime());
@@ -104,7 +112,7 @@ export function createApp(deps: AppDeps): App {
       const hit = cached(req, req.target);
       if (hit) return { prepared: hit };
     }
-    const url = new URL(req.target, 'http://localhost');
+    const url = targetUrl(req.target);
     const match = (await router.fetch({ method: req.method, url: url.href })) as
       { spec: RouteSpec; params: Record<string, string> } | undefined;
     if (!match) throw new HttpError(404, `No route matches ${url.pathname}.`);
@@ -143,9 +151,10 @@ export function createApp(deps: AppDeps): App {
     return { prepared };
   }
 
-  /** With a list of origins, the CORS headers depend on Origin, so caches must key on it. */
-  function withVaryOrigin(headers: Record<string, string>): Record<string, string> {
+  /** Vary: Origin with a list of origins (the CORS headers then depend on it), and Connection: close while draining. */
+  function lastHeaders(headers: Record<string, string>): Record<string, string> {
     if (corsOrigins !== '*') headers.vary = addVary(headers.vary, 'Origin');
+    if (draining) headers.connection = 'close';
     return headers;
   }
 
@@ -153,11 +162,11 @@ export function createApp(deps: AppDeps): App {
   function finish(req: AppRequest, outcome: Outcome, requestId: string, spec: RouteSpec | undefined): AppResponse {
     if ('answer' in outcome) {
       const { status, headers, body } = outcome.answer;
-      return { status, headers: withVaryOrigin({ ...headers, ...corsHeaders(req), ...spec?.headers, ...SECURITY_HEADERS, 'x-request-id': requestId }),
+      return { status, headers: lastHeaders({ ...headers, ...corsHeaders(req), ...spec?.headers, ...SECURITY_HEADERS, 'x-request-id': requestId }),
         body: req.method === 'HEAD' ? null : body };
     }
     const variant = outcome.prepared.variant(negotiateEncoding(req.header('accept-encoding')));
-    const headers = withVaryOrigin({ ...variant.headers, ...corsHeaders(req), ...SECURITY_HEADERS, 'x-request-id': requestId });
+    const headers = lastHeaders({ ...variant.headers, ...corsHeaders(req), ...SECURITY_HEADERS, 'x-request-id': requestId });
     // Conditional GET: a matching If-None-Match gets 304 with the validators and no body. A client holding the
     // first, fast-compressed bytes of a variant since compressed again still holds the same content: 304 with its tag.
     const ifNoneMatch = req.header('if-none-match');
@@ -183,7 +192,7 @@ export function createApp(deps: AppDeps): App {
   function healthAnswer(target: string): AppResponse | null {
     const path = target.split('?', 1)[0];
     if (path !== '/healthz' && path !== '/readyz') return null;
-    const ready = deps.store.ready;
+    const ready = deps.store.ready && !draining;
     const status = path === '/healthz' || ready ? 200 : 503;
     const body = utf8(JSON.stringify(path === '/healthz' ? { status: 'ok' } : readiness()));
     return { status, headers: { 'content-type': JSON_TYPE, 'content-length': String(body.byteLength), 'cache-control': CACHE_CONTROL.none }, body };
@@ -195,6 +204,7 @@ export function createApp(deps: AppDeps): App {
     const lastPublish = last && { ...last, problems: last.problems.slice(0, 100), problem_count: last.problems.length };
     // A replica also says how its database is: unreachable, it keeps serving what it loaded ("degraded").
     const database = deps.store.database && { ...deps.store.database };
+    if (draining) return { status: 'stopping' };
     if (!deps.store.ready) return { status: 'loading', last_publish: lastPublish, ...(database ? { database } : {}) };
     const model = deps.store.model;
     return { status: database && !database.reachable ? 'degraded' : 'ready', version: model.version, content_version: model.checksum,
@@ -238,12 +248,29 @@ export function createApp(deps: AppDeps): App {
     return new Response(answer.body, { status: answer.status, headers: answer.headers });
   }
 
-  return { fetch, serve, routes };
+  return { fetch, serve, routes, drain: () => void (draining = true) };
+}
+
+/**
+ * The URL of a request target. An origin-form target (`/path?query`) is always a path, even one starting with
+ * `//`, which a URL parser would read as a host (`//` alone then fails to parse, and `//other.host/markers/1`
+ * would lose its first segments); an absolute-form target (`http://host/path`, which RFC 9112 asks servers to
+ * accept) keeps its path and query; anything else is a bad request.
+ */
+function targetUrl(target: string): URL {
+  try {
+    if (target.startsWith('/')) return new URL(`http://localhost${target}`);
+    const url = new URL(target);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return url;
+  } catch {
+    // answered below
+  }
+  throw new HttpError(400, 'The request target is neither a path nor an http(s) URL.');
 }
 
 function safePath(target: string): string {
   try {
-    return new URL(target, 'http://localhost').pathname;
+    return targetUrl(target).pathname;
   } catch {
     return '/';
   }
