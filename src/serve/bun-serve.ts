@@ -1,10 +1,13 @@
 /**
  * Serving on Bun.serve: shared by the Bun entry (src/serve/bun.ts) and the single binary (src/serve/binary.ts).
  */
+import { bunIdleTimeout, logLimits } from './limits.ts';
+import { DRAIN_GRACE_MS, shutdownOnSignal, sleep, until } from './shutdown.ts';
 import { logListening, start, type StartOptions } from './start.ts';
 
 declare const Bun: {
-  serve(options: { port: number; hostname: string; fetch(req: Request): Promise<Response> }): { port: number; stop(): Promise<void> };
+  serve(options: { port: number; hostname: string; idleTimeout: number; fetch(req: Request): Promise<Response> }):
+    { port: number; stop(closeActiveConnections?: boolean): Promise<void> };
 };
 
 /** Starts the service on Bun.serve: stage, listen, load; stops gracefully on SIGTERM and SIGINT. */
@@ -21,19 +24,17 @@ export async function serveOnBun(runtime: string, args: readonly string[], optio
     if (req.method === 'HEAD' && !res.headers.has('date')) res.headers.set('date', new Date().toUTCString());
     return res;
   };
-  const server = Bun.serve({ port: config.port, hostname: config.host, fetch });
+  const server = Bun.serve({ port: config.port, hostname: config.host, idleTimeout: bunIdleTimeout(config.limits), fetch });
   logListening(logger, runtime, config, server.port);
-  // Stop accepting connections, let the requests in flight finish, close PGlite, exit 0.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, async () => {
-      logger.log('info', 'shutting down', { signal });
-      await server.stop();
-      await close();
-      logger.log('info', 'stopped');
-      logger.flush();
-      process.exit(0);
-    });
-  }
+  logLimits(logger, config.limits, 'Bun.serve');
+  // Answer with Connection: close for a grace period, then stop accepting and let the requests in flight finish
+  // (closing what is left at the shutdown timeout), close the store, exit 0.
+  const stopServer = async (deadline: number) => {
+    await sleep(Math.min(DRAIN_GRACE_MS, deadline - performance.now()));
+    if (!(await until(server.stop(), deadline))) await server.stop(true);
+  };
+  const stop = shutdownOnSignal({ app, logger, close, stopServer, exit: (code) => process.exit(code) }, config.limits.shutdownTimeoutS);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void stop(signal));
   // SIGHUP publishes the bundle again; the current version serves until the new one is ready.
   process.on('SIGHUP', () => void reload('SIGHUP'));
   if (!(await load())) process.exit(1);

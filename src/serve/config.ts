@@ -31,7 +31,30 @@ export interface ServerConfig {
    * model caches.
    */
   databaseUrl?: string;
+  /** Connection limits and timeouts (see `ConnectionLimits`). */
+  limits: ConnectionLimits;
 }
+
+/**
+ * What one client connection may take. Slow and idle connections are closed on these timers, and connections
+ * past `maxConnections` are closed as soon as they are accepted, so the process never runs out of file
+ * descriptors while the connections it has keep being served.
+ */
+export interface ConnectionLimits {
+  /** Seconds a client has to send a request's headers (a slowloris client is closed after this). */
+  headersTimeoutS: number;
+  /** Seconds a client has to send a whole request. */
+  requestTimeoutS: number;
+  /** Seconds an idle keep-alive connection stays open between requests. */
+  keepAliveTimeoutS: number;
+  /** Open client connections at most; `auto`: the open-file soft limit less a reserve (see limits.ts). */
+  maxConnections: number | 'auto';
+  /** Seconds to wait after SIGTERM for requests in flight before closing what is left. */
+  shutdownTimeoutS: number;
+}
+
+/** The defaults of `ConnectionLimits`. */
+export const DEFAULT_LIMITS: ConnectionLimits = { headersTimeoutS: 10, requestTimeoutS: 30, keepAliveTimeoutS: 5, maxConnections: 'auto', shutdownTimeoutS: 10 };
 
 /** The demo destination shipped in data/. */
 export const DEMO_BUNDLE_PATH = fileURLToPath(new URL('../../data/demo-bundle.json', import.meta.url));
@@ -71,7 +94,13 @@ Options (each also read from the environment variable in brackets; a flag wins):
   --database-url <url> serve as a replica of a PostgreSQL store (postgres://…) [DATABASE_URL]
                        The version the database makes current is served (LISTEN, and a poll every 5 s);
                        sessions are read there per request. No --bundle, --sessions or --watch then.
-  --help               print this text
+  --headers-timeout <s>    seconds to send a request's headers [HEADERS_TIMEOUT]   default: ${DEFAULT_LIMITS.headersTimeoutS}
+  --request-timeout <s>    seconds to send a whole request [REQUEST_TIMEOUT]       default: ${DEFAULT_LIMITS.requestTimeoutS}
+  --keep-alive-timeout <s> seconds an idle connection stays open [KEEP_ALIVE_TIMEOUT]   default: ${DEFAULT_LIMITS.keepAliveTimeoutS}
+  --max-connections <n>    open connections at most; more are closed at once [MAX_CONNECTIONS]
+                           default: auto, the open-file limit less 128 (see docs/deployment.md)
+  --shutdown-timeout <s>   seconds SIGTERM waits for requests in flight [SHUTDOWN_TIMEOUT]   default: ${DEFAULT_LIMITS.shutdownTimeoutS}
+  --help                   print this text
 
 Publishing: send SIGHUP (kill -HUP <pid>) to publish the bundle file again; the current version
 keeps serving until the new one is ready, and a bad bundle changes nothing (see GET /readyz).
@@ -84,7 +113,8 @@ version is served (with the last publish's outcome), 503 before.
 export const USAGE = usage();
 
 /** Every flag that takes a value. */
-const FLAGS = ['bundle', 'port', 'host', 'base-path', 'data-dir', 'log-level', 'cors-origin', 'fixed-time', 'sessions', 'database-url'];
+const FLAGS = ['bundle', 'port', 'host', 'base-path', 'data-dir', 'log-level', 'cors-origin', 'fixed-time', 'sessions', 'database-url',
+  'headers-timeout', 'request-timeout', 'keep-alive-timeout', 'max-connections', 'shutdown-timeout'];
 /** Flags that take no value. */
 const SWITCHES = ['watch'];
 
@@ -137,6 +167,7 @@ export function parseConfig(args: readonly string[], env: Record<string, string 
     }
   }
   return {
+    limits: parseLimits(pick),
     ...(databaseUrl !== undefined ? { databaseUrl } : {}),
     logLevel: logLevel as LogLevel,
     corsOrigins,
@@ -150,6 +181,33 @@ export function parseConfig(args: readonly string[], env: Record<string, string 
     ...(pick('sessions', 'SESSIONS_PATH') ? { sessionsPath: pick('sessions', 'SESSIONS_PATH') } : {}),
     watch: parseSwitch(pick('watch', 'WATCH'), 'watch'),
   };
+}
+
+/** The connection limits, each checked: a positive number of seconds, or a positive count (or `auto`). */
+function parseLimits(pick: (flag: string, envName: string) => string | undefined): ConnectionLimits {
+  const seconds = (flag: string, envName: string, fallback: number) => {
+    const text = pick(flag, envName);
+    if (text === undefined) return fallback;
+    const n = Number(text);
+    if (!/^\d+(\.\d+)?$/.test(text) || n <= 0 || n > 3600) throw new ConfigError(`${flag} must be a number of seconds above 0 and at most 3600, not "${text}"`);
+    return n;
+  };
+  const limits: ConnectionLimits = {
+    headersTimeoutS: seconds('headers-timeout', 'HEADERS_TIMEOUT', DEFAULT_LIMITS.headersTimeoutS),
+    requestTimeoutS: seconds('request-timeout', 'REQUEST_TIMEOUT', DEFAULT_LIMITS.requestTimeoutS),
+    keepAliveTimeoutS: seconds('keep-alive-timeout', 'KEEP_ALIVE_TIMEOUT', DEFAULT_LIMITS.keepAliveTimeoutS),
+    maxConnections: DEFAULT_LIMITS.maxConnections,
+    shutdownTimeoutS: seconds('shutdown-timeout', 'SHUTDOWN_TIMEOUT', DEFAULT_LIMITS.shutdownTimeoutS),
+  };
+  if (limits.headersTimeoutS > limits.requestTimeoutS) {
+    throw new ConfigError(`headers-timeout (${limits.headersTimeoutS} s) must not exceed request-timeout (${limits.requestTimeoutS} s)`);
+  }
+  const max = pick('max-connections', 'MAX_CONNECTIONS');
+  if (max !== undefined && max !== 'auto') {
+    if (!/^\d+$/.test(max) || Number(max) < 1) throw new ConfigError(`max-connections must be auto or a whole number above 0, not "${max}"`);
+    limits.maxConnections = Number(max);
+  }
+  return limits;
 }
 
 /** A switch's value: a flag given, or 1/true/0/false in the environment. */

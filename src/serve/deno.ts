@@ -1,38 +1,11 @@
 /**
- * Deno entry: Deno.serve in front of the Fetch handler.
+ * Deno entry: the Node server (node-server.ts) on Deno's node:http.
+ *
+ * Deno.serve was the first choice and is measured no faster here (docs/reliability.md), but it has no timeouts
+ * and no connection cap to set (slowloris and idle sockets stay open for good), it keeps a connection open after
+ * answering `Connection: close`, its shutdown() dropped requests on keep-alive connections in an outside probe,
+ * and when it runs out of file descriptors its listener stops for good. Deno's node:http has Node's timers,
+ * connection cap and shutdown sequence, so all three runtimes keep the same limits and lose nothing on SIGTERM.
+ * The handler is the same app either way.
  */
-import { logListening, start } from './start.ts';
-
-declare const Deno: {
-  args: string[];
-  env: { toObject(): Record<string, string> };
-  exit(code: number): never;
-  addSignalListener(signal: 'SIGINT' | 'SIGTERM' | 'SIGHUP', handler: () => void): void;
-  serve(options: { port: number; hostname: string; onListen?: (addr: { port: number }) => void },
-    handler: (req: Request) => Promise<Response>): { shutdown(): Promise<void> };
-};
-
-const started = await start(Deno.args, Deno.env.toObject());
-if ('exitCode' in started) {
-  (started.exitCode === 0 ? console.log : console.error)(started.message);
-  Deno.exit(started.exitCode);
-}
-const { app, config, logger, load, reload, close } = started;
-const server = Deno.serve({ port: config.port, hostname: config.host, onListen: ({ port }) => logListening(logger, 'deno', config, port) }, app.fetch);
-// Stop accepting connections, let the requests in flight finish, close PGlite, exit 0.
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  Deno.addSignalListener(signal, async () => {
-    if (stopping) return;
-    stopping = true;
-    logger.log('info', 'shutting down', { signal });
-    await server.shutdown();
-    await close();
-    logger.log('info', 'stopped');
-    logger.flush();
-    Deno.exit(0);
-  });
-}
-// SIGHUP publishes the bundle again; the current version serves until the new one is ready.
-Deno.addSignalListener('SIGHUP', () => void reload('SIGHUP'));
-if (!(await load())) Deno.exit(1);
+await import('./node-server.ts');

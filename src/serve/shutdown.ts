@@ -1,0 +1,65 @@
+/**
+ * Graceful shutdown, the same sequence on every runtime: on the first SIGTERM or SIGINT the app starts
+ * draining (every answer carries `Connection: close` and /readyz answers 503 `stopping`, see App.drain), the
+ * runtime's server stops the way that loses no request on it (node-connections.ts on Node; a grace period with
+ * the listener open, then the server's own stop, on Bun and Deno), the store closes, and the process exits 0.
+ * A second signal while that runs is logged and otherwise ignored: stopping is already under way and ends by
+ * the shutdown timeout.
+ */
+import type { Logger } from '../http/log.ts';
+import type { App } from '../app.ts';
+
+/**
+ * How long Bun and Deno keep serving, with `Connection: close` on every answer, before their server stops.
+ * Their stop() closes idle keep-alive connections at once, so a client that is about to send on one loses that
+ * request; in this grace period every keep-alive client gets one answer that tells it to reconnect.
+ */
+export const DRAIN_GRACE_MS = 1000;
+
+/** What a runtime entry hands over to be stopped. */
+export interface Stoppable {
+  app: App;
+  logger: Logger;
+  /** Closes the store (and the database pool of a replica). */
+  close(): Promise<void>;
+  /** Stops the runtime's server, letting requests in flight finish; gives up at `deadline` (performance.now()). */
+  stopServer(deadline: number): Promise<void>;
+  /** Open connections now, where the runtime can tell. */
+  openConnections?(): number;
+  exit(code: number): void;
+}
+
+/** The handler for the stop signals: drains, stops, closes and exits, once. */
+export function shutdownOnSignal(s: Stoppable, shutdownTimeoutS: number): (signal: string) => Promise<void> {
+  let stopping = false;
+  return async (signal) => {
+    if (stopping) {
+      s.logger.log('info', 'already shutting down', { signal });
+      return;
+    }
+    stopping = true;
+    s.logger.log('info', 'shutting down', { signal, ...(s.openConnections ? { connections: s.openConnections() } : {}) });
+    s.app.drain();
+    await s.stopServer(performance.now() + shutdownTimeoutS * 1000);
+    await s.close();
+    s.logger.log('info', 'stopped');
+    s.logger.flush();
+    s.exit(0);
+  };
+}
+
+/** Resolves after `ms`, or at once for ms ≤ 0. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+}
+
+/** Waits for `stopping` until `deadline`; true when it finished in time. */
+export async function until(stopping: Promise<unknown>, deadline: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, deadline - performance.now()))));
+  try {
+    return await Promise.race([stopping.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
