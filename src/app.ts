@@ -23,6 +23,9 @@ import { routes as allRoutes } from './routes/index.ts';
 /** Longest request target (path and query) accepted before answering 414. */
 export const MAX_TARGET_LENGTH = 8192;
 
+/** The answer to a CORS preflight (OPTIONS) on any route or health check. */
+const PREFLIGHT: AppResponse = { status: 204, headers: { ...PREFLIGHT_HEADERS, 'cache-control': CACHE_CONTROL.none }, body: null };
+
 /** What the app is built from; tests pass their own. */
 export interface AppDeps {
   store: ContentStore;
@@ -105,8 +108,12 @@ export function createApp(deps: AppDeps): App {
       throw new HttpError(414, `The request target is ${req.target.length} characters long; the limit is ${MAX_TARGET_LENGTH}.`);
     }
     const readable = req.method === 'GET' || req.method === 'HEAD';
-    const health = readable ? healthAnswer(req.target) : null;
-    if (health) return { answer: health };
+    const health = healthAnswer(req.target);
+    if (health) {
+      if (readable) return { answer: health };
+      if (req.method === 'OPTIONS') return { answer: PREFLIGHT };
+      throw new HttpError(405, `${req.method} is not allowed; this API is read-only.`, { headers: { allow: ALLOWED_METHODS } });
+    }
     // A repeated content request is answered from memory, before routing: same target, same content, same answer.
     if (readable && deps.store.ready) {
       const hit = cached(req, req.target);
@@ -117,9 +124,7 @@ export function createApp(deps: AppDeps): App {
       { spec: RouteSpec; params: Record<string, string> } | undefined;
     if (!match) throw new HttpError(404, `No route matches ${url.pathname}.`);
     matched.spec = match.spec;
-    if (req.method === 'OPTIONS') {
-      return { answer: { status: 204, headers: { ...PREFLIGHT_HEADERS, 'cache-control': CACHE_CONTROL.none }, body: null } };
-    }
+    if (req.method === 'OPTIONS') return { answer: PREFLIGHT };
     if (!readable) {
       throw new HttpError(405, `${req.method} is not allowed; this API is read-only.`, { headers: { allow: ALLOWED_METHODS } });
     }
@@ -212,8 +217,10 @@ export function createApp(deps: AppDeps): App {
       last_publish: lastPublish, ...(database ? { database } : {}), response_cache: { ...cacheCounts, ...cache.stats() } };
   }
 
-  async function serve(req: AppRequest): Promise<AppResponse> {
+  async function serve(request: AppRequest): Promise<AppResponse> {
     const began = performance.now();
+    // An absolute-form target (`GET http://host/path`) is answered as its path and query, like any other.
+    const req = request.target.startsWith('/') ? request : { ...request, target: originForm(request.target) };
     const answer = await answerRequest(req);
     if (logger.enabled('info')) {
       logger.log('info', 'request', { request_id: answer.headers['x-request-id'], method: req.method, path: req.target.slice(0, 2048),
@@ -242,8 +249,9 @@ export function createApp(deps: AppDeps): App {
 
   async function fetch(request: Request): Promise<Response> {
     // A Request's url is absolute and normalised: the target is everything from the first slash after the host.
+    // Bun leaves it relative ("/path") for an HTTP/1.0 request without Host.
     const url = request.url;
-    const slash = url.indexOf('/', url.indexOf('//') + 2);
+    const slash = url.startsWith('/') ? 0 : url.indexOf('/', url.indexOf('//') + 2);
     const answer = await serve({ method: request.method, target: slash < 0 ? '/' : url.slice(slash), header: (name) => request.headers.get(name) });
     return new Response(answer.body, { status: answer.status, headers: answer.headers });
   }
@@ -266,6 +274,16 @@ function targetUrl(target: string): URL {
     // answered below
   }
   throw new HttpError(400, 'The request target is neither a path nor an http(s) URL.');
+}
+
+/** The origin form (path and query) of an absolute-form target; a target that is not a URL is kept for handle() to refuse. */
+function originForm(target: string): string {
+  try {
+    const url = targetUrl(target);
+    return url.pathname + url.search;
+  } catch {
+    return target;
+  }
 }
 
 function safePath(target: string): string {

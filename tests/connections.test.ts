@@ -158,6 +158,41 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       }
     });
 
+    test('requests the app decides get the same answer on every runtime: HTTP/1.0 without Host, absolute form, //, methods on health checks', async () => {
+      const server = await startServer(runtime);
+      const send = async (raw: string, method = 'GET') => {
+        const c = new RawConnection(server.port);
+        try {
+          await c.connected();
+          return await c.send(Buffer.from(raw, 'latin1'), method, 5000);
+        } finally {
+          c.destroy();
+        }
+      };
+      const problem = (a: RawAnswer) => a.headers['content-type']?.startsWith('application/problem+json') && 'x-request-id' in a.headers;
+      try {
+        const http10 = await send(`GET ${MAP_PATH} HTTP/1.0\r\n\r\n`);
+        assert.equal(http10.status, 200, 'HTTP/1.0 with no Host');
+        assert.ok(http10.body.length > 0);
+        assert.equal((await send(`GET http://elsewhere.invalid${MAP_PATH} HTTP/1.1\r\nHost: x\r\n\r\n`)).status, 200, 'absolute form');
+        const health = await send('GET http://elsewhere.invalid/healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+        assert.deepEqual([health.status, JSON.parse(health.body.toString())], [200, { status: 'ok' }], 'absolute-form health check');
+        for (const target of ['//', `//elsewhere.invalid${MAP_PATH}`]) {
+          const a = await send(`GET ${target} HTTP/1.1\r\nHost: x\r\n\r\n`);
+          assert.ok(a.status === 404 && problem(a), `${target}: ${a.status}`);
+        }
+        for (const method of ['POST', 'TRACE', 'DELETE']) {
+          const a = await send(`${method} /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n`, method);
+          assert.ok(a.status === 405 && problem(a), `${method} /healthz: ${a.status}`);
+          assert.equal(a.headers.allow, 'GET, HEAD, OPTIONS');
+        }
+        const preflight = await send('OPTIONS /readyz HTTP/1.1\r\nHost: x\r\nOrigin: https://a.example\r\nAccess-Control-Request-Method: GET\r\n\r\n', 'OPTIONS');
+        assert.equal(preflight.status, 204);
+      } finally {
+        assert.equal(await server.stop(), 0);
+      }
+    });
+
     test('SIGTERM under keep-alive load loses no request: answers then say Connection: close, and the process exits 0', async () => {
       const server = await startServer(runtime);
       const exited = new Promise<number | null>((resolve) => server.child.once('exit', resolve));
