@@ -139,7 +139,8 @@ describe('settings', () => {
     const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
     const settings = [['--bundle', 'BUNDLE_PATH'], ['--port', 'PORT'], ['--host', 'HOST'], ['--base-path', 'BASE_PATH'],
       ['--data-dir', 'DATA_DIR'], ['--log-level', 'LOG_LEVEL'], ['--cors-origin', 'CORS_ORIGIN'], ['--fixed-time', 'FIXED_TIME'],
-      ['--sessions', 'SESSIONS_PATH'], ['--watch', 'WATCH']];
+      ['--sessions', 'SESSIONS_PATH'], ['--watch', 'WATCH'], ['--headers-timeout', 'HEADERS_TIMEOUT'], ['--request-timeout', 'REQUEST_TIMEOUT'],
+      ['--keep-alive-timeout', 'KEEP_ALIVE_TIMEOUT'], ['--max-connections', 'MAX_CONNECTIONS'], ['--shutdown-timeout', 'SHUTDOWN_TIMEOUT']];
     for (const [flag, env] of settings) {
       assert.match(USAGE, new RegExp(`${flag} .*\\[${env}\\]`), `--help: ${flag} [${env}]`);
       assert.ok((readme.includes(`\`${flag} `) || readme.includes(`\`${flag}\``)) && readme.includes(`\`${env}\``), `README: ${flag} ${env}`);
