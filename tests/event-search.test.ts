@@ -40,9 +40,13 @@ test('the index and the direct test of candidates both give the brute-force matc
     const near = rand() < 0.5 ? null : rand() < 0.1
       ? { lat: pick([90, -90]), lng: 0, radiusM: 200_000 }
       : { lat: anchor[1] + (rand() - 0.5), lng: anchor[0] + (rand() - 0.5), radiusM: 1 + Math.floor(rand() * 200_000) };
-    const tags = rand() < 0.3 ? [pick(events.flatMap((e) => e.tags))] : null;
+    // One tag, or two or three: those of one event (so that all of them can match) and now and then one more.
+    const withTags = pick(events.filter((e) => e.tags.length > 1));
+    const tags = rand() < 0.3 ? [pick(events.flatMap((e) => e.tags))]
+      : rand() < 0.4 ? [...new Set([...withTags.tags.slice(0, 2), ...(rand() < 0.3 ? [pick(events.flatMap((e) => e.tags))] : [])])] : null;
+    const tagsMatch = rand() < 0.5 ? 'all' as const : 'any' as const;
     const types = rand() < 0.2 ? [pick(events).type] : null;
-    const f: EventFilter = { fromMs, toMs, types, tags, bbox, near };
+    const f: EventFilter = { fromMs, toMs, types, tags, tagsMatch, bbox, near };
     const key = filterKey(map.id, f);
     const expected = filterEvents(ref, { mapId, ...f }).map((e) => e.id);
     const direct = Array.from(findMatches(map, f, key, false, Infinity), (p) => map.events.id(p));

@@ -58,15 +58,23 @@ export function optionalInt(min: number, max: number, description: string) {
 
 const LOCAL_TIME_RE = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
 
-/** An optional RFC 3339 timestamp, parsed to epoch milliseconds. */
-export function timestamp(description: string) {
+/** A date with no time: `2026-12-24`. */
+const DATE_ONLY_RE = /^\d{4}-\d{2}-\d{2}$/;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * An optional RFC 3339 timestamp, parsed to epoch milliseconds. A date alone is 00:00 UTC that day where the
+ * timestamp starts a window (`edge: 'start'`), and the day's last millisecond (23:59:59.999 UTC) where it ends
+ * one (`edge: 'end'`), so `from=D&to=D` is the whole of day D, as people read it.
+ */
+export function timestamp(description: string, edge: 'start' | 'end' = 'start') {
   return v.optional(
     v.pipe(
       v.string(),
       v.check((s) => parseTimestamp(s) !== null, (issue) => LOCAL_TIME_RE.test(String(issue.input))
         ? 'has no time zone offset; add Z or an offset such as +01:00'
         : 'must be an RFC 3339 date-time with Z or an offset (2026-12-24T18:00:00Z), or a date (2026-12-24)'),
-      v.transform((s) => parseTimestamp(s)!),
+      v.transform((s) => parseTimestamp(s)! + (edge === 'end' && DATE_ONLY_RE.test(s) ? DAY_MS - 1 : 0)),
       v.description(description),
     ),
   );
@@ -115,14 +123,21 @@ function parseNumbers(s: string, count: number): number[] | null {
   return parts.map(Number);
 }
 
+/** The two coordinate orders, named in every message about either: they differ, and people mix them up. */
+const BBOX_ORDER = 'bbox is west,south,east,north (longitude first), while near is lat,lng (latitude first)';
+const NEAR_ORDER = 'near is lat,lng (latitude first), while bbox is west,south,east,north (longitude first)';
+
 /** Why a bbox string is invalid, or null when it is valid. */
 export function bboxProblem(s: string): string | null {
   const n = parseNumbers(s, 4);
-  if (!n) return 'must be four numbers: west,south,east,north';
+  if (!n) return `must be four numbers: ${BBOX_ORDER}`;
   const [w, so, e, no] = n;
-  if ([w, e].some((x) => x < -180 || x > 180)) return 'longitudes (west, east) must be within [-180, 180]';
-  if ([so, no].some((x) => x < -90 || x > 90)) return 'latitudes (south, north) must be within [-90, 90]';
-  if (so > no) return 'south must not be greater than north';
+  if ([w, e].some((x) => x < -180 || x > 180)) return `longitudes (west, east) must be within [-180, 180]; ${BBOX_ORDER}`;
+  if ([so, no].some((x) => x < -90 || x > 90)) {
+    const swapped = [w, e].every((x) => x >= -90 && x <= 90);
+    return `latitudes (south, north) must be within [-90, 90]; ${BBOX_ORDER}${swapped ? '. Were latitude and longitude swapped?' : ''}`;
+  }
+  if (so > no) return `south must not be greater than north; ${BBOX_ORDER}`;
   return null;
 }
 
@@ -142,9 +157,12 @@ export function bbox(description: string) {
 /** Why a near string is invalid, or null when it is valid. */
 export function nearProblem(s: string): string | null {
   const n = parseNumbers(s, 2);
-  if (!n) return 'must be two numbers: lat,lng (latitude first)';
-  if (n[0] < -90 || n[0] > 90) return 'latitude must be within [-90, 90]';
-  if (n[1] < -180 || n[1] > 180) return 'longitude must be within [-180, 180]';
+  if (!n) return `must be two numbers: ${NEAR_ORDER}`;
+  if (n[0] < -90 || n[0] > 90) {
+    const swapped = n[1] >= -90 && n[1] <= 90;
+    return `latitude must be within [-90, 90]; ${NEAR_ORDER}${swapped ? '. Were latitude and longitude swapped?' : ''}`;
+  }
+  if (n[1] < -180 || n[1] > 180) return `longitude must be within [-180, 180]; ${NEAR_ORDER}`;
   return null;
 }
 

@@ -6,7 +6,7 @@ import { findMatches, seekAfter, filterKey, type EventFilter } from '../content/
 import { sha256Hex } from '../content/bundle/parse.ts';
 import { cursorKey, decodeCursor, encodeCursor, type CursorState } from '../http/cursor.ts';
 import { HttpError, invalidParams, notFound, type ParamError } from '../http/errors.ts';
-import { bbox, int, near, optionalInt, textList, timestamp, uuid, uuidList } from '../http/params.ts';
+import { bbox, int, near, oneOf, optionalInt, textList, timestamp, uuid, uuidList } from '../http/params.ts';
 import { defineRoute, PrivateReply, wholeSecond } from '../http/route.ts';
 import { EventSchema, PoiRecordSchema, Uuid } from './schemas.ts';
 import { findMap } from './shared.ts';
@@ -47,9 +47,10 @@ export const listEvents = defineRoute({
   query: {
     map_id: uuid('Map UUID'),
     from: timestamp('Window start, RFC 3339 date-time with Z or an offset, or a date (00:00 UTC). Default: now, to the whole second'),
-    to: timestamp('Window end. Default: 30 days after from'),
+    to: timestamp('Window end, as from; a date alone means the end of that day (23:59:59.999 UTC). Default: 30 days after from', 'end'),
     event_types: textList('Comma-separated event types (any of them), case-insensitive'),
-    tags: textList('Comma-separated free-text tags (an event matches when it has any of them), case-insensitive'),
+    tags: textList('Comma-separated free-text tags, case-insensitive; an event matches when it has any of them, or all of them with tags_match=all'),
+    tags_match: oneOf(['any', 'all'], 'How tags match: any (the default: free or outdoor) or all (free and outdoor). Requires tags'),
     bbox: bbox('west,south,east,north in degrees; west > east crosses the antimeridian'),
     near: near('lat,lng (latitude first); used with radius_m'),
     radius_m: optionalInt(1, MAX_RADIUS_M, `Radius in metres for near, from 1 to ${MAX_RADIUS_M}. Default ${DEFAULT_RADIUS_M}`),
@@ -65,6 +66,9 @@ export const listEvents = defineRoute({
     const errors = checkWindowOrder(q, bad);
     if (q.radius_m !== undefined && q.near === undefined && !bad.has('near')) {
       errors.push({ name: 'radius_m', in: 'query', reason: 'requires near' });
+    }
+    if (q.tags_match !== undefined && q.tags === undefined && !bad.has('tags')) {
+      errors.push({ name: 'tags_match', in: 'query', reason: 'requires tags' });
     }
     return errors;
   },
@@ -88,7 +92,7 @@ export const listEvents = defineRoute({
       throw invalidParams([{ name: 'to', in: 'query', reason: `must not be earlier than from (${new Date(fromMs).toISOString()})` }]);
     }
     const filter: EventFilter = {
-      fromMs, toMs, types: query.event_types ?? null, tags: query.tags ?? null, bbox: query.bbox ?? null,
+      fromMs, toMs, types: query.event_types ?? null, tags: query.tags ?? null, tagsMatch: query.tags_match ?? 'any', bbox: query.bbox ?? null,
       near: query.near ? { ...query.near, radiusM: query.radius_m ?? DEFAULT_RADIUS_M } : null,
     };
     const key = filterKey(map.id, filter);
@@ -121,7 +125,7 @@ export const upcomingByPoi = defineRoute({
   query: {
     poi_ids: uuidList('Comma-separated marker, path or polygon UUIDs (at most 100)'),
     from: timestamp('Window start. Default: now, to the whole second'),
-    to: timestamp('Window end. Default: none'),
+    to: timestamp('Window end; a date alone means the end of that day (23:59:59.999 UTC). Default: none', 'end'),
     limit_per_poi: int(1, 20, 5, 'Maximum events per POI, 1 to 20. Default 5'),
   },
   crossCheck: checkWindowOrder,

@@ -51,6 +51,8 @@ export interface RefEventQuery {
   toMs: number;
   types?: string[] | null;
   tags?: string[] | null;
+  /** `all`: every tag; default any. */
+  tagsMatch?: 'any' | 'all';
   bbox?: RefBbox | null;
   near?: RefNear | null;
 }
@@ -153,7 +155,7 @@ export function filterEvents(ref: Reference, q: RefEventQuery): RefEvent[] {
   return ref.events.filter((e) => e.mapId === lc(q.mapId) &&
     e.startMs <= q.toMs && e.endMs >= q.fromMs &&
     (!types || types.includes(e.type)) &&
-    (!tags || e.tags.some((t) => tags.includes(t))) &&
+    (!tags || (q.tagsMatch === 'all' ? tags.every((t) => e.tags.includes(t)) : e.tags.some((t) => tags.includes(t)))) &&
     (!q.bbox || eventInBbox(e, q.bbox)) &&
     (!q.near || eventNear(e, q.near)));
 }

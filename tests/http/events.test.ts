@@ -441,7 +441,7 @@ describe('GET /events cursors', () => {
   test('the same filters written differently (case, spaces, order of repeats) keep the cursor valid', async () => {
     const cursor = await firstCursor(base);
     const { status, body } = await t.json<EventsPage>(
-      `/events?${qs([['map_id', F.map.toUpperCase()], ['from', '2027-01-01T01:00:00+01:00'], ['to', '2027-12-31'], ['tags', ' FREE , art,free'], ['cursor', cursor]])}`);
+      `/events?${qs([['map_id', F.map.toUpperCase()], ['from', '2027-01-01T01:00:00+01:00'], ['to', '2027-12-31T01:00:00+01:00'], ['tags', ' FREE , art,free'], ['cursor', cursor]])}`);
     assert.equal(status, 200, JSON.stringify(body));
     const expected = ids(filterEvents(ref, { mapId: F.map, fromMs: Date.parse('2027-01-01T00:00:00Z'), toMs: Date.parse('2027-12-31T00:00:00Z'), tags: ['free', 'art'] }));
     assert.deepEqual(ids(body.events), expected.slice(3, 3 + 50));
@@ -482,6 +482,31 @@ describe('GET /events cursors', () => {
       assert.equal(status, 200);
       assert.equal(body.total, all, JSON.stringify(extra));
     }
+  });
+
+  test('tags_match=all keeps only events with every tag; any (the default) those with one of them; cursors bind to it', async () => {
+    const window: Params = [['map_id', F.map], ['from', '2027-01-01T00:00:00Z'], ['to', '2027-12-31T00:00:00Z']];
+    const range = { mapId: F.map, fromMs: Date.parse('2027-01-01T00:00:00Z'), toMs: Date.parse('2027-12-31T00:00:00Z') };
+    // Pairs of tags that some event has together, and one pair no event has.
+    const pairs = [...new Set(ref.events.filter((e) => e.mapId === F.map && e.tags.length > 1).map((e) => e.tags.slice(0, 2).join(',')))].slice(0, 3);
+    assert.ok(pairs.length > 0);
+    for (const pair of [...pairs, 'free,no-such-tag']) {
+      const tags = pair.split(',');
+      const all = ids(filterEvents(ref, { ...range, tags, tagsMatch: 'all' }));
+      const any = ids(filterEvents(ref, { ...range, tags }));
+      assert.ok(all.length < any.length, `${pair}: all (${all.length}) narrows any (${any.length})`);
+      await walkAndCheck([...window, ['tags', pair.toUpperCase()], ['tags_match', 'all']], all, () => 7);
+      await walkAndCheck([...window, ['tags', pair], ['tags_match', 'any']], any, () => 50);
+      await walkAndCheck([...window, ['tags', pair]], any, () => 50);
+    }
+    const [pair] = pairs;
+    const cursor = await firstCursor([...window, ['tags', pair], ['tags_match', 'all']], 1);
+    await expect400(`/events?${qs([...window, ['tags', pair], ['cursor', cursor]])}`, 'cursor');
+    // With one tag, all and any are the same question.
+    const one = (await t.json<EventsPage>(`/events?${qs([...window, ['tags', 'free'], ['tags_match', 'all']])}`)).body;
+    assert.equal(one.total, filterEvents(ref, { ...range, tags: ['free'] }).length);
+    await expect400(`/events?${qs([...window, ['tags_match', 'all']])}`, 'tags_match');
+    await expect400(`/events?${qs([...window, ['tags', 'free'], ['tags_match', 'both']])}`, 'tags_match');
   });
 
   test('a malformed cursor gets 400 naming cursor', async () => {
@@ -630,6 +655,26 @@ describe('GET /events limits and defaults', () => {
     }
   });
 
+  test('a date alone in to means the end of that day, so from=D&to=D is the whole of day D', async () => {
+    const dayMs = Date.UTC(2027, 4, 10);
+    const whole = ids(filterEvents(ref, { mapId: F.map, fromMs: dayMs, toMs: dayMs + DAY - 1 }));
+    assert.ok(whole.length > 0, 'the fixture has events on the day');
+    const sameDay = await walkAndCheck([['map_id', F.map], ['from', '2027-05-10'], ['to', '2027-05-10']], whole, () => 200);
+    const explicit = await walkAndCheck([['map_id', F.map], ['from', '2027-05-10T00:00:00Z'], ['to', '2027-05-10T23:59:59.999Z']], whole, () => 200);
+    assert.deepEqual(sameDay, explicit);
+    // Events starting late in the day are in; 00:00 the next day is not.
+    const late = ref.events.filter((e) => e.mapId === F.map && e.startMs > dayMs + 12 * 3600_000 && e.startMs < dayMs + DAY);
+    for (const e of late) assert.ok(whole.includes(e.id), `${e.id} starts ${new Date(e.startMs).toISOString()}`);
+    const nextMidnight = ids(filterEvents(ref, { mapId: F.map, fromMs: dayMs, toMs: dayMs + DAY }));
+    const startingAtMidnight = nextMidnight.filter((id) => !whole.includes(id));
+    for (const id of startingAtMidnight) assert.equal(ref.events.find((e) => e.id === id)!.startMs, dayMs + DAY);
+    // upcoming-by-poi reads to the same way.
+    const poi = ref.events.find((e) => e.mapId === F.map && e.anchors.length > 0 && e.startMs > dayMs + 12 * 3600_000 && e.startMs < dayMs + DAY);
+    assert.ok(poi, 'the fixture has an anchored event late on the day');
+    const { body } = await t.json<Record<string, { id: string }[]>>(`/events/upcoming-by-poi?poi_ids=${poi.anchors[0].id}&from=2027-05-10&to=2027-05-10&limit_per_poi=20`);
+    assert.ok(body[poi.anchors[0].id].some((x) => x.id === poi.id), 'an event late on the day is upcoming by the day');
+  });
+
   test('an offset such as +01:00 is accepted, encoded or as the unencoded plus that arrives as a space', async () => {
     const fromMs = Date.parse('2027-04-10T12:00:00Z');
     const expected = ids(filterEvents(ref, { mapId: F.map, fromMs, toMs: fromMs + WINDOW_30D }));
@@ -659,6 +704,31 @@ describe('GET /events limits and defaults', () => {
     assert.equal(status, 400);
     const names = new Set(body.errors?.map((e) => e.name));
     for (const n of ['map_id', 'limit', 'bbox', 'near', 'from']) assert.ok(names.has(n), `${n} in ${JSON.stringify(body.errors)}`);
+  });
+
+  test('every 400 about bbox or near gives both coordinate orders, and says when a point looks swapped', async () => {
+    const both = /bbox is west,south,east,north \(longitude first\)/;
+    const nearFirst = /near is lat,lng \(latitude first\)/;
+    const reasons = async (params: Params) => {
+      const { status, body } = await t.json<Problem>(`/events?${qs([['map_id', F.map], ...params])}`);
+      assert.equal(status, 400, JSON.stringify(body));
+      return body.errors!.map((e) => `${e.name}: ${e.reason}`);
+    };
+    for (const bad of ['1,2,3', '-10,38,-9', 'a,b,c,d', '-200,38,-9,39', '-10,95,-9,96', '-10,39,-9,38']) {
+      const [reason] = await reasons([['bbox', bad]]);
+      assert.match(reason, both, bad);
+      assert.match(reason, nearFirst, bad);
+    }
+    for (const bad of ['38.7', '38.7,-9.1,0', '91,0', '0,181']) {
+      const [reason] = await reasons([['near', bad]]);
+      assert.match(reason, both, bad);
+      assert.match(reason, nearFirst, bad);
+    }
+    // [lng, lat] sent as near: the "latitude" is out of range and the "longitude" would be a latitude.
+    assert.match((await reasons([['near', '-122.4,37.8']]))[0], /Were latitude and longitude swapped\?/);
+    assert.doesNotMatch((await reasons([['near', '100,120']]))[0], /swapped/);
+    // A box written south,west,north,east, its latitudes out of range where longitudes go.
+    assert.match((await reasons([['bbox', '37.7,-122.5,37.8,-122.3']]))[0], /Were latitude and longitude swapped\?/);
   });
 
   test('map_id is required, must be a UUID, and names an enabled map', async () => {

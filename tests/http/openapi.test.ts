@@ -31,7 +31,7 @@ const SPEC: Record<string, Record<string, Param>> = {
   '/publisher/{publisher_id}': { publisher_id: PATH },
   '/publisher/{publisher_id}/maps': { publisher_id: PATH, lng: OPT, lat: OPT },
   '/events': {
-    map_id: REQ, from: OPT, to: OPT, event_types: OPT, tags: OPT, bbox: OPT, near: OPT, radius_m: OPT, limit: OPT, cursor: OPT,
+    map_id: REQ, from: OPT, to: OPT, event_types: OPT, tags: OPT, tags_match: OPT, bbox: OPT, near: OPT, radius_m: OPT, limit: OPT, cursor: OPT,
   },
   '/events/upcoming-by-poi': { poi_ids: REQ, from: OPT, to: OPT, limit_per_poi: OPT },
   '/events/{id}': { id: PATH },

@@ -19,7 +19,9 @@ export interface EventFilter {
   fromMs: number;
   toMs: number;
   types: string[] | null; // lowercase
-  tags: string[] | null; // lowercase
+  tags: string[] | null; // lowercase, distinct
+  /** `any` (the default): an event with any of the tags matches; `all`: only one with every one of them. */
+  tagsMatch?: 'any' | 'all';
   bbox: Bbox | null;
   near: Near | null;
 }
@@ -36,7 +38,7 @@ export const MATCH_CACHE_POSITIONS = 16 * 2 ** 20;
 /** A canonical string for a filter set: equal filters (lists in any order), equal keys. */
 export function filterKey(mapId: string, f: EventFilter): string {
   const sorted = (xs: string[] | null) => xs && [...xs].sort();
-  return JSON.stringify([mapId, f.fromMs, f.toMs, sorted(f.types), sorted(f.tags),
+  return JSON.stringify([mapId, f.fromMs, f.toMs, sorted(f.types), sorted(f.tags), f.tags && f.tags.length > 1 ? f.tagsMatch ?? 'any' : 'any',
     f.bbox && [f.bbox.west, f.bbox.south, f.bbox.east, f.bbox.north], f.near && [f.near.lat, f.near.lng, f.near.radiusM]]);
 }
 
@@ -62,7 +64,9 @@ export function findMatches(map: MapView, f: EventFilter, key: string, cache = t
   const end = firstStartingFrom(events, f.toMs + 1);
   const types = f.types && events.typeMask(f.types);
   const tags = f.tags && events.tagMask(f.tags);
-  const keep = (i: number) => events.endMs[i] >= f.fromMs && (!types || events.hasType(i, types)) && (!tags || events.hasTag(i, tags));
+  const all = f.tagsMatch === 'all' && f.tags !== null && f.tags.length > 1;
+  const keep = (i: number) => events.endMs[i] >= f.fromMs && (!types || events.hasType(i, types)) &&
+    (!tags || (all ? events.hasAllTags(i, tags, f.tags!.length) : events.hasTag(i, tags)));
   const out: number[] = [];
   const spatialTests = [f.bbox && bboxTest(f.bbox), f.near && nearTest(f.near)].filter((t) => t !== null);
   if (spatialTests.length > 0 && map.eventIndex.pointsOf(first, Math.max(first, end)) > directTestPoints) {

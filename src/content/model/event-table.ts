@@ -246,8 +246,9 @@ export class EventTable {
 
   /** A mask over tag codes: which codes are one of these tags (lowercase). */
   tagMask(tags: readonly string[]): Uint8Array {
-    const wanted = new Set(tags);
-    return Uint8Array.from(this.lowerTags, (t) => (wanted.has(t) ? 1 : 0));
+    // Each wanted tag's place in the list plus one (at most 100 tags: a comma list's limit), 0 for the others.
+    const place = new Map(tags.map((t, k) => [t, k + 1]));
+    return Uint8Array.from(this.lowerTags, (t) => place.get(t) ?? 0);
   }
 
   /** True when event i's type is in the mask. */
@@ -258,8 +259,29 @@ export class EventTable {
   /** True when one of event i's tags is in the mask. */
   hasTag(i: number, mask: Uint8Array): boolean {
     const { tagStart, tagCode } = this.columns;
-    for (let t = tagStart[i]; t < tagStart[i + 1]; t++) if (mask[tagCode[t]] === 1) return true;
+    for (let t = tagStart[i]; t < tagStart[i + 1]; t++) if (mask[tagCode[t]] !== 0) return true;
     return false;
+  }
+
+  /** True when event i has every one of the `wanted` tags of the mask (tagMask of a list of `wanted` distinct tags). */
+  hasAllTags(i: number, mask: Uint8Array, wanted: number): boolean {
+    const { tagStart, tagCode } = this.columns;
+    if (tagStart[i + 1] - tagStart[i] < wanted) return false;
+    // Places seen, as bits for up to 31 tags (no allocation), else in a small array.
+    const many = wanted > 31 ? new Uint8Array(wanted + 1) : null;
+    let bits = 0;
+    let seen = 0;
+    for (let t = tagStart[i]; t < tagStart[i + 1]; t++) {
+      const k = mask[tagCode[t]];
+      if (k === 0) continue;
+      if (many) {
+        if (many[k] === 0) { many[k] = 1; seen++; }
+      } else if ((bits & (1 << (k - 1))) === 0) {
+        bits |= 1 << (k - 1);
+        seen++;
+      }
+    }
+    return seen === wanted;
   }
 
   /** Event i as served. */
