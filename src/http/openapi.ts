@@ -53,6 +53,49 @@ const PROBLEM: JsonSchema = {
   },
 };
 
+/**
+ * The health checks: served at the root whatever the base path (each path says so with its own `servers`),
+ * never cached, and answered with plain JSON (not problem+json) also when not ready.
+ */
+const HEALTH_PATHS: Record<string, JsonSchema> = {
+  '/healthz': {
+    servers: [{ url: '/' }],
+    get: {
+      operationId: 'getHealth', summary: 'Liveness: 200 while the process runs, from the moment the port opens', tags: ['Health'],
+      parameters: [],
+      responses: {
+        200: { description: 'The process is alive', content: { 'application/json': { schema: {
+          type: 'object', required: ['status'], properties: { status: { const: 'ok' } },
+        } } } },
+      },
+    },
+  },
+  '/readyz': {
+    servers: [{ url: '/' }],
+    get: {
+      operationId: 'getReadiness', tags: ['Health'],
+      summary: 'Readiness: 200 once a content version is served (degraded: a replica that lost its database), 503 while loading or stopping',
+      parameters: [],
+      responses: {
+        200: { description: 'Serving a content version', content: { 'application/json': { schema: {
+          type: 'object', required: ['status', 'version', 'content_version'],
+          properties: {
+            status: { enum: ['ready', 'degraded'] }, version: { type: 'integer' }, content_version: { type: 'string' },
+            published_at: { type: ['string', 'null'] }, serving_last_good: { type: 'boolean' },
+            last_publish: { type: ['object', 'null'], description: 'The outcome of the last publish, with up to 100 problems' },
+            response_cache: { type: 'object', description: 'hits, misses, entries and bytes of the response cache' },
+            database: { type: 'object', description: 'A replica only: whether its PostgreSQL is reachable' },
+          },
+        } } } },
+        503: { description: 'Not ready: loading (no version served yet) or stopping (shutting down)', content: { 'application/json': { schema: {
+          type: 'object', required: ['status'],
+          properties: { status: { enum: ['loading', 'stopping'] }, last_publish: { type: ['object', 'null'] }, database: { type: 'object' } },
+        } } } },
+      },
+    },
+  },
+};
+
 const ERROR_TEXT: Record<number, string> = {
   400: 'Invalid parameters; `errors` names each one',
   401: 'Invalid or expired account-session token',
@@ -101,6 +144,7 @@ export function buildOpenApi(routes: readonly RouteSpec[], basePath: string): Js
       },
     };
   }
+  Object.assign(paths, HEALTH_PATHS);
   return {
     openapi: '3.1.0',
     info: {

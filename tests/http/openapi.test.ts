@@ -85,6 +85,8 @@ after(async () => {
   await t?.close();
 });
 
+/** The health checks, documented beside the API at the root. */
+const HEALTH = ['/healthz', '/readyz'];
 const toTemplate = (ittyPath: string) => ittyPath.replace(/:(\w+)/g, '{$1}');
 const operation = (path: string) => doc.paths[path]?.get;
 
@@ -94,15 +96,33 @@ test(`the document is OpenAPI 3.1.0 (served over the ${usingDemo ? 'demo' : 'fix
   assert.equal(typeof doc.info.version, 'string');
 });
 
-test('the document has exactly the 27 paths of the spec plus /openapi.json', () => {
+test('the document has exactly the 27 paths of the spec plus /openapi.json and the health checks', () => {
   assert.equal(Object.keys(SPEC).length, 27);
-  assert.deepEqual(Object.keys(doc.paths).sort(), [...Object.keys(SPEC), '/openapi.json'].sort());
+  assert.deepEqual(Object.keys(doc.paths).sort(), [...Object.keys(SPEC), '/openapi.json', ...HEALTH].sort());
+});
+
+test('the health checks are documented at the root whatever the base path, and answer as documented', async () => {
+  const mounted = await openTarget(bundle, { basePath: '/api/v1' });
+  try {
+    const mountedDoc = await (await mounted.get('/api/v1/openapi.json')).json();
+    for (const path of HEALTH) {
+      for (const d of [doc, mountedDoc]) assert.deepEqual(d.paths[path].servers, [{ url: '/' }], path);
+      const res = await mounted.get(`${mountedDoc.paths[path].servers[0].url.replace(/\/$/, '')}${path}`);
+      assert.equal(res.status, 200, path);
+      const body = await res.json();
+      const schema = mountedDoc.paths[path].get.responses['200'].content['application/json'].schema;
+      assert.deepEqual(checkJsonSchema(schema, body, '$'), [], path);
+      for (const key of Object.keys(body)) assert.ok(key in schema.properties, `${path}: ${key} is documented`);
+    }
+  } finally {
+    await mounted.close();
+  }
 });
 
 test('every path has only a GET operation, with an operationId, a summary, tags and a 200 response with a schema', () => {
   const ids = new Set<string>();
   for (const [path, item] of Object.entries<any>(doc.paths)) {
-    assert.deepEqual(Object.keys(item), ['get'], path);
+    assert.deepEqual(Object.keys(item), HEALTH.includes(path) ? ['servers', 'get'] : ['get'], path);
     const op = item.get;
     assert.match(op.operationId ?? '', /^[a-zA-Z][a-zA-Z0-9]*$/, `${path} operationId`);
     assert.ok(!ids.has(op.operationId), `${path}: operationId ${op.operationId} is used twice`);
@@ -159,6 +179,8 @@ test('every error response of the document is problem+json referencing the Probl
   const problem = doc.components.schemas.Problem;
   assert.deepEqual([...problem.required].sort(), ['detail', 'instance', 'status', 'title', 'type']);
   for (const [path, item] of Object.entries<any>(doc.paths)) {
+    // The health checks answer plain JSON, documented as such, when not ready (503).
+    if (HEALTH.includes(path)) continue;
     for (const [status, response] of Object.entries<any>(item.get.responses)) {
       if (status === '200') continue;
       assert.match(status, /^[45]\d\d$/, `${path} ${status}`);
