@@ -2,13 +2,16 @@
  * Serving on Bun.serve: shared by the Bun entry (src/serve/bun.ts) and the single binary (src/serve/binary.ts).
  */
 import { bunIdleTimeout, logLimits } from './limits.ts';
-import { DRAIN_GRACE_MS, shutdownOnSignal, sleep, until } from './shutdown.ts';
+import { shutdownOnSignal, sleep, until } from './shutdown.ts';
 import { logListening, start, type StartOptions } from './start.ts';
 
 declare const Bun: {
   serve(options: { port: number; hostname: string; idleTimeout: number; fetch(req: Request): Promise<Response> }):
     { port: number; stop(closeActiveConnections?: boolean): Promise<void> };
 };
+
+/** How long answers are held after the signal before Bun's listener closes (see stopServer). */
+export const BUN_HOLD_MS = 250;
 
 /** Starts the service on Bun.serve: stage, listen, load; stops gracefully on SIGTERM and SIGINT. */
 export async function serveOnBun(runtime: string, args: readonly string[], options: StartOptions = {}): Promise<void> {
@@ -18,20 +21,31 @@ export async function serveOnBun(runtime: string, args: readonly string[], optio
     process.exit(started.exitCode);
   }
   const { app, config, logger, load, reload, close } = started;
+  // While stopping, answers wait at this gate until the listener is closed (see stopServer).
+  let gate: Promise<void> | null = null;
   // Bun sends Date on every answer but those to HEAD; RFC 9110 asks for it on all of them.
   const fetch = async (req: Request) => {
     const res = await app.fetch(req);
+    if (gate) await gate;
     if (req.method === 'HEAD' && !res.headers.has('date')) res.headers.set('date', new Date().toUTCString());
     return res;
   };
   const server = Bun.serve({ port: config.port, hostname: config.host, idleTimeout: bunIdleTimeout(config.limits), fetch });
   logListening(logger, runtime, config, server.port);
   logLimits(logger, config.limits, 'Bun.serve');
-  // Answer with Connection: close for a grace period, then stop accepting and let the requests in flight finish
-  // (closing what is left at the shutdown timeout), close the store, exit 0.
+  // Bun.serve's stop() closes the listener and every idle connection at once, so a keep-alive client about to
+  // send on one loses that request, and one reconnecting after a Connection: close just before the listener
+  // closes is reset. So answers are held at a gate for HOLD_MS: every keep-alive client sending back to back has
+  // a request in flight by then, which stop() waits for; the listener closes; then the held answers go out, all
+  // saying Connection: close, and a client that reconnects is refused (it goes to another replica) instead of
+  // being reset. What is still open at the shutdown timeout is closed.
   const stopServer = async (deadline: number) => {
-    await sleep(Math.min(DRAIN_GRACE_MS, deadline - performance.now()));
-    if (!(await until(server.stop(), deadline))) await server.stop(true);
+    let open!: () => void;
+    gate = new Promise((resolve) => (open = resolve));
+    await sleep(Math.min(BUN_HOLD_MS, deadline - performance.now()));
+    const stopped = server.stop();
+    open();
+    if (!(await until(stopped, deadline))) await server.stop(true);
   };
   const stop = shutdownOnSignal({ app, logger, close, stopServer, exit: (code) => process.exit(code) }, config.limits.shutdownTimeoutS);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void stop(signal));

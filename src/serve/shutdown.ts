@@ -1,20 +1,14 @@
 /**
  * Graceful shutdown, the same sequence on every runtime: on the first SIGTERM or SIGINT the app starts
  * draining (every answer carries `Connection: close` and /readyz answers 503 `stopping`, see App.drain), the
- * runtime's server stops the way that loses no request on it (node-connections.ts on Node; a grace period with
- * the listener open, then the server's own stop, on Bun and Deno), the store closes, and the process exits 0.
+ * runtime's server stops the way that loses no request on it (node-connections.ts on Node and Deno, whose
+ * node:http it uses; answers held at a gate while Bun.serve's listener closes, bun-serve.ts), the store closes,
+ * and the process exits 0.
  * A second signal while that runs is logged and otherwise ignored: stopping is already under way and ends by
  * the shutdown timeout.
  */
 import type { Logger } from '../http/log.ts';
 import type { App } from '../app.ts';
-
-/**
- * How long Bun and Deno keep serving, with `Connection: close` on every answer, before their server stops.
- * Their stop() closes idle keep-alive connections at once, so a client that is about to send on one loses that
- * request; in this grace period every keep-alive client gets one answer that tells it to reconnect.
- */
-export const DRAIN_GRACE_MS = 1000;
 
 /** What a runtime entry hands over to be stopped. */
 export interface Stoppable {
