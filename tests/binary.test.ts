@@ -244,6 +244,15 @@ describe('the single binary', () => {
     assert.deepEqual(answers(fixtureRuns[1]), answers(fixtureRuns[0]));
   });
 
+  test('--help and its subcommands\' usage name the binary, not npm start', () => {
+    for (const args of [['--help'], ['check'], ['publish']]) {
+      const run = spawnSync(join(dir, EXE), args, { cwd: dir, env: { HOME: dir }, encoding: 'utf8', timeout: 30_000 });
+      const text = run.stdout + run.stderr;
+      assert.match(text, /destination-map/, `${args.join(' ')}: ${text.slice(0, 300)}`);
+      assert.doesNotMatch(text, /npm start/, args.join(' '));
+    }
+  });
+
   test('refuses a bad bundle before opening its port, listing the problem, when no good version is stored', async () => {
     const bad = structuredClone(fixture);
     bad.markers[0].lat = 91;

@@ -313,11 +313,12 @@ describe('runCheck', () => {
     for (const args of [[], ['--json'], ['--strict', 'demo.json']]) {
       const { exitCode, output } = await runCheck(args, read);
       assert.equal(exitCode, 2, args.join(' '));
-      assert.match(output, /^error: (no bundle file given|unknown option --strict)\n\nusage: check /);
+      assert.match(output, /^error: (no bundle file given|unknown option --strict)\n\nUsage: npm start -- check /);
     }
     const help = await runCheck(['--help'], read);
     assert.equal(help.exitCode, 0);
-    assert.match(help.output, /^usage: check \[--json\] <bundle\.json>\.\.\./);
+    assert.match(help.output, /^Usage: npm start -- check \[--json\] <bundle\.json>\.\.\./);
+    assert.match((await runCheck(['--help'], read, 'destination-map')).output, /^Usage: destination-map check /);
     const dashed = await runCheck(['--', '--strict'], readFrom({ '--strict': demoText }));
     assert.equal(dashed.exitCode, 0, 'after --, every argument is a file');
   });

@@ -45,7 +45,7 @@ export type Started =
 /** Parses settings, opens the store and stages the bundle; a bad bundle with nothing stored stops start-up before any port is opened. */
 export async function start(args: readonly string[], env: Record<string, string | undefined>, options: StartOptions = {}): Promise<Started> {
   if (args[0] === 'check') {
-    const { exitCode, output } = await runCheck(args.slice(1), (path) => readFile(path));
+    const { exitCode, output } = await runCheck(args.slice(1), (path) => readFile(path), options.command);
     return { exitCode, message: output };
   }
   if (args[0] === 'publish') return runPublish(args.slice(1), env, options.command);

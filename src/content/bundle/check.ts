@@ -40,8 +40,9 @@ export interface CheckReport {
 /** How far a POI may lie outside its map's area (`map_data.bounds`, else `map_data.center`) before a warning, in km. */
 export const FAR_KM = 200;
 
-/** The usage text of the `check` subcommand. */
-export const CHECK_USAGE = `usage: check [--json] <bundle.json>...
+/** The usage text of the `check` subcommand; `command` is how the program is started (`npm start --`, or the binary's name). */
+export function checkUsage(command = 'npm start --'): string {
+  return `Usage: ${command} check [--json] <bundle.json>...
 
 Validates content bundles and exits, for editors and CI. Prints every problem (the server would refuse
 the bundle) and warning (unknown keys, POIs more than ${FAR_KM} km outside their map's area), then a summary.
@@ -51,6 +52,7 @@ the bundle) and warning (unknown keys, POIs more than ${FAR_KM} km outside their
 
 Exit status: 0 when every bundle is ok (warnings allowed), 1 when any has problems or cannot be read,
 2 for a usage error.`;
+}
 
 type Rec = Record<string, unknown>;
 const isRecord = (x: unknown): x is Rec => typeof x === 'object' && x !== null && !Array.isArray(x);
@@ -118,18 +120,20 @@ const READ_ERRORS: Readonly<Record<string, string>> = {
 export async function runCheck(
   args: readonly string[],
   readText: (path: string) => Promise<string | Uint8Array>,
+  command?: string,
 ): Promise<{ exitCode: number; output: string }> {
+  const usage = checkUsage(command);
   let json = false;
   let optionsEnded = false;
   const files: string[] = [];
   for (const arg of args) {
     if (optionsEnded || !arg.startsWith('-')) files.push(arg);
     else if (arg === '--') optionsEnded = true;
-    else if (arg === '--help' || arg === '-h') return { exitCode: 0, output: CHECK_USAGE };
+    else if (arg === '--help' || arg === '-h') return { exitCode: 0, output: usage };
     else if (arg === '--json') json = true;
-    else return { exitCode: 2, output: `error: unknown option ${arg}\n\n${CHECK_USAGE}` };
+    else return { exitCode: 2, output: `error: unknown option ${arg}\n\n${usage}` };
   }
-  if (files.length === 0) return { exitCode: 2, output: `error: no bundle file given\n\n${CHECK_USAGE}` };
+  if (files.length === 0) return { exitCode: 2, output: `error: no bundle file given\n\n${usage}` };
 
   const reports: { file: string; report: CheckReport }[] = [];
   for (const file of files) {
