@@ -3,6 +3,7 @@
  * a typed value, or fails with a reason that reads after the parameter's name ("limit must be ...").
  */
 import * as v from 'valibot';
+import { foldedWords, MAX_QUERY_LENGTH, MAX_QUERY_WORDS } from '../content/model/text-search.ts';
 import { parseTimestamp } from '../content/rfc3339.ts';
 import type { Bbox, Near } from '../geo/point-index.ts';
 
@@ -78,6 +79,21 @@ export function timestamp(description: string, edge: 'start' | 'end' = 'start') 
       v.description(description),
     ),
   );
+}
+
+/**
+ * An optional search by name (`q`): its words, folded (case and accents dropped; text-search.ts), repeats
+ * collapsed. At most MAX_QUERY_LENGTH characters and MAX_QUERY_WORDS words, with at least one letter or digit.
+ */
+export function searchQuery(description: string) {
+  return v.optional(v.pipe(
+    v.string(),
+    v.maxLength(MAX_QUERY_LENGTH, `must be at most ${MAX_QUERY_LENGTH} characters`),
+    v.transform((s) => [...new Set(foldedWords(s))]),
+    v.check((words) => words.length > 0, 'must hold at least one letter or digit'),
+    v.check((words) => words.length <= MAX_QUERY_WORDS, `must have at most ${MAX_QUERY_WORDS} words`),
+    v.description(description),
+  ));
 }
 
 /** Splits a comma list: spaces trimmed, empty items dropped, repeats collapsed in first-seen order. */

@@ -6,7 +6,7 @@ import { findMatches, seekAfter, filterKey, type EventFilter } from '../content/
 import { sha256Hex } from '../content/bundle/parse.ts';
 import { cursorKey, decodeCursor, encodeCursor, type CursorState } from '../http/cursor.ts';
 import { HttpError, invalidParams, notFound, type ParamError } from '../http/errors.ts';
-import { bbox, int, near, oneOf, optionalInt, textList, timestamp, uuid, uuidList } from '../http/params.ts';
+import { bbox, int, near, oneOf, optionalInt, searchQuery, textList, timestamp, uuid, uuidList } from '../http/params.ts';
 import { defineRoute, PrivateReply, wholeSecond } from '../http/route.ts';
 import { EventSchema, PoiRecordSchema, Uuid } from './schemas.ts';
 import { findMap } from './shared.ts';
@@ -50,6 +50,7 @@ export const listEvents = defineRoute({
     to: timestamp('Window end, as from; a date alone means the end of that day (23:59:59.999 UTC). Default: 30 days after from', 'end'),
     event_types: textList('Comma-separated event types (any of them), case-insensitive'),
     tags: textList('Comma-separated free-text tags, case-insensitive; an event matches when it has any of them, or all of them with tags_match=all'),
+    q: searchQuery('Search by title: every word must begin a word of the title, case- and accent-insensitive ("jeronimos" finds "Jerónimos")'),
     tags_match: oneOf(['any', 'all'], 'How tags match: any (the default: free or outdoor) or all (free and outdoor). Requires tags'),
     bbox: bbox('west,south,east,north in degrees; west > east crosses the antimeridian'),
     near: near('lat,lng (latitude first); used with radius_m'),
@@ -92,7 +93,7 @@ export const listEvents = defineRoute({
       throw invalidParams([{ name: 'to', in: 'query', reason: `must not be earlier than from (${new Date(fromMs).toISOString()})` }]);
     }
     const filter: EventFilter = {
-      fromMs, toMs, types: query.event_types ?? null, tags: query.tags ?? null, tagsMatch: query.tags_match ?? 'any', bbox: query.bbox ?? null,
+      fromMs, toMs, types: query.event_types ?? null, tags: query.tags ?? null, tagsMatch: query.tags_match ?? 'any', bbox: query.bbox ?? null, q: query.q ?? null,
       near: query.near ? { ...query.near, radiusM: query.radius_m ?? DEFAULT_RADIUS_M } : null,
     };
     const key = filterKey(map.id, filter);

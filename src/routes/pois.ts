@@ -4,9 +4,10 @@
  */
 import * as v from 'valibot';
 import type { PoiEntry, PoiRecord, PoiType, ReadModel } from '../content/model/read-model.ts';
+import { matchesQuery, searchable } from '../content/model/text-search.ts';
 import { notFound } from '../http/errors.ts';
 import { GEOJSON_TYPE } from '../http/respond.ts';
-import { uuid, uuidList } from '../http/params.ts';
+import { searchQuery, uuid, uuidList } from '../http/params.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import {
   LineGeometry, MarkerRecord, PathRecord, PointGeometry, PoiRecordSchema, PoiTypeSchema, PolygonGeometry, PolygonRecord,
@@ -23,6 +24,14 @@ function findPoi(model: ReadModel, id: string, type?: PoiType): PoiEntry {
 
 const capitalise = (s: string) => s[0].toUpperCase() + s.slice(1);
 
+/** Names made searchable, kept per record (records live as long as their content version). */
+const searchableNames = new WeakMap<object, string>();
+function searchableName(record: { name: string }): string {
+  let text = searchableNames.get(record);
+  if (text === undefined) searchableNames.set(record, (text = searchable(record.name)));
+  return text;
+}
+
 /** GET /maps/:map_id/pois */
 export const listPoisByTag = defineRoute({
   path: '/maps/:map_id/pois',
@@ -34,6 +43,7 @@ export const listPoisByTag = defineRoute({
   pathParams: mapIdPath,
   query: {
     tags: uuidList('Comma-separated category/tag ids from GET /places-of-interest/items/:map_id; spaces are ignored'),
+    q: searchQuery('Search by name among the tagged POIs: every word must begin a word of the name, case- and accent-insensitive'),
     ...windowQuery,
   },
   crossCheck: checkWindow,
@@ -44,7 +54,8 @@ export const listPoisByTag = defineRoute({
     const version = findVersion(map, undefined);
     const wanted = new Set<string>();
     for (const tag of query.tags) for (const id of version.subtreePois.get(tag) ?? []) wanted.add(id);
-    const all = version.pois.filter((p) => wanted.has(p.record.id)).map((p) => p.record);
+    const q = query.q;
+    const all = version.pois.filter((p) => wanted.has(p.record.id) && (!q || matchesQuery(searchableName(p.record), q))).map((p) => p.record);
     return sliceWindow(all, query.start, query.end);
   },
 });

@@ -28,6 +28,7 @@ export interface RefEvent {
   timeZone: string;
   startMs: number;
   endMs: number;
+  title: string;
   type: string; // lowercase
   tags: string[]; // lowercase
   /** Public anchored POIs: deduplicated, in bundle order. */
@@ -53,6 +54,8 @@ export interface RefEventQuery {
   tags?: string[] | null;
   /** `all`: every tag; default any. */
   tagsMatch?: 'any' | 'all';
+  /** Search by title: every word must begin a word of the title, ignoring case and accents (a list: its words). */
+  q?: string | readonly string[] | null;
   bbox?: RefBbox | null;
   near?: RefNear | null;
 }
@@ -124,7 +127,7 @@ export function buildReference(bundle: BundleT): Reference {
     const anchors = anchorIds.map((id) => pois.get(id)!);
     events.push({
       id: lc(e.id), mapId, timeZone: zones.get(mapId)!, startMs: Date.parse(e.starts_at), endMs: Date.parse(e.ends_at),
-      type: lc(e.event_type), tags: e.tags.map(lc), anchors, points: anchors.flatMap((p) => p.points),
+      title: e.title, type: lc(e.event_type), tags: e.tags.map(lc), anchors, points: anchors.flatMap((p) => p.points),
     });
   }
   events.sort(compareKeyset);
@@ -148,6 +151,17 @@ export function eventNear(e: RefEvent, n: RefNear): boolean {
   return eventDistanceM(e, n.lat, n.lng) <= n.radiusM;
 }
 
+/** Words of a text with case and accents dropped, written apart from the service's text-search.ts. */
+function plainWords(text: string): string[] {
+  return text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0);
+}
+
+/** True when every word of the query begins a word of the name. */
+export function nameMatches(name: string, query: string): boolean {
+  const words = plainWords(name);
+  return plainWords(query).every((q) => words.some((w) => w.startsWith(q)));
+}
+
 /** Every visible event of the map matching the query, in keyset order. */
 export function filterEvents(ref: Reference, q: RefEventQuery): RefEvent[] {
   const types = q.types ? q.types.map(lc) : null;
@@ -156,6 +170,7 @@ export function filterEvents(ref: Reference, q: RefEventQuery): RefEvent[] {
     e.startMs <= q.toMs && e.endMs >= q.fromMs &&
     (!types || types.includes(e.type)) &&
     (!tags || (q.tagsMatch === 'all' ? tags.every((t) => e.tags.includes(t)) : e.tags.some((t) => tags.includes(t)))) &&
+    (!q.q || nameMatches(e.title, typeof q.q === 'string' ? q.q : q.q.join(' '))) &&
     (!q.bbox || eventInBbox(e, q.bbox)) &&
     (!q.near || eventNear(e, q.near)));
 }

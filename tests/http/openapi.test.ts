@@ -31,11 +31,11 @@ const SPEC: Record<string, Record<string, Param>> = {
   '/publisher/{publisher_id}': { publisher_id: PATH },
   '/publisher/{publisher_id}/maps': { publisher_id: PATH, lng: OPT, lat: OPT },
   '/events': {
-    map_id: REQ, from: OPT, to: OPT, event_types: OPT, tags: OPT, tags_match: OPT, bbox: OPT, near: OPT, radius_m: OPT, limit: OPT, cursor: OPT,
+    map_id: REQ, from: OPT, to: OPT, event_types: OPT, tags: OPT, tags_match: OPT, q: OPT, bbox: OPT, near: OPT, radius_m: OPT, limit: OPT, cursor: OPT,
   },
   '/events/upcoming-by-poi': { poi_ids: REQ, from: OPT, to: OPT, limit_per_poi: OPT },
   '/events/{id}': { id: PATH },
-  '/maps/{map_id}/pois': { map_id: PATH, tags: REQ, start: OPT, end: OPT },
+  '/maps/{map_id}/pois': { map_id: PATH, tags: REQ, q: OPT, start: OPT, end: OPT },
   '/maps/{map_id}/markers': { map_id: PATH, version_id: OPT },
   '/maps/{map_id}/markers/{marker_id}': { map_id: PATH, marker_id: PATH },
   '/markers/{marker_id}': { marker_id: PATH },

@@ -24,6 +24,8 @@ export interface EventFilter {
   tagsMatch?: 'any' | 'all';
   bbox: Bbox | null;
   near: Near | null;
+  /** Search by name: folded words that must each begin a word of the title (text-search.ts); null or absent: any title. */
+  q?: string[] | null;
 }
 
 /** Up to this many anchor points of the events in the window, a spatial filter tests them directly instead of asking the index. */
@@ -39,7 +41,8 @@ export const MATCH_CACHE_POSITIONS = 16 * 2 ** 20;
 export function filterKey(mapId: string, f: EventFilter): string {
   const sorted = (xs: string[] | null) => xs && [...xs].sort();
   return JSON.stringify([mapId, f.fromMs, f.toMs, sorted(f.types), sorted(f.tags), f.tags && f.tags.length > 1 ? f.tagsMatch ?? 'any' : 'any',
-    f.bbox && [f.bbox.west, f.bbox.south, f.bbox.east, f.bbox.north], f.near && [f.near.lat, f.near.lng, f.near.radiusM]]);
+    f.bbox && [f.bbox.west, f.bbox.south, f.bbox.east, f.bbox.north], f.near && [f.near.lat, f.near.lng, f.near.radiusM],
+    f.q && f.q.length > 0 ? [...new Set(f.q)].sort() : null]);
 }
 
 /**
@@ -64,9 +67,10 @@ export function findMatches(map: MapView, f: EventFilter, key: string, cache = t
   const end = firstStartingFrom(events, f.toMs + 1);
   const types = f.types && events.typeMask(f.types);
   const tags = f.tags && events.tagMask(f.tags);
+  const q = f.q && f.q.length > 0 ? f.q : null;
   const all = f.tagsMatch === 'all' && f.tags !== null && f.tags.length > 1;
   const keep = (i: number) => events.endMs[i] >= f.fromMs && (!types || events.hasType(i, types)) &&
-    (!tags || (all ? events.hasAllTags(i, tags, f.tags!.length) : events.hasTag(i, tags)));
+    (!tags || (all ? events.hasAllTags(i, tags, f.tags!.length) : events.hasTag(i, tags))) && (!q || events.titleMatches(i, q));
   const out: number[] = [];
   const spatialTests = [f.bbox && bboxTest(f.bbox), f.near && nearTest(f.near)].filter((t) => t !== null);
   if (spatialTests.length > 0 && map.eventIndex.pointsOf(first, Math.max(first, end)) > directTestPoints) {

@@ -10,6 +10,7 @@
 import type { EventT } from '../bundle/bundle-schema.ts';
 import { toUtc } from '../rfc3339.ts';
 import { runNow, STRIDE, type Steps } from './steps.ts';
+import { matchesQuery, searchable } from './text-search.ts';
 
 /** The three kinds of POI an event can be anchored to. */
 type AnchorType = 'marker' | 'path' | 'polygon';
@@ -254,6 +255,15 @@ export class EventTable {
   /** True when event i's type is in the mask. */
   hasType(i: number, mask: Uint8Array): boolean {
     return mask[this.columns.typeCode[i]] === 1;
+  }
+
+  /** Every event's title, made searchable (text-search.ts); built on the first search by name, then kept. */
+  private titles: string[] | null = null;
+
+  /** True when every query word begins a word of event i's title. */
+  titleMatches(i: number, queryWords: readonly string[]): boolean {
+    if (!this.titles) this.titles = Array.from({ length: this.length }, (_, k) => searchable((JSON.parse(this.texts.get(k)) as string[])[0]));
+    return matchesQuery(this.titles[i], queryWords);
   }
 
   /** True when one of event i's tags is in the mask. */
