@@ -257,13 +257,17 @@ export class EventTable {
     return mask[this.columns.typeCode[i]] === 1;
   }
 
-  /** Every event's title, made searchable (text-search.ts); built on the first search by name, then kept. */
-  private titles: string[] | null = null;
+  /**
+   * Event titles made searchable (text-search.ts), each folded the first time a search by name tests it, then
+   * kept: a search costs what the candidates of its time window cost, never a pass over the whole table.
+   */
+  private titles: (string | undefined)[] | null = null;
 
   /** True when every query word begins a word of event i's title. */
   titleMatches(i: number, queryWords: readonly string[]): boolean {
-    if (!this.titles) this.titles = Array.from({ length: this.length }, (_, k) => searchable((JSON.parse(this.texts.get(k)) as string[])[0]));
-    return matchesQuery(this.titles[i], queryWords);
+    this.titles ??= new Array<string | undefined>(this.length);
+    const title = (this.titles[i] ??= searchable((JSON.parse(this.texts.get(i)) as string[])[0]));
+    return matchesQuery(title, queryWords);
   }
 
   /** True when one of event i's tags is in the mask. */
