@@ -4,11 +4,13 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { EventTable } from '../src/content/model/event-table.ts';
+import { EventTable, TABLE_FORMAT } from '../src/content/model/event-table.ts';
 import { contentDocs } from '../src/content/store/sql-store.ts';
 import { buildReadModel, findEvent, type ReadModel } from '../src/content/model/read-model.ts';
 import { parseBundle } from '../src/content/bundle/parse.ts';
 import { F, makeFixture } from './helpers/fixture.ts';
+import { toUtc } from '../src/content/rfc3339.ts';
+import { mulberry32 } from '../scripts/demo/ids.ts';
 
 /** The fixture with texts that need more than one UTF-8 byte, and an event listed out of keyset order. */
 function fixture() {
@@ -88,13 +90,44 @@ test('tables keep the keyset order, every text exactly, and find events by id an
   assert.equal(events.positionsOfPoi('00000000-0000-4000-8000-000000000000').length, 0);
 });
 
+test('a record written as JSON text is exactly JSON.stringify of the record as served, texts with quotes, line feeds and emoji too', () => {
+  const bundle = makeFixture({ events: 120 });
+  bundle.events[3].title = 'Line one\nline "two" \\ \u2028 tab\t 🎉';
+  bundle.events[4].description = undefined;
+  bundle.events[5].url = undefined;
+  bundle.events[6].tags = [];
+  const parsed = parseBundle(JSON.stringify(bundle));
+  const model = buildReadModel(contentDocs(parsed, 'x'));
+  const events = model.maps.get(F.map)!.events;
+  const byId = new Map(parsed.events.map((e) => [e.id, e]));
+  const utc = (s: string) => new Date(Date.parse(s)).toISOString().replace('.000Z', 'Z');
+  for (let i = 0; i < events.length; i++) {
+    const doc = byId.get(events.id(i))!;
+    const expected = {
+      id: doc.id, map_id: doc.map_id, title: doc.title, description: doc.description ?? null, event_type: doc.event_type, tags: doc.tags,
+      starts_at: utc(doc.starts_at), ends_at: utc(doc.ends_at), time_zone: events.timeZone, url: doc.url ?? null,
+      image_url: doc.image_url ?? null, price: doc.price ?? null, created_at: utc(doc.created_at),
+      anchors: events.poiIds(i).map((id) => ({ id, type: model.pois.get(id)!.record.type })),
+    };
+    assert.equal(events.recordJson(i), JSON.stringify(expected));
+    assert.equal(events.title(i), doc.title);
+  }
+});
+
+test('toUtc writes what Date.toISOString does, without zero milliseconds, over the whole range of dates', () => {
+  const random = mulberry32(7);
+  const cases = [0, -1000, 86_399_000, 1_700_000_000_123, -62_167_219_200_000, 253_402_300_799_000, 8.64e15, -8.64e15];
+  for (let k = 0; k < 20_000; k++) cases.push(Math.round((random() - 0.5) * 1.728e13) * 1000, Math.round(random() * 4e12));
+  for (const ms of cases) assert.equal(toUtc(ms), new Date(ms).toISOString().replace('.000Z', 'Z'), String(ms));
+});
+
 test('bytes that are not event tables of this format are refused, not misread', () => {
   const model = buildReadModel(contentDocs(fixture(), 'x'));
   const bytes = encoded(model);
   assert.throws(() => EventTable.decode(bytes.subarray(0, bytes.length - 9)), /truncated/);
   const header = new TextDecoder().decode(bytes.subarray(4, 4 + new DataView(bytes.buffer).getUint32(0, true)));
   const other = bytes.slice();
-  other.set(new TextEncoder().encode(header.replace('"format":1', '"format":9')), 4);
+  other.set(new TextEncoder().encode(header.replace(`"format":${TABLE_FORMAT}`, '"format":9')), 4);
   assert.throws(() => EventTable.decode(other), /format 9/);
 });
 

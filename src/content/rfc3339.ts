@@ -28,9 +28,27 @@ export function parseTimestamp(s: string): number | null {
   return utc(year, month - 1, day, h, min, sec, ms) - offsetMin * 60_000;
 }
 
-/** Formats a timestamp as RFC 3339 UTC with `Z`, dropping zero milliseconds. */
+const DAY_MS = 86_400_000;
+/** `YYYY-MM-DDT` of the days formatted lately (an event page's times fall on few days); cleared when large. */
+const dayPrefixes = new Map<number, string>();
+const TWO_DIGITS = Array.from({ length: 60 }, (_, n) => String(n).padStart(2, '0'));
+
+/**
+ * Formats a timestamp as RFC 3339 UTC with `Z`, dropping zero milliseconds. A whole second is written from
+ * its day's cached prefix and the time of day (event records hold three of them: this is on every page's path);
+ * anything else goes through Date.toISOString, which gives the same text.
+ */
 export function toUtc(ms: number): string {
-  return new Date(ms).toISOString().replace('.000Z', 'Z');
+  if (ms % 1000 !== 0 || !(Math.abs(ms) <= 8.64e15)) return new Date(ms).toISOString().replace('.000Z', 'Z');
+  const day = Math.floor(ms / DAY_MS);
+  let prefix = dayPrefixes.get(day);
+  if (prefix === undefined) {
+    if (dayPrefixes.size >= 4096) dayPrefixes.clear();
+    prefix = new Date(day * DAY_MS).toISOString().slice(0, -13);
+    dayPrefixes.set(day, prefix);
+  }
+  const seconds = (ms - day * DAY_MS) / 1000;
+  return `${prefix}${TWO_DIGITS[Math.floor(seconds / 3600)] ?? ''}:${TWO_DIGITS[Math.floor(seconds / 60) % 60]}:${TWO_DIGITS[seconds % 60]}Z`;
 }
 
 /** Date.UTC without its two-digit-year quirk (Date.UTC(50, 0) is 1950). */

@@ -44,14 +44,15 @@ export class PointIndex {
   private readonly index: KDBush | null;
   private readonly owners: Int32Array;
   private readonly coords: Float64Array; // lng, lat pairs in owner order
+  private readonly units: Float64Array; // the same points as x, y, z on the unit sphere, for `near` without trigonometry
   private readonly starts: Int32Array; // owner -> its first point; owner + 1 -> one past its last
   readonly ownerCount: number;
   /** Per owner, the query that last found it: each owner is reported once per query, with no allocation per query. */
   private readonly seen: Uint32Array;
   private epoch = 0;
 
-  private constructor(parts: { index: KDBush | null; owners: Int32Array; coords: Float64Array; starts: Int32Array; ownerCount: number }) {
-    ({ index: this.index, owners: this.owners, coords: this.coords, starts: this.starts, ownerCount: this.ownerCount } = parts);
+  private constructor(parts: { index: KDBush | null; owners: Int32Array; coords: Float64Array; units: Float64Array; starts: Int32Array; ownerCount: number }) {
+    ({ index: this.index, owners: this.owners, coords: this.coords, units: this.units, starts: this.starts, ownerCount: this.ownerCount } = parts);
     this.seen = new Uint32Array(this.ownerCount);
   }
 
@@ -66,12 +67,14 @@ export class PointIndex {
     const n = lngs.length;
     const owners = new Int32Array(n);
     const coords = new Float64Array(n * 2);
+    const units = new Float64Array(n * 3);
     const starts = new Int32Array(ownerCount + 1);
     for (let i = 0; i < n; i++) {
       owners[i] = ownersOf[i];
       if (i > 0 && owners[i] < owners[i - 1]) throw new Error('points must be given in owner order');
       coords[2 * i] = lngs[i];
       coords[2 * i + 1] = lats[i];
+      unitVector(lngs[i], lats[i], units, 3 * i);
       starts[owners[i] + 1]++;
       if (i % stride === 0) yield;
     }
@@ -89,7 +92,7 @@ export class PointIndex {
       }
       index.finish();
     }
-    return new PointIndex({ index, owners, coords, starts, ownerCount });
+    return new PointIndex({ index, owners, coords, units, starts, ownerCount });
   }
 
   /** The KDBush index's bytes (null with no points), to build the same index elsewhere without sorting again. */
@@ -129,11 +132,25 @@ export class PointIndex {
   ownersNear(q: Near): Int32Array {
     if (!this.index) return new Int32Array(0);
     const test = nearTest(q);
+    // The haversine of the angle between two points is a quarter of their squared chord on the unit sphere: three
+    // products instead of three trigonometric calls per point. Only a point within rounding error of the circle's
+    // edge is decided by `test` itself, so the answer is exactly `test`'s.
+    const limit = haverSin(q.radiusM / 1000 / EARTH_RADIUS_KM);
+    const surelyIn = limit * (1 - 1e-9);
+    const surelyOut = limit * (1 + 1e-9);
+    const center = new Float64Array(3);
+    unitVector(q.lng, q.lat, center, 0);
+    const [cx, cy, cz] = center;
+    const units = this.units;
     const owners: number[] = [];
     const epoch = this.nextEpoch();
     for (const [w, s, e, n] of circleBoxes(q)) {
       for (const slot of this.index.range(w, s, e, n)) {
-        if (test(this.coords[2 * slot], this.coords[2 * slot + 1])) this.addOwner(slot, epoch, owners);
+        const dx = units[3 * slot] - cx;
+        const dy = units[3 * slot + 1] - cy;
+        const dz = units[3 * slot + 2] - cz;
+        const h = (dx * dx + dy * dy + dz * dz) / 4;
+        if (h <= surelyIn || (h <= surelyOut && test(this.coords[2 * slot], this.coords[2 * slot + 1]))) this.addOwner(slot, epoch, owners);
       }
     }
     return Int32Array.from(owners);
@@ -154,6 +171,14 @@ export class PointIndex {
     this.seen[owner] = epoch;
     out.push(owner);
   }
+}
+
+/** Writes the point's position on the unit sphere (x, y, z) into `out` at `at`. */
+function unitVector(lng: number, lat: number, out: Float64Array, at: number): void {
+  const cosLat = Math.cos(lat * RAD);
+  out[at] = cosLat * Math.cos(lng * RAD);
+  out[at + 1] = cosLat * Math.sin(lng * RAD);
+  out[at + 2] = Math.sin(lat * RAD);
 }
 
 /**

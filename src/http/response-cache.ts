@@ -5,6 +5,7 @@
  * answer depends on "now" to the whole second, so it is kept until that second is over.
  */
 import { compress, compressStrongly, MIN_COMPRESS_BYTES, type Encoding } from './compress.ts';
+import { hash53 } from './hash.ts';
 import { addVary, CACHE_CONTROL, encodedEtag, makeEtag, utf8, type CacheClass } from './respond.ts';
 
 /**
@@ -148,20 +149,46 @@ function decodeName(raw: string): string {
   }
 }
 
-/** Limits of the response cache. */
-export const RESPONSE_CACHE_LIMITS = { entries: 4096, bytes: 64 * 1024 * 1024 };
+/** Limits of the response cache; `recent`: how many keys asked for once the doorkeeper remembers (about). */
+export const RESPONSE_CACHE_LIMITS = { entries: 4096, bytes: 64 * 1024 * 1024, recent: 1 << 16 };
 
 /**
- * Cached answers of one content version, keyed by request target. Bounded in entries and bytes;
- * when full, the oldest entries go first.
+ * Remembers the keys asked for lately, one hash per slot (a fixed array, nothing allocated per key), so that
+ * a cache can admit only what is asked for a second time (TinyLFU's doorkeeper). A key whose slot another key
+ * took since is forgotten, and a rare hash collision admits a key early: both only change what is kept.
+ */
+export class Doorkeeper {
+  private readonly slots: Float64Array;
+
+  constructor(size: number) {
+    this.slots = new Float64Array(Math.max(1, size));
+  }
+
+  /** True when the key was offered before and is still remembered; otherwise remembers it and answers false. */
+  admit(key: string): boolean {
+    const mark = hash53(key) + 1; // 0 marks an empty slot
+    const slot = mark % this.slots.length;
+    if (this.slots[slot] === mark) return true;
+    this.slots[slot] = mark;
+    return false;
+  }
+}
+
+/**
+ * Cached answers of one content version, keyed by request target. An answer is kept the second time its key is
+ * made afresh (`Doorkeeper`): a flood of distinct questions, each asked once (every visitor near another point),
+ * neither evicts the answers asked for again and again nor fills the heap with answers nobody asks for twice,
+ * which measured as long garbage-collection pauses. Bounded in entries and bytes; when full, the oldest go first.
  */
 export class ResponseCache {
   private readonly entries = new Map<string, PreparedBody>();
   private bytes = 0;
   private readonly limits: { entries: number; bytes: number };
+  private readonly doorkeeper: Doorkeeper;
 
-  constructor(limits = RESPONSE_CACHE_LIMITS) {
+  constructor(limits: { entries: number; bytes: number; recent?: number } = RESPONSE_CACHE_LIMITS) {
     this.limits = limits;
+    this.doorkeeper = new Doorkeeper(limits.recent ?? RESPONSE_CACHE_LIMITS.recent);
   }
 
   /** The cached answer for a target, if any is still valid at `nowMs`. */
@@ -173,9 +200,12 @@ export class ResponseCache {
     return undefined;
   }
 
-  /** Keeps an answer; its compressed variants are counted as they are made. */
-  set(target: string, prepared: PreparedBody): void {
-    if (this.entries.has(target)) return;
+  /**
+   * Offers an answer made afresh: kept when its key was offered before (see the class), its compressed variants
+   * counted as they are made. Answers true when it was kept.
+   */
+  set(target: string, prepared: PreparedBody): boolean {
+    if (this.entries.has(target) || !this.doorkeeper.admit(target)) return false;
     this.entries.set(target, prepared);
     this.bytes += prepared.size;
     prepared.onGrow = (bytes) => {
@@ -184,6 +214,7 @@ export class ResponseCache {
       this.evict();
     };
     this.evict();
+    return true;
   }
 
   /** Entries and bytes held, for tests and metrics. */

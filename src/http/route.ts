@@ -34,6 +34,14 @@ export class PrivateReply {
   }
 }
 
+/** A body already written as JSON text (a page of records joined from pieces), sent as it is. */
+export class JsonText {
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
+}
+
 /** One GET route. */
 export interface RouteSpec<P extends Entries = Entries, Q extends Entries = Entries> {
   /** itty-router path, relative to the base path: `/maps/:map_id`. */

@@ -63,7 +63,7 @@ export interface EventDictionaries {
 /** The typed-array columns of a table, one entry per event unless said otherwise. */
 interface EventColumns {
   idBytes: Uint8Array; idOffsets: Uint32Array;
-  textBytes: Uint8Array; textOffsets: Uint32Array; // JSON [title, description, url, image_url, price]
+  textBytes: Uint8Array; textOffsets: Uint32Array; // `"title":…,"description":…` TEXT_SEPARATOR `"url":…,"image_url":…,"price":…`
   startMs: Float64Array; endMs: Float64Array; createdMs: Float64Array;
   typeCode: Uint32Array;
   tagStart: Uint32Array; tagCode: Uint32Array; // event i's tags: tagCode[tagStart[i] .. tagStart[i + 1])
@@ -263,10 +263,16 @@ export class EventTable {
    */
   private titles: (string | undefined)[] | null = null;
 
+  /** Event i's title. */
+  title(i: number): string {
+    const texts = this.texts.get(i);
+    return (JSON.parse(`{${texts.slice(0, texts.indexOf(TEXT_SEPARATOR))}}`) as { title: string }).title;
+  }
+
   /** True when every query word begins a word of event i's title. */
   titleMatches(i: number, queryWords: readonly string[]): boolean {
     this.titles ??= new Array<string | undefined>(this.length);
-    const title = (this.titles[i] ??= searchable((JSON.parse(this.texts.get(i)) as string[])[0]));
+    const title = (this.titles[i] ??= searchable(this.title(i)));
     return matchesQuery(title, queryWords);
   }
 
@@ -298,18 +304,37 @@ export class EventTable {
     return seen === wanted;
   }
 
+  /**
+   * Event i as served, as JSON text: made from the columns by joining pieces already JSON (the texts are kept
+   * as JSON, the dictionaries' entries are encoded once), with no object and no JSON.stringify per event.
+   */
+  recordJson(i: number): string {
+    const { tagStart, tagCode, anchorStart, anchorPoi, typeCode, createdMs } = this.columns;
+    const texts = this.texts.get(i);
+    const split = texts.indexOf(TEXT_SEPARATOR);
+    const json = (this.json ??= {
+      mapId: JSON.stringify(this.mapId), timeZone: JSON.stringify(this.timeZone), types: this.dict.types.map((t) => JSON.stringify(t)),
+      tags: this.dict.tags.map((t) => JSON.stringify(t)), anchors: new Array<string | undefined>(this.dict.pois.length),
+    });
+    let tags = '';
+    for (let t = tagStart[i]; t < tagStart[i + 1]; t++) tags += t === tagStart[i] ? json.tags[tagCode[t]] : `,${json.tags[tagCode[t]]}`;
+    let anchors = '';
+    for (let a = anchorStart[i]; a < anchorStart[i + 1]; a++) {
+      const k = anchorPoi[a];
+      const anchor = (json.anchors[k] ??= JSON.stringify({ id: this.dict.pois[k], type: this.dict.poiTypes[k] }));
+      anchors += a === anchorStart[i] ? anchor : `,${anchor}`;
+    }
+    return `{"id":${JSON.stringify(this.id(i))},"map_id":${json.mapId},${texts.slice(0, split)},"event_type":${json.types[typeCode[i]]},` +
+      `"tags":[${tags}],"starts_at":"${toUtc(this.startMs[i])}","ends_at":"${toUtc(this.endMs[i])}","time_zone":${json.timeZone},` +
+      `${texts.slice(split + 1)},"created_at":"${toUtc(createdMs[i])}","anchors":[${anchors}]}`;
+  }
+
+  /** The JSON of the dictionaries' entries, made the first time a record is. */
+  private json: { mapId: string; timeZone: string; types: string[]; tags: string[]; anchors: (string | undefined)[] } | null = null;
+
   /** Event i as served. */
   summary(i: number): Record<string, unknown> {
-    const { tagStart, tagCode, anchorStart, anchorPoi, typeCode, createdMs } = this.columns;
-    const [title, description, url, imageUrl, price] = JSON.parse(this.texts.get(i)) as (string | null)[];
-    const anchors = [];
-    for (let a = anchorStart[i]; a < anchorStart[i + 1]; a++) anchors.push({ id: this.dict.pois[anchorPoi[a]], type: this.dict.poiTypes[anchorPoi[a]] });
-    return {
-      id: this.id(i), map_id: this.mapId, title, description, event_type: this.dict.types[typeCode[i]],
-      tags: Array.from(tagCode.subarray(tagStart[i], tagStart[i + 1]), (c) => this.dict.tags[c]),
-      starts_at: toUtc(this.startMs[i]), ends_at: toUtc(this.endMs[i]), time_zone: this.timeZone,
-      url, image_url: imageUrl, price, created_at: toUtc(createdMs[i]), anchors,
-    };
+    return JSON.parse(this.recordJson(i)) as Record<string, unknown>;
   }
 
   /**
@@ -481,7 +506,9 @@ export class EventTableBuilder {
     this.lastId = doc.id;
     this.idBytes.pushUtf8(doc.id);
     this.idOffsets.push(this.idBytes.length);
-    this.textBytes.pushUtf8(JSON.stringify([doc.title, orNull(doc.description), orNull(doc.url), orNull(doc.image_url), orNull(doc.price)]));
+    const head = JSON.stringify({ title: doc.title, description: orNull(doc.description) });
+    const tail = JSON.stringify({ url: orNull(doc.url), image_url: orNull(doc.image_url), price: orNull(doc.price) });
+    this.textBytes.pushUtf8(`${head.slice(1, -1)}${TEXT_SEPARATOR}${tail.slice(1, -1)}`);
     if (this.textBytes.length > 0xffffffff) throw new Error('event texts exceed 4 GiB');
     this.textOffsets.push(this.textBytes.length);
     this.startMs.push(startMs);
@@ -549,8 +576,14 @@ function inKeysetOrder(c: EventColumns): EventColumns {
     typeCode: pick(c.typeCode), tagStart, tagCode, anchorStart, anchorPoi };
 }
 
+/**
+ * Between an event's two pieces of text JSON: a line feed never occurs in JSON.stringify's output outside a
+ * string, and inside one it is written `\n`.
+ */
+const TEXT_SEPARATOR = '\n';
+
 /** Changes whenever the encoding does, so a snapshot in an older encoding is rebuilt, not misread. */
-export const TABLE_FORMAT = 1;
+export const TABLE_FORMAT = 2;
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 /** The next multiple of 8 (typed arrays in shared bytes start on 8-byte boundaries). */
 export const align8 = (n: number) => (n + 7) & ~7;
