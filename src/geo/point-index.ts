@@ -42,17 +42,22 @@ export function bboxTest(b: Bbox): (lng: number, lat: number) => boolean {
  */
 export class PointIndex {
   private readonly index: KDBush | null;
-  private readonly owners: Int32Array;
   private readonly coords: Float64Array; // lng, lat pairs in owner order
-  private readonly units: Float64Array; // the same points as x, y, z on the unit sphere, for `near` without trigonometry
+  /** Per point in the index's own (tree) order: its owner, and its x, y, z on the unit sphere (`near` without trigonometry). */
+  private readonly treeOwners: Int32Array;
+  private readonly treeUnits: Float64Array;
+  /** Tree positions a query found, reused from query to query (grown when an answer needs more). */
+  private found = new Int32Array(1024);
   private readonly starts: Int32Array; // owner -> its first point; owner + 1 -> one past its last
   readonly ownerCount: number;
   /** Per owner, the query that last found it: each owner is reported once per query, with no allocation per query. */
   private readonly seen: Uint32Array;
   private epoch = 0;
 
-  private constructor(parts: { index: KDBush | null; owners: Int32Array; coords: Float64Array; units: Float64Array; starts: Int32Array; ownerCount: number }) {
-    ({ index: this.index, owners: this.owners, coords: this.coords, units: this.units, starts: this.starts, ownerCount: this.ownerCount } = parts);
+  private constructor(parts: { index: KDBush | null; coords: Float64Array; treeOwners: Int32Array; treeUnits: Float64Array;
+    starts: Int32Array; ownerCount: number }) {
+    ({ index: this.index, coords: this.coords, treeOwners: this.treeOwners, treeUnits: this.treeUnits, starts: this.starts,
+      ownerCount: this.ownerCount } = parts);
     this.seen = new Uint32Array(this.ownerCount);
   }
 
@@ -67,14 +72,12 @@ export class PointIndex {
     const n = lngs.length;
     const owners = new Int32Array(n);
     const coords = new Float64Array(n * 2);
-    const units = new Float64Array(n * 3);
     const starts = new Int32Array(ownerCount + 1);
     for (let i = 0; i < n; i++) {
       owners[i] = ownersOf[i];
       if (i > 0 && owners[i] < owners[i - 1]) throw new Error('points must be given in owner order');
       coords[2 * i] = lngs[i];
       coords[2 * i + 1] = lats[i];
-      unitVector(lngs[i], lats[i], units, 3 * i);
       starts[owners[i] + 1]++;
       if (i % stride === 0) yield;
     }
@@ -92,7 +95,16 @@ export class PointIndex {
       }
       index.finish();
     }
-    return new PointIndex({ index, owners, coords, units, starts, ownerCount });
+    // The points again in the index's order, so a query reads them one after another, not all over memory.
+    const treeOwners = new Int32Array(n);
+    const treeUnits = new Float64Array(n * 3);
+    for (let k = 0; k < n; k++) {
+      const i = index!.ids[k];
+      treeOwners[k] = owners[i];
+      unitVector(coords[2 * i], coords[2 * i + 1], treeUnits, 3 * k);
+      if (k % stride === 0) yield;
+    }
+    return new PointIndex({ index, coords, treeOwners, treeUnits, starts, ownerCount });
   }
 
   /** The KDBush index's bytes (null with no points), to build the same index elsewhere without sorting again. */
@@ -104,6 +116,22 @@ export class PointIndex {
   ownerMatches(owner: number, test: (lng: number, lat: number) => boolean): boolean {
     for (let i = this.starts[owner]; i < this.starts[owner + 1]; i++) if (test(this.coords[2 * i], this.coords[2 * i + 1])) return true;
     return false;
+  }
+
+  /**
+   * Every owner with points, each once, in the order of its first point in the index: owners near each other in
+   * space come near each other in this order (what a query finds is a few runs of it).
+   */
+  ownersInIndexOrder(): Int32Array {
+    const out: number[] = [];
+    const epoch = this.nextEpoch();
+    for (let k = 0; k < this.treeOwners.length; k++) {
+      const owner = this.treeOwners[k];
+      if (this.seen[owner] === epoch) continue;
+      this.seen[owner] = epoch;
+      out.push(owner);
+    }
+    return Int32Array.from(out);
   }
 
   /** Points of the owners in [first, last), for estimating the cost of testing them one by one. */
@@ -118,9 +146,11 @@ export class PointIndex {
   ownersInBbox(b: Bbox): Int32Array {
     if (!this.index) return new Int32Array(0);
     const ranges: [number, number][] = b.west <= b.east ? [[b.west, b.east]] : [[b.west, 180], [-180, b.east]];
+    let count = 0;
+    for (const [w, e] of ranges) count = this.collectBox(this.index, w, b.south, e, b.north, count);
     const owners: number[] = [];
     const epoch = this.nextEpoch();
-    for (const [w, e] of ranges) for (const slot of this.index.range(w, b.south, e, b.north)) this.addOwner(slot, epoch, owners);
+    for (let f = 0; f < count; f++) this.addOwner(this.treeOwners[this.found[f]], epoch, owners);
     return Int32Array.from(owners);
   }
 
@@ -141,17 +171,19 @@ export class PointIndex {
     const center = new Float64Array(3);
     unitVector(q.lng, q.lat, center, 0);
     const [cx, cy, cz] = center;
-    const units = this.units;
+    const { treeUnits: units, treeOwners } = this;
+    const coords = this.index.coords;
+    let count = 0;
+    for (const [w, s, e, n] of circleBoxes(q)) count = this.collectBox(this.index, w, s, e, n, count);
     const owners: number[] = [];
     const epoch = this.nextEpoch();
-    for (const [w, s, e, n] of circleBoxes(q)) {
-      for (const slot of this.index.range(w, s, e, n)) {
-        const dx = units[3 * slot] - cx;
-        const dy = units[3 * slot + 1] - cy;
-        const dz = units[3 * slot + 2] - cz;
-        const h = (dx * dx + dy * dy + dz * dz) / 4;
-        if (h <= surelyIn || (h <= surelyOut && test(this.coords[2 * slot], this.coords[2 * slot + 1]))) this.addOwner(slot, epoch, owners);
-      }
+    for (let f = 0; f < count; f++) {
+      const k = this.found[f];
+      const dx = units[3 * k] - cx;
+      const dy = units[3 * k + 1] - cy;
+      const dz = units[3 * k + 2] - cz;
+      const h = (dx * dx + dy * dy + dz * dz) / 4;
+      if (h <= surelyIn || (h <= surelyOut && test(coords[2 * k], coords[2 * k + 1]))) this.addOwner(treeOwners[k], epoch, owners);
     }
     return Int32Array.from(owners);
   }
@@ -165,8 +197,45 @@ export class PointIndex {
     return this.epoch;
   }
 
-  private addOwner(slot: number, epoch: number, out: number[]): void {
-    const owner = this.owners[slot];
+  /**
+   * Appends to `found`, from `count` on, the tree positions of the points inside the box, and answers the new
+   * count: KDBush's own range walk over its sorted arrays (the same visits and comparisons), keeping positions
+   * rather than ids so the points' data is then read in the index's order, into a buffer reused between queries.
+   */
+  private collectBox(index: KDBush, minX: number, minY: number, maxX: number, maxY: number, count: number): number {
+    const { coords, nodeSize } = index;
+    const stack = [0, index.ids.length - 1, 0];
+    const keep = (k: number) => {
+      if (count === this.found.length) {
+        const grown = new Int32Array(this.found.length * 2);
+        grown.set(this.found);
+        this.found = grown;
+      }
+      this.found[count++] = k;
+    };
+    while (stack.length > 0) {
+      const axis = stack.pop()!;
+      const right = stack.pop()!;
+      const left = stack.pop()!;
+      if (right - left <= nodeSize) {
+        for (let k = left; k <= right; k++) {
+          const x = coords[2 * k];
+          const y = coords[2 * k + 1];
+          if (x >= minX && x <= maxX && y >= minY && y <= maxY) keep(k);
+        }
+        continue;
+      }
+      const m = (left + right) >> 1;
+      const x = coords[2 * m];
+      const y = coords[2 * m + 1];
+      if (x >= minX && x <= maxX && y >= minY && y <= maxY) keep(m);
+      if (axis === 0 ? minX <= x : minY <= y) stack.push(left, m - 1, 1 - axis);
+      if (axis === 0 ? maxX >= x : maxY >= y) stack.push(m + 1, right, 1 - axis);
+    }
+    return count;
+  }
+
+  private addOwner(owner: number, epoch: number, out: number[]): void {
     if (this.seen[owner] === epoch) return;
     this.seen[owner] = epoch;
     out.push(owner);

@@ -200,22 +200,8 @@ export class EventTable {
   }
 
   /** Positions of the events anchored to the POI with this code (see `anchorPois`), in keyset order. */
-  private positionsOfCode(k: number): Int32Array {
+  positionsOfCode(k: number): Int32Array {
     return this.poiEvents.subarray(this.poiEventStart[k], this.poiEventStart[k + 1]);
-  }
-
-  /** Appends to `out` the positions in [first, end) of the events anchored to POI code k, ascending. */
-  positionsOfCodeBetween(k: number, first: number, end: number, out: number[]): void {
-    const list = this.poiEvents;
-    let lo = this.poiEventStart[k];
-    let hi = this.poiEventStart[k + 1];
-    const last = hi;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (list[mid] < first) lo = mid + 1;
-      else hi = mid;
-    }
-    for (let a = lo; a < last && list[a] < end; a++) out.push(list[a]);
   }
 
   /** Every anchored POI, indexed by the codes `anchorCodes` gives. */
