@@ -166,8 +166,11 @@ export class PointIndex {
     // products instead of three trigonometric calls per point. Only a point within rounding error of the circle's
     // edge is decided by `test` itself, so the answer is exactly `test`'s.
     const limit = haverSin(q.radiusM / 1000 / EARTH_RADIUS_KM);
-    const surelyIn = limit * (1 - 1e-9);
-    const surelyOut = limit * (1 + 1e-9);
+    // Both ways of computing carry rounding: relative (1e-9 is far above it) and, for tiny circles, absolute, from
+    // coordinates rounded to about 1e-14 degrees (an error of the chord near 1e-15, of h near sqrt(h) * 1e-15).
+    const margin = limit * 1e-9 + Math.sqrt(limit) * 1e-12;
+    const surelyIn = limit - margin;
+    const surelyOut = limit + margin;
     const center = new Float64Array(3);
     unitVector(q.lng, q.lat, center, 0);
     const [cx, cy, cz] = center;

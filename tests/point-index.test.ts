@@ -1,0 +1,76 @@
+/**
+ * The spatial index over anchor points: near and bbox queries give exactly the owners a direct test of every
+ * point gives (geokdbush's haversine for near), points on the very edge of the circle included, where the
+ * index's cheaper unit-vector test hands over to the exact one.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { bboxTest, nearTest, PointIndex } from '../src/geo/point-index.ts';
+import { runNow } from '../src/content/model/steps.ts';
+import { mulberry32 } from './helpers/fixture.ts';
+
+const EARTH_RADIUS_M = 6_371_000;
+
+/** The point at `distanceM` from (lat, lng) towards `bearing` (radians), on the sphere. */
+function destination(lat: number, lng: number, distanceM: number, bearing: number): [number, number] {
+  const rad = Math.PI / 180;
+  const d = distanceM / EARTH_RADIUS_M;
+  const lat1 = lat * rad;
+  const lat2 = Math.asin(Math.sin(lat1) * Math.cos(d) + Math.cos(lat1) * Math.sin(d) * Math.cos(bearing));
+  const lng2 = lng * rad + Math.atan2(Math.sin(bearing) * Math.sin(d) * Math.cos(lat1), Math.cos(d) - Math.sin(lat1) * Math.sin(lat2));
+  return [((lng2 / rad + 540) % 360) - 180, lat2 / rad];
+}
+
+/** Owners (each with 1 to 3 points) in owner order, some of their points on the edge of the query's circle. */
+function pointsAround(random: () => number, lat: number, lng: number, radiusM: number, owners: number) {
+  const lngs: number[] = [];
+  const lats: number[] = [];
+  const ownerOf: number[] = [];
+  const edge: boolean[] = [];
+  for (let o = 0; o < owners; o++) {
+    const points = 1 + Math.floor(random() * 3);
+    for (let p = 0; p < points; p++) {
+      // On the edge give or take a few parts in a trillion, or anywhere up to twice the radius.
+      const onEdge = random() < 0.5;
+      const scale = onEdge ? 1 + (random() - 0.5) * 1e-11 : random() * 2;
+      edge.push(onEdge);
+      const [x, y] = destination(lat, lng, radiusM * scale, random() * 2 * Math.PI);
+      lngs.push(x);
+      lats.push(y);
+      ownerOf.push(o);
+    }
+  }
+  return { lngs, lats, ownerOf, edge };
+}
+
+test('near and bbox queries give exactly the owners a direct test of every point gives, edges of the circle included', () => {
+  const random = mulberry32(11);
+  const edgeCases = { in: 0, out: 0 };
+  for (let round = 0; round < 60; round++) {
+    const lat = round % 10 === 0 ? 89.9 : (random() - 0.5) * 170;
+    const lng = round % 7 === 0 ? 179.99 : (random() - 0.5) * 360;
+    const radiusM = [1, 2, 7, 50, 5_000, 200_000][round % 6];
+    const owners = 300;
+    const { lngs, lats, ownerOf, edge } = pointsAround(random, lat, lng, radiusM, owners);
+    const index = runNow(PointIndex.buildSteps(lngs, lats, ownerOf, owners, { stride: 64 }));
+    const q = { lat, lng, radiusM };
+    const inside = nearTest(q);
+    const expected = [...new Set(ownerOf.filter((_, i) => inside(lngs[i], lats[i])))].sort((a, b) => a - b);
+    assert.deepEqual([...index.ownersNear(q)].sort((a, b) => a - b), expected, `near ${JSON.stringify(q)}`);
+    for (let i = 0; i < lngs.length; i++) if (edge[i]) edgeCases[inside(lngs[i], lats[i]) ? 'in' : 'out']++;
+    const box = { west: lng - 0.01, south: lat - 0.01, east: lng + 0.02, north: Math.min(90, lat + 0.02) };
+    const inBox = bboxTest(box);
+    const boxExpected = [...new Set(ownerOf.filter((_, i) => inBox(lngs[i], lats[i])))].sort((a, b) => a - b);
+    assert.deepEqual([...index.ownersInBbox(box)].sort((a, b) => a - b), boxExpected, `bbox ${JSON.stringify(box)}`);
+  }
+  assert.ok(edgeCases.in > 1000 && edgeCases.out > 1000, `points on the edge fall both ways: ${JSON.stringify(edgeCases)}`);
+});
+
+test('the owners in index order are every owner with points, each once', () => {
+  const random = mulberry32(5);
+  const { lngs, lats, ownerOf } = pointsAround(random, 38.7, -9.1, 10_000, 500);
+  const index = runNow(PointIndex.buildSteps(lngs, lats, ownerOf, 502, {}));
+  const order = [...index.ownersInIndexOrder()];
+  assert.equal(order.length, 500, 'owners 500 and 501 have no points');
+  assert.deepEqual([...order].sort((a, b) => a - b), Array.from({ length: 500 }, (_, o) => o));
+});
