@@ -35,7 +35,7 @@ import { runLoadPinned, type LoadOptions, type LoadResult } from './bench/run-lo
 import {
   evaluateTargets, renderReport, type BenchOptions, type BenchResult, type EventsRun, type FiltersPhase, type LargePhase,
   type FleetPhase, type LargePublishPhase, type Machine, type PublishPhase, type RequestRun, type Rss, type RuntimeDemo, type RuntimeLarge,
-  type RuntimeName,
+  type RuntimeName, type WorkersRun,
 } from './bench/report.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -341,14 +341,14 @@ function runtimeCommand(runtime: RuntimeName, script: string): string[] {
  * `extra` are service flags (bundle, data dir).
  */
 async function startService(runtime: RuntimeName, extra: string[], probe: string, timeoutMs: number, logName: string,
-  logLevel: string | null): Promise<{ server: Running; ms: number }> {
+  logLevel: string | null, cpu: string | null = SERVER_CPU): Promise<{ server: Running; ms: number }> {
   await mkdir(LOG_DIR, { recursive: true });
   const port = await pickPort();
   const logFile = join(LOG_DIR, `${logName}.log`);
   const command = [...RUNTIMES[runtime], '--port', String(port), '--host', '127.0.0.1', ...extra,
     ...(logLevel ? ['--log-level', logLevel] : [])];
   const began = performance.now();
-  const child = spawnTracked(command, SERVER_CPU, logFile);
+  const child = spawnTracked(command, cpu, logFile);
   const stderr = collect(child.stderr);
   const base = `http://127.0.0.1:${port}`;
   try {
@@ -517,11 +517,11 @@ function cpuSeconds(pid: number | undefined): number | null {
  * is a failure. Also records how busy the server's core was during the measured run.
  */
 async function measure(ctx: Ctx, url: string, server: ChildProcess, who: string, stderr?: () => string,
-  extra: Partial<LoadOptions> = {}, onMeasuring?: () => void): Promise<LoadResult> {
+  extra: Partial<LoadOptions> = {}, onMeasuring?: () => void, loadCpu: string | null = pinning ? LOAD_CPU : null): Promise<LoadResult> {
   const o: LoadOptions = { url, durationS: ctx.opts.durationS, warmupS: ctx.opts.warmupS, connections: ctx.opts.connections, headers: IDENTITY,
     ...(server.pid !== undefined ? { drainPid: server.pid } : {}), ...extra };
   let start: { cpu: number | null; at: number } | null = null;
-  const r = await runLoadPinned(o, pinning ? LOAD_CPU : null, () => {
+  const r = await runLoadPinned(o, loadCpu, () => {
     start = { cpu: cpuSeconds(server.pid), at: performance.now() };
     onMeasuring?.();
   });
@@ -878,6 +878,38 @@ async function benchLargeRuntime(ctx: Ctx, runtime: RuntimeName, mapId: string, 
   }
 }
 
+/** Serving threads compared: `--workers 1` and `--workers 2`. */
+const WORKER_COUNTS = [1, 2];
+
+/**
+ * The same distinct near 5 km questions against the service started with one serving thread and with two, side
+ * by side, nothing pinned: the server may use both cores (the load generator, which takes a few percent of one
+ * for distinct questions, shares them). RSS is the whole process's, every thread counted.
+ */
+async function benchWorkers(ctx: Ctx, runtime: RuntimeName, mapId: string, extra: string[]): Promise<WorkersRun[]> {
+  const runs: WorkersRun[] = [];
+  const paths = distinctPaths('near5km', mapId, DISTINCT_PATHS);
+  for (const workers of WORKER_COUNTS) {
+    say(`${runtime}: --workers ${workers}, unpinned`);
+    const { server } = await startService(runtime, [...extra, '--workers', String(workers)], `/maps/${mapId}`, LARGE_START_TIMEOUT_MS,
+      `large-${runtime}-workers-${workers}`, ctx.opts.serviceLogLevel, null);
+    let completed = false;
+    try {
+      const counting = countCache(server.base);
+      const load = await measure(ctx, server.base, server.child, `${runtime} service (--workers ${workers})`, server.stderr,
+        { distinctPaths: paths }, counting.start, null);
+      const cacheHitRate = await counting.rate();
+      const rssMb = readRss(server.child.pid).rssMb;
+      say(`${runtime}: --workers ${workers}: ${load.rps} req/s, p99 ${load.latencyMs.p99} ms, RSS ${rssMb} MB`);
+      runs.push({ workers, load, cacheHitRate, rssMb });
+      completed = true;
+    } finally {
+      await stopServer(server, ctx.opts.keepLogs || !completed);
+    }
+  }
+  return runs;
+}
+
 /** The large-dataset phase over every runtime. */
 async function benchLarge(ctx: Ctx, demo: RuntimeDemo[]): Promise<LargePhase> {
   const { opts } = ctx;
@@ -900,7 +932,9 @@ async function benchLarge(ctx: Ctx, demo: RuntimeDemo[]): Promise<LargePhase> {
   for (const runtime of opts.runtimes) {
     try {
       const contentRps = demo.find((d) => d.runtime === runtime)?.contentRps ?? null;
-      runtimes.push(await benchLargeRuntime(ctx, runtime, mapId, extra, aimOnce, contentRps));
+      const run = await benchLargeRuntime(ctx, runtime, mapId, extra, aimOnce, contentRps);
+      runtimes.push(run);
+      run.workers = await benchWorkers(ctx, runtime, mapId, extra);
     } catch (err) {
       ctx.failures.push(`${runtime} large: ${(err as Error).message}`);
     }

@@ -7,7 +7,7 @@
  * through its node:http) calls `serve` itself, so it never builds a Request or a Response object per request.
  */
 import { Router } from 'itty-router';
-import type { ContentStore } from './content/content-store.ts';
+import type { ServedContent } from './content/content-store.ts';
 import type { ReadModel } from './content/model/read-model.ts';
 import { negotiateEncoding } from './http/compress.ts';
 import { HttpError, problemAnswer } from './http/errors.ts';
@@ -28,7 +28,7 @@ const PREFLIGHT: AppResponse = { status: 204, headers: { ...PREFLIGHT_HEADERS, '
 
 /** What the app is built from; tests pass their own. */
 export interface AppDeps {
-  store: ContentStore;
+  store: ServedContent;
   /** Mount every route under this prefix, such as `/api/v1`. */
   basePath?: string;
   /** Clock for "now" defaults; tests pin it. */
@@ -37,6 +37,8 @@ export interface AppDeps {
   logger?: Logger;
   /** Origins allowed by CORS: `*` (default, a public API) or a list, echoed back when the request's Origin is in it. */
   corsOrigins?: '*' | readonly string[];
+  /** With `--workers`, which serving thread this app answers on (0: the main thread), shown on /readyz. */
+  thread?: number;
 }
 
 /** The handler in both forms, and the routes it serves. */
@@ -214,7 +216,8 @@ export function createApp(deps: AppDeps): App {
     const model = deps.store.model;
     return { status: database && !database.reachable ? 'degraded' : 'ready', version: model.version, content_version: model.checksum,
       published_at: model.publishedAt, serving_last_good: last !== null && (last.outcome === 'refused' || last.outcome === 'failed'),
-      last_publish: lastPublish, ...(database ? { database } : {}), response_cache: { ...cacheCounts, ...cache.stats() } };
+      last_publish: lastPublish, ...(database ? { database } : {}), response_cache: { ...cacheCounts, ...cache.stats() },
+      ...(deps.thread !== undefined ? { thread: deps.thread } : {}) };
   }
 
   async function serve(request: AppRequest): Promise<AppResponse> {
@@ -224,7 +227,8 @@ export function createApp(deps: AppDeps): App {
     const answer = await answerRequest(req);
     if (logger.enabled('info')) {
       logger.log('info', 'request', { request_id: answer.headers['x-request-id'], method: req.method, path: req.target.slice(0, 2048),
-        status: answer.status, bytes: answer.body?.byteLength ?? 0, ms: Math.round((performance.now() - began) * 100) / 100 });
+        status: answer.status, bytes: answer.body?.byteLength ?? 0, ms: Math.round((performance.now() - began) * 100) / 100,
+        ...(deps.thread !== undefined ? { thread: deps.thread } : {}) });
     }
     return answer;
   }

@@ -114,6 +114,17 @@ export interface RuntimeLarge {
   requests: EventsRun[];
   /** req/s of page 1 ÷ req/s of page 200 (null when no page-200 request completed). */
   cursorRatio: number | null;
+  /** Distinct near 5 km questions with `--workers 1` and `--workers 2`, side by side, nothing pinned (both cores). */
+  workers?: WorkersRun[];
+}
+
+/** One run of distinct questions against the service started with `workers` serving threads, unpinned. */
+export interface WorkersRun {
+  workers: number;
+  load: LoadResult;
+  cacheHitRate: number | null;
+  /** The whole process, every thread: after start-up, and after the load. */
+  rssMb: number | null;
 }
 
 /** A part of the run that was skipped, and why. */
@@ -333,6 +344,14 @@ export function evaluateTargets(r: BenchResult): Target[] {
     targets.push({ name: 'In-process event filter ≥ 20× faster than PGlite SQL', measured: whyMissing(r, 'filters'), holds: 'not measured' });
     targets.push({ name: DISTINCT_FILTERS_TARGET, measured: whyMissing(r, 'filters'), holds: 'not measured' });
   }
+  targets.push(scaled(combine('`--workers 2` on this 2-core machine: ≥ 1.6× the distinct-query throughput of one worker (near 5 km, ' +
+    'nothing pinned), RSS ≤ 1.3×', large.flatMap((l) => {
+    const [one, two] = [l.workers?.find((w) => w.workers === 1), l.workers?.find((w) => w.workers === 2)];
+    if (!one || !two || one.load.rps <= 0 || !one.rssMb || !two.rssMb) return [];
+    const [speed, memory] = [two.load.rps / one.load.rps, two.rssMb / one.rssMb];
+    return [{ runtime: l.runtime, text: `${round2(speed)}× req/s (${num(one.load.rps)} → ${num(two.load.rps)}), RSS ${round2(memory)}× ` +
+      `(${one.rssMb} → ${two.rssMb} MB)`, ok: speed >= 1.6 && memory <= 1.3 }];
+  }), whyMissing(r, 'large'))));
   targets.push(scaled(combine('Cursor page 200 costs ≤ 1.2× page 1 (req/s page 1 ÷ req/s page 200)',
     large.map((l) => ({ runtime: l.runtime, text: l.cursorRatio === null ? 'no page-200 request completed' : `${l.cursorRatio}×`,
       ok: l.cursorRatio !== null && l.cursorRatio <= 1.2 })), whyMissing(r, 'large'))));
@@ -353,6 +372,9 @@ export function evaluateTargets(r: BenchResult): Target[] {
   targets.push(...publishTargets(r));
   return targets;
 }
+
+/** A ratio with two decimals. */
+const round2 = (x: number) => Math.round(x * 100) / 100;
 
 /** Seconds with one decimal. */
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -602,6 +624,11 @@ function renderLarge(r: BenchResult): string {
         q.sample ? `mean ${q.sample.meanTotal} (${pct(q.sample.nonEmpty)} of ${q.sample.count} non-empty)` : num(q.total), q.singleMs, num(q.load.rps), latency(q.load), q.ratioToContent === null ? '–' : pct(q.ratioToContent),
         cachedRps > 0 ? pct(q.load.rps / cachedRps) : '–', num(q.bodyBytes), q.load.non2xx, cpu(q.load)])),
     '', `Cursor: page 1 ÷ page 200 req/s = **${rt.cursorRatio === null ? '– (no page-200 request completed)' : `${rt.cursorRatio}×`}**.`);
+    if (rt.workers && rt.workers.length > 0) {
+      parts.push('', `Serving threads (\`--workers\`), distinct near 5 km questions, server and load generator unpinned on both cores:`, '',
+        table(['workers', 'req/s', 'p50 / p99 ms', 'cache hit rate', 'RSS MB (whole process)'], rt.workers.map((w) => [w.workers, num(w.load.rps),
+          latency(w.load), w.cacheHitRate === null ? '–' : pct(w.cacheHitRate), w.rssMb ?? '–'])));
+    }
   }
   return parts.join('\n');
 }

@@ -20,6 +20,18 @@ import { LiveSessions, SessionIndex, type SessionAnswer } from './sessions.ts';
 import type { DatabaseState } from './replica.ts';
 import type { VersionInfo } from './store/sql-store.ts';
 
+/**
+ * What serving reads of a store: the model, whether one is loaded, the last publish, the database's state and
+ * the sessions. A ContentStore is one; a serving thread of `--workers` holds a copy kept up to date by messages.
+ */
+export interface ServedContent {
+  readonly model: ReadModel;
+  readonly ready: boolean;
+  readonly lastPublish: PublishRecord | null;
+  readonly database: DatabaseState | null;
+  lookupSession(tokenSha256: string, eventId: string, now: Date): Promise<SessionAnswer | null>;
+}
+
 /** How to open a content store. */
 export interface ContentStoreOptions extends PublisherOptions {
   /** Run the publisher in a worker thread (servers), or inline (tests, the compiled binary). Default: inline. */
@@ -51,7 +63,7 @@ export interface PublishRecord {
 }
 
 /** Owns the served version and the way to publish the next one. */
-export class ContentStore {
+export class ContentStore implements ServedContent {
   private readonly publisher: PublisherPort;
   private current: ReadModel | null = null;
   private sessionIndex = new SessionIndex([]);
@@ -62,6 +74,14 @@ export class ContentStore {
   database: DatabaseState | null = null;
   /** Publishes run one at a time, in call order. */
   private queue: Promise<unknown> = Promise.resolve();
+  /**
+   * With serving threads (`--workers`), each version's payload is copied into shared memory before its model is
+   * built, so every thread's event tables are views of the same bytes; `payload` is the one served.
+   */
+  sharePayloads = false;
+  private servedPayload: ModelPayload | null = null;
+  /** Told after every publish, follow or refusal (the model, the record or both changed). */
+  onChange: (() => void) | null = null;
 
   private constructor(publisher: PublisherPort) {
     this.publisher = publisher;
@@ -91,6 +111,11 @@ export class ContentStore {
   /** True once a version is served. */
   get ready(): boolean {
     return this.current !== null;
+  }
+
+  /** The payload of the version served (in shared memory with `sharePayloads`), or null before one is. */
+  get payload(): ModelPayload | null {
+    return this.current ? this.servedPayload : null;
   }
 
   /** The last publish, or null before the first. */
@@ -124,7 +149,7 @@ export class ContentStore {
     return this.enqueue(async () => {
       const began = performance.now();
       const payload = await this.publisher.serveCurrent();
-      if (payload) this.current = await loadModel(payload);
+      if (payload) await this.swapIn(payload);
       this.record(label, refused.checksum, 'refused', began, { problems: refused.problems ?? [] });
       return this.current;
     });
@@ -172,7 +197,7 @@ export class ContentStore {
       if (!current || served(current)) return false;
       const payload = await this.publisher.serveCurrent();
       if (!payload || served(payload)) return false;
-      this.current = await loadModel(payload);
+      await this.swapIn(payload);
       this.record(label, payload.checksum, 'followed', began, {});
       return true;
     });
@@ -205,9 +230,17 @@ export class ContentStore {
 
   /** Builds the committed version's read model (in slices: requests are answered meanwhile) and swaps it in. */
   private async serve(committed: Committed, label: string, checksum: string, began: number): Promise<ReadModel> {
-    const model = await loadModel(committed.payload);
-    this.current = model;
+    const model = await this.swapIn(committed.payload);
     this.record(label, checksum, committed.written ? 'published' : 'unchanged', began, { warnings: committed.warnings });
+    return model;
+  }
+
+  /** Builds a payload's read model (in slices) and serves it. */
+  private async swapIn(payload: ModelPayload): Promise<ReadModel> {
+    const served = this.sharePayloads ? sharedPayload(payload) : payload;
+    const model = await loadModel(served);
+    this.current = model;
+    this.servedPayload = served;
     return model;
   }
 
@@ -216,6 +249,7 @@ export class ContentStore {
     this.last = { at: new Date().toISOString(), source, checksum, outcome, version: this.current?.version ?? null,
       problems: extra.problems ?? [], error: extra.error ?? null, warnings: extra.warnings ?? [],
       ms: Math.round(performance.now() - began) };
+    this.onChange?.();
   }
 
   private enqueue<T>(job: () => Promise<T>): Promise<T> {
@@ -223,6 +257,16 @@ export class ContentStore {
     this.queue = run.catch(() => {});
     return run;
   }
+}
+
+/** The payload with its bytes copied into SharedArrayBuffers, which every thread they are posted to shares. */
+function sharedPayload(payload: ModelPayload): ModelPayload {
+  const share = (bytes: Uint8Array) => {
+    const copy = new Uint8Array(new SharedArrayBuffer(bytes.byteLength));
+    copy.set(bytes);
+    return copy;
+  };
+  return { ...payload, docs: share(payload.docs), tables: share(payload.tables), places: share(payload.places) };
 }
 
 /** The publisher in a worker thread: each call is a message, each answer a message back. */

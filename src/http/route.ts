@@ -4,7 +4,7 @@
  * the test-time response checks are all derived from it.
  */
 import * as v from 'valibot';
-import type { ContentStore } from '../content/content-store.ts';
+import type { ServedContent } from '../content/content-store.ts';
 import type { ReadModel } from '../content/model/read-model.ts';
 import { invalidParams, type ParamError } from './errors.ts';
 import type { CacheClass } from './respond.ts';
@@ -20,7 +20,7 @@ export interface RouteContext<P, Q> {
   params: P;
   query: Q;
   model: ReadModel;
-  store: ContentStore;
+  store: ServedContent;
   now: Date;
   /** The base path the routes are mounted under ('' for the root). */
   basePath: string;

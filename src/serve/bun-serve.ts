@@ -1,27 +1,23 @@
 /**
- * Serving on Bun.serve: shared by the Bun entry (src/serve/bun.ts) and the single binary (src/serve/binary.ts).
+ * Serving on Bun.serve: shared by the Bun entry (src/serve/bun.ts) and the single binary (src/serve/binary.ts),
+ * with `--workers N` the serving threads of serving-threads.ts beside the main thread (not in the binary).
  */
 import { bunIdleTimeout, logLimits } from './limits.ts';
+import { ServingThreads, type Listen } from './serving-threads.ts';
 import { shutdownOnSignal, sleep, until } from './shutdown.ts';
 import { logListening, start, type StartOptions } from './start.ts';
 
 declare const Bun: {
-  serve(options: { port: number; hostname: string; idleTimeout: number; fetch(req: Request): Promise<Response> }):
+  serve(options: { port: number; hostname: string; idleTimeout: number; reusePort: boolean; fetch(req: Request): Promise<Response> }):
     { port: number; stop(closeActiveConnections?: boolean): Promise<void> };
 };
 
-/** How long answers are held after the signal before Bun's listener closes (see stopServer). */
+/** How long answers are held after the signal before Bun's listener closes (see `stop` in listenBun). */
 export const BUN_HOLD_MS = 250;
 
-/** Starts the service on Bun.serve: stage, listen, load; stops gracefully on SIGTERM and SIGINT. */
-export async function serveOnBun(runtime: string, args: readonly string[], options: StartOptions = {}): Promise<void> {
-  const started = await start(args, process.env, options);
-  if ('exitCode' in started) {
-    (started.exitCode === 0 ? console.log : console.error)(started.message);
-    process.exit(started.exitCode);
-  }
-  const { app, config, logger, load, reload, close } = started;
-  // While stopping, answers wait at this gate until the listener is closed (see stopServer).
+/** Listens with Bun.serve; with `reusePort`, on a socket other threads' listeners share (SO_REUSEPORT). */
+export const listenBun: Listen = async (app, config, _logger, reusePort) => {
+  // While stopping, answers wait at this gate until the listener is closed (see stop).
   let gate: Promise<void> | null = null;
   // Bun sends Date on every answer but those to HEAD; RFC 9110 asks for it on all of them.
   const fetch = async (req: Request) => {
@@ -30,16 +26,14 @@ export async function serveOnBun(runtime: string, args: readonly string[], optio
     if (req.method === 'HEAD' && !res.headers.has('date')) res.headers.set('date', new Date().toUTCString());
     return res;
   };
-  const server = Bun.serve({ port: config.port, hostname: config.host, idleTimeout: bunIdleTimeout(config.limits), fetch });
-  logListening(logger, runtime, config, server.port);
-  logLimits(logger, config.limits, 'Bun.serve');
+  const server = Bun.serve({ port: config.port, hostname: config.host, idleTimeout: bunIdleTimeout(config.limits), reusePort, fetch });
   // Bun.serve's stop() closes the listener and every idle connection at once, so a keep-alive client about to
   // send on one loses that request, and one reconnecting after a Connection: close just before the listener
   // closes is reset. So answers are held at a gate for HOLD_MS: every keep-alive client sending back to back has
   // a request in flight by then, which stop() waits for; the listener closes; then the held answers go out, all
   // saying Connection: close, and a client that reconnects is refused (it goes to another replica) instead of
   // being reset. What is still open at the shutdown timeout is closed.
-  const stopServer = async (deadline: number) => {
+  const stop = async (deadline: number) => {
     let open!: () => void;
     gate = new Promise((resolve) => (open = resolve));
     await sleep(Math.min(BUN_HOLD_MS, deadline - performance.now()));
@@ -47,6 +41,31 @@ export async function serveOnBun(runtime: string, args: readonly string[], optio
     open();
     if (!(await until(stopped, deadline))) await server.stop(true);
   };
+  return { port: server.port, stop };
+};
+
+/** Starts the service on Bun.serve: stage, listen, load; stops gracefully on SIGTERM and SIGINT. */
+export async function serveOnBun(runtime: string, args: readonly string[], options: StartOptions = {}): Promise<void> {
+  const started = await start(args, process.env, options);
+  if ('exitCode' in started) {
+    (started.exitCode === 0 ? console.log : console.error)(started.message);
+    process.exit(started.exitCode);
+  }
+  const { app, config, store, logger, load, reload, close } = started;
+  const threads = config.workers > 1;
+  if (threads && options.worker === false) {
+    await close();
+    console.error('error: --workers above 1 needs the npm package or the container: the single binary serves on one thread');
+    process.exit(2);
+  }
+  // Each version's payload goes into shared memory, which every serving thread's model then views.
+  store.sharePayloads = threads;
+  const listener = await listenBun(app, config, logger, threads);
+  logListening(logger, runtime, config, listener.port);
+  logLimits(logger, config.limits, 'Bun.serve');
+  const workers = threads ? await ServingThreads.start(config.workers - 1, new URL('./bun-thread.ts', import.meta.url), store, config, listener.port) : null;
+  if (workers) logger.log('info', 'serving threads', { workers: config.workers });
+  const stopServer = async (deadline: number) => { await Promise.all([listener.stop(deadline), workers?.stop(deadline)]); };
   const stop = shutdownOnSignal({ app, logger, close, stopServer, exit: (code) => process.exit(code) }, config.limits.shutdownTimeoutS);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void stop(signal));
   // SIGHUP publishes the bundle again; the current version serves until the new one is ready.

@@ -2,6 +2,7 @@
  * Server settings from command-line flags and environment variables (flags win). Pure: the runtime
  * entry files pass in their own argv and env.
  */
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseTimestamp } from '../content/rfc3339.ts';
 import { LOG_LEVELS, type LogLevel } from '../http/log.ts';
@@ -33,7 +34,15 @@ export interface ServerConfig {
   databaseUrl?: string;
   /** Connection limits and timeouts (see `ConnectionLimits`). */
   limits: ConnectionLimits;
+  /**
+   * Threads answering requests, each on its own listener of the same port (SO_REUSEPORT), sharing the content's
+   * tables; 1 (the default) serves on the main thread alone.
+   */
+  workers: number;
 }
+
+/** The most serving threads `--workers` takes. */
+export const MAX_WORKERS = 64;
 
 /**
  * What one client connection may take. Slow and idle connections are closed on these timers, and connections
@@ -100,6 +109,9 @@ Options (each also read from the environment variable in brackets; a flag wins):
   --max-connections <n>    open connections at most; more are closed at once [MAX_CONNECTIONS]
                            default: auto, the open-file limit less 128 (see docs/deployment.md)
   --shutdown-timeout <s>   seconds SIGTERM waits for requests in flight [SHUTDOWN_TIMEOUT]   default: ${DEFAULT_LIMITS.shutdownTimeoutS}
+  --workers <n>            threads answering requests, sharing the content's tables [WORKERS]   default: 1
+                           auto: one per core. Raise it when one core is busy with requests the response
+                           cache cannot answer (distinct searches); see docs/deployment.md
   --help                   print this text
 
 Publishing: send SIGHUP (kill -HUP <pid>) to publish the bundle file again; the current version
@@ -114,7 +126,7 @@ export const USAGE = usage();
 
 /** Every flag that takes a value. */
 const FLAGS = ['bundle', 'port', 'host', 'base-path', 'data-dir', 'log-level', 'cors-origin', 'fixed-time', 'sessions', 'database-url',
-  'headers-timeout', 'request-timeout', 'keep-alive-timeout', 'max-connections', 'shutdown-timeout'];
+  'headers-timeout', 'request-timeout', 'keep-alive-timeout', 'max-connections', 'shutdown-timeout', 'workers'];
 /** Flags that take no value. */
 const SWITCHES = ['watch'];
 
@@ -166,8 +178,14 @@ export function parseConfig(args: readonly string[], env: Record<string, string 
       }
     }
   }
+  const workersText = pick('workers', 'WORKERS') ?? '1';
+  const workers = workersText === 'auto' ? Math.min(MAX_WORKERS, availableParallelism()) : Number(workersText);
+  if (workersText !== 'auto' && (!/^\d+$/.test(workersText) || workers < 1 || workers > MAX_WORKERS)) {
+    throw new ConfigError(`workers must be auto or a whole number from 1 to ${MAX_WORKERS}, not "${workersText}"`);
+  }
   return {
     limits: parseLimits(pick),
+    workers,
     ...(databaseUrl !== undefined ? { databaseUrl } : {}),
     logLevel: logLevel as LogLevel,
     corsOrigins,

@@ -103,7 +103,8 @@ export async function start(args: readonly string[], env: Record<string, string 
   if (staged.problems && !staged.current) return refuse(1, `error: ${config.bundlePath}: ${new BundleError(staged.problems).message}`);
 
   const fixed = config.fixedTime;
-  const app = createApp({ store, basePath: config.basePath, logger, corsOrigins: config.corsOrigins, ...(fixed ? { now: () => fixed } : {}) });
+  const app = createApp({ store, basePath: config.basePath, logger, corsOrigins: config.corsOrigins, ...(fixed ? { now: () => fixed } : {}),
+    ...(config.workers > 1 ? { thread: 0 } : {}) });
   let watcher: FSWatcher[] = [];
 
   async function load(): Promise<boolean> {
@@ -175,7 +176,8 @@ async function startReplica(config: ServerConfig, databaseUrl: string, logger: L
   const follower = new ReplicaFollower(store, databaseUrl, logger);
   store.database = follower.state;
   const fixed = config.fixedTime;
-  const app = createApp({ store, basePath: config.basePath, logger, corsOrigins: config.corsOrigins, ...(fixed ? { now: () => fixed } : {}) });
+  const app = createApp({ store, basePath: config.basePath, logger, corsOrigins: config.corsOrigins, ...(fixed ? { now: () => fixed } : {}),
+    ...(config.workers > 1 ? { thread: 0 } : {}) });
   return {
     app, config, store, logger,
     // Never fails: an unreachable database is tried again until it answers.

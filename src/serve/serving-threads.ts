@@ -1,0 +1,217 @@
+/**
+ * `--workers N`: N threads answer requests in one process. The main thread keeps everything else (the store,
+ * publishing, the replica's database, the signals) and answers requests too; N - 1 worker threads each listen on
+ * the same port (SO_REUSEPORT: the kernel spreads connections over the listeners) with an app and a response cache
+ * of their own.
+ *
+ * Every thread serves a read model of the same version. The store copies each version's payload into shared
+ * memory (ContentStore.sharePayloads), so the event tables, which are most of a large version, are one set of
+ * bytes viewed by every thread; each thread parses the rest (maps, POIs, categories) into its own objects.
+ * A new version reaches a worker as a message; it builds its model in slices, answering meanwhile from the
+ * version it has, and swaps it in: for a moment threads may serve different versions, as replicas do, and each
+ * answer says which (`X-Content-Version`). Sessions are asked of the main thread, which holds them.
+ */
+import { isMainThread, parentPort, Worker, workerData, type MessagePort } from 'node:worker_threads';
+import { createApp, type App } from '../app.ts';
+import type { PublishRecord, ServedContent } from '../content/content-store.ts';
+import type { ContentStore } from '../content/content-store.ts';
+import { loadModel, type ModelPayload } from '../content/model/model-cache.ts';
+import type { ReadModel } from '../content/model/read-model.ts';
+import type { DatabaseState } from '../content/replica.ts';
+import type { SessionAnswer } from '../content/sessions.ts';
+import { createLogger, type Logger } from '../http/log.ts';
+import type { ServerConfig } from './config.ts';
+
+/** A runtime's way to serve an app: listens (sharing the port when `reusePort`), and stops letting requests finish. */
+export type Listen = (app: App, config: ServerConfig, logger: Logger, reusePort: boolean) => Promise<Listener>;
+
+/** A listening server. */
+export interface Listener {
+  /** The port listened on (the one chosen when the config says 0). */
+  port: number;
+  /** Stops accepting, lets requests in flight finish, gives up at `deadline` (performance.now()). */
+  stop(deadline: number): Promise<void>;
+  /** Open connections, where the runtime can tell. */
+  open?(): number;
+}
+
+/** What the main thread tells a worker. */
+type ToWorker =
+  | { type: 'content'; payload: ModelPayload | null; lastPublish: PublishRecord | null; database: DatabaseState | null }
+  | { type: 'session'; id: number; answer: SessionAnswer | null; error: string | null }
+  | { type: 'stop'; inMs: number };
+
+/** What a worker tells the main thread. */
+type FromWorker =
+  | { type: 'listening' }
+  | { type: 'session'; id: number; tokenSha256: string; eventId: string; nowMs: number }
+  | { type: 'stopped' }
+  | { type: 'failed'; error: string };
+
+/** What a worker thread starts with. */
+interface WorkerStart { config: ServerConfig; port: number; thread: number }
+
+/** How often a replica's database state is sent on to the workers (for their /readyz). */
+const DATABASE_STATE_MS = 1000;
+
+/** The worker threads of one process, seen from the main thread. */
+export class ServingThreads {
+  private readonly workers: Worker[];
+  private readonly exited: Promise<void>[];
+  private readonly timer: ReturnType<typeof setInterval> | null;
+
+  private constructor(workers: Worker[], exited: Promise<void>[], timer: ReturnType<typeof setInterval> | null) {
+    this.workers = workers;
+    this.exited = exited;
+    this.timer = timer;
+  }
+
+  /**
+   * Starts `count` worker threads running `entry` (a runtime's thread file, which calls `serveInThread`) on
+   * `port`; resolves once each listens. Each gets the version served now, and every later one.
+   */
+  static async start(count: number, entry: URL, store: ContentStore, config: ServerConfig, port: number): Promise<ServingThreads> {
+    const workers: Worker[] = [];
+    const exited: Promise<void>[] = [];
+    const listening: Promise<void>[] = [];
+    const content = (): ToWorker => ({ type: 'content', payload: store.payload, lastPublish: store.lastPublish, database: store.database });
+    for (let thread = 1; thread <= count; thread++) {
+      const start: WorkerStart = { config, port, thread };
+      const worker = new Worker(entry, { workerData: start });
+      workers.push(worker);
+      exited.push(new Promise((resolve) => worker.once('exit', () => resolve())));
+      listening.push(new Promise((resolve, reject) => {
+        worker.once('error', reject);
+        worker.on('message', (m: FromWorker) => {
+          if (m.type === 'listening') {
+            worker.postMessage(content());
+            resolve();
+          } else if (m.type === 'failed') reject(new Error(`serving thread ${thread}: ${m.error}`));
+          else if (m.type === 'stopped') void worker.terminate();
+          else if (m.type === 'session') {
+            store.lookupSession(m.tokenSha256, m.eventId, new Date(m.nowMs)).then(
+              (answer) => worker.postMessage({ type: 'session', id: m.id, answer, error: null } satisfies ToWorker),
+              (err: Error) => worker.postMessage({ type: 'session', id: m.id, answer: null, error: String(err.message ?? err) } satisfies ToWorker));
+          }
+        });
+      }));
+    }
+    const previous = store.onChange;
+    store.onChange = () => {
+      previous?.();
+      for (const w of workers) w.postMessage(content());
+    };
+    const timer = store.database
+      ? setInterval(() => { for (const w of workers) w.postMessage({ type: 'content', payload: null, lastPublish: store.lastPublish, database: store.database }); },
+        DATABASE_STATE_MS)
+      : null;
+    timer?.unref?.();
+    try {
+      await Promise.all(listening);
+    } catch (err) {
+      await Promise.all(workers.map((w) => w.terminate()));
+      throw err;
+    }
+    return new ServingThreads(workers, exited, timer);
+  }
+
+  /** Threads answering besides the main one. */
+  get count(): number {
+    return this.workers.length;
+  }
+
+  /** Has every worker drain and stop its listener by `deadline`; then ends them. */
+  async stop(deadline: number): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    for (const w of this.workers) w.postMessage({ type: 'stop', inMs: Math.max(0, deadline - performance.now()) } satisfies ToWorker);
+    const stopped = Promise.all(this.exited);
+    const late = new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, deadline - performance.now()) + 500).unref?.());
+    await Promise.race([stopped, late]);
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+}
+
+/**
+ * What a worker thread serves: the model of the last version it was sent, built in its own thread; sessions asked
+ * of the main thread.
+ */
+class ContentMirror implements ServedContent {
+  private current: ReadModel | null = null;
+  lastPublish: PublishRecord | null = null;
+  database: DatabaseState | null = null;
+  private readonly port: MessagePort;
+  private readonly pending = new Map<number, { resolve(a: SessionAnswer | null): void; reject(e: Error): void }>();
+  private nextId = 1;
+  /** Versions are built one after the other, in the order sent. */
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(port: MessagePort) {
+    this.port = port;
+  }
+
+  get model(): ReadModel {
+    if (!this.current) throw new Error('no content loaded');
+    return this.current;
+  }
+
+  get ready(): boolean {
+    return this.current !== null;
+  }
+
+  lookupSession(tokenSha256: string, eventId: string, now: Date): Promise<SessionAnswer | null> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.port.postMessage({ type: 'session', id, tokenSha256, eventId, nowMs: now.getTime() } satisfies FromWorker);
+    });
+  }
+
+  /** Takes up what the main thread sent: a new version once its model is built, the record and database state with it. */
+  receive(m: ToWorker & { type: 'content' | 'session' }): void {
+    if (m.type === 'session') {
+      const waiting = this.pending.get(m.id);
+      this.pending.delete(m.id);
+      if (m.error !== null) waiting?.reject(new Error(m.error));
+      else waiting?.resolve(m.answer);
+      return;
+    }
+    this.queue = this.queue.then(async () => {
+      const { payload } = m;
+      if (payload && !(this.current?.version === payload.version && this.current.checksum === payload.checksum)) {
+        this.current = await loadModel(payload);
+      }
+      this.lastPublish = m.lastPublish;
+      this.database = m.database;
+    });
+  }
+}
+
+/** The body of a worker thread (called by a runtime's thread file with its way to listen). */
+export async function serveInThread(listen: Listen): Promise<void> {
+  if (isMainThread || !parentPort) throw new Error('serveInThread runs in a worker thread');
+  const port = parentPort;
+  const { config, port: listenPort, thread } = workerData as WorkerStart;
+  const logger = createLogger(config.logLevel);
+  const content = new ContentMirror(port);
+  const fixed = config.fixedTime;
+  const app = createApp({ store: content, basePath: config.basePath, logger, corsOrigins: config.corsOrigins, thread,
+    ...(fixed ? { now: () => fixed } : {}) });
+  let listener: Listener;
+  try {
+    listener = await listen(app, { ...config, port: listenPort }, logger, true);
+  } catch (err) {
+    port.postMessage({ type: 'failed', error: String((err as Error).message ?? err) } satisfies FromWorker);
+    return;
+  }
+  logger.log('debug', 'serving thread listening', { thread, port: listener.port });
+  port.on('message', (m: ToWorker) => {
+    if (m.type !== 'stop') return content.receive(m);
+    app.drain();
+    void listener.stop(performance.now() + m.inMs).then(() => {
+      logger.flush();
+      // The main thread ends the thread when it hears this.
+      port.postMessage({ type: 'stopped' } satisfies FromWorker);
+    });
+  });
+  port.postMessage({ type: 'listening' } satisfies FromWorker);
+}
