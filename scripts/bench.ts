@@ -878,6 +878,22 @@ async function benchLargeRuntime(ctx: Ctx, runtime: RuntimeName, mapId: string, 
   }
 }
 
+/**
+ * Waits until each of `workers` threads answers /readyz (a thread listens once its model is built; connections
+ * the load generator opens before would all go to the threads already listening).
+ */
+async function everyThreadServing(base: string, workers: number): Promise<void> {
+  if (workers === 1) return;
+  const seen = new Set<number>();
+  const deadline = performance.now() + LARGE_START_TIMEOUT_MS;
+  while (seen.size < workers) {
+    if (performance.now() > deadline) throw new Error(`only threads ${[...seen].join(', ')} of ${workers} answered /readyz`);
+    const ready = JSON.parse((await get(`${base}/readyz`)).body.toString('utf8')) as { thread?: number };
+    if (ready.thread !== undefined) seen.add(ready.thread);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** Serving threads compared: `--workers 1` and `--workers 2`. */
 const WORKER_COUNTS = [1, 2];
 
@@ -895,6 +911,7 @@ async function benchWorkers(ctx: Ctx, runtime: RuntimeName, mapId: string, extra
       `large-${runtime}-workers-${workers}`, ctx.opts.serviceLogLevel, null);
     let completed = false;
     try {
+      await everyThreadServing(server.base, workers);
       const counting = countCache(server.base);
       const load = await measure(ctx, server.base, server.child, `${runtime} service (--workers ${workers})`, server.stderr,
         { distinctPaths: paths }, counting.start, null);

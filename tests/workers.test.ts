@@ -55,10 +55,11 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
         };
         const readyThreads = async (version: number) => {
           const seen = new Set<number>();
-          for (let i = 0; i < 200 && seen.size < 2; i++) {
+          // A thread listens once its model is built, and takes up a new version once built: ask until both answer with it.
+          for (let i = 0; i < 600 && seen.size < 2; i++) {
             const ready = JSON.parse((await ask('/readyz')).body) as { version: number; thread: number };
             if (ready.version === version) seen.add(ready.thread);
-            else await new Promise((resolve) => setTimeout(resolve, 25));
+            await new Promise((resolve) => setTimeout(resolve, 10));
           }
           return seen;
         };

@@ -63,8 +63,8 @@ export async function serveOnBun(runtime: string, args: readonly string[], optio
   const listener = await listenBun(app, config, logger, threads);
   logListening(logger, runtime, config, listener.port);
   logLimits(logger, config.limits, 'Bun.serve');
-  const workers = threads ? await ServingThreads.start(config.workers - 1, new URL('./bun-thread.ts', import.meta.url), store, config, listener.port) : null;
-  if (workers) logger.log('info', 'serving threads', { workers: config.workers });
+  const workers = threads ? ServingThreads.start(config.workers - 1, new URL('./bun-thread.ts', import.meta.url), store, config, listener.port, logger) : null;
+  void workers?.listening.then(() => logger.log('info', 'serving threads', { workers: config.workers }));
   const stopServer = async (deadline: number) => { await Promise.all([listener.stop(deadline), workers?.stop(deadline)]); };
   const stop = shutdownOnSignal({ app, logger, close, stopServer, exit: (code) => process.exit(code) }, config.limits.shutdownTimeoutS);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void stop(signal));

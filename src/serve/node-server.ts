@@ -24,8 +24,8 @@ store.sharePayloads = threads;
 const listener = await listenNode(app, config, logger, threads);
 logListening(logger, RUNTIME, config, listener.port);
 logLimits(logger, config.limits, 'node:http');
-const workers = threads ? await ServingThreads.start(config.workers - 1, new URL('./node-thread.ts', import.meta.url), store, config, listener.port) : null;
-if (workers) logger.log('info', 'serving threads', { workers: config.workers });
+const workers = threads ? ServingThreads.start(config.workers - 1, new URL('./node-thread.ts', import.meta.url), store, config, listener.port, logger) : null;
+void workers?.listening.then(() => logger.log('info', 'serving threads', { workers: config.workers }));
 // Answer with Connection: close, stop accepting, let requests in flight finish, close the store, exit 0.
 const stop = shutdownOnSignal({ app, logger, close, openConnections: listener.open,
   stopServer: async (deadline) => { await Promise.all([listener.stop(deadline), workers?.stop(deadline)]); },

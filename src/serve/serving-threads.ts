@@ -35,9 +35,27 @@ export interface Listener {
   open?(): number;
 }
 
+/**
+ * A payload as sent: its bytes as the SharedArrayBuffers themselves, which every runtime shares (Deno's
+ * worker_threads walks the typed arrays of a message element by element, and a 200 MB one fails).
+ */
+type SharedPayload = Omit<ModelPayload, 'docs' | 'tables' | 'places'> & { docs: SharedArrayBuffer; tables: SharedArrayBuffer; places: SharedArrayBuffer };
+
+/** A payload whose bytes fill SharedArrayBuffers of their own (ContentStore.sharePayloads), as sent. */
+function toShared(payload: ModelPayload | null): SharedPayload | null {
+  if (!payload) return null;
+  const buffer = (bytes: Uint8Array) => {
+    if (!(bytes.buffer instanceof SharedArrayBuffer) || bytes.byteOffset !== 0 || bytes.byteLength !== bytes.buffer.byteLength) {
+      throw new Error('a payload sent to serving threads must be in shared memory of its own (ContentStore.sharePayloads)');
+    }
+    return bytes.buffer;
+  };
+  return { ...payload, docs: buffer(payload.docs), tables: buffer(payload.tables), places: buffer(payload.places) };
+}
+
 /** What the main thread tells a worker. */
 type ToWorker =
-  | { type: 'content'; payload: ModelPayload | null; lastPublish: PublishRecord | null; database: DatabaseState | null }
+  | { type: 'content'; payload: SharedPayload | null; lastPublish: PublishRecord | null; database: DatabaseState | null }
   | { type: 'session'; id: number; answer: SessionAnswer | null; error: string | null }
   | { type: 'stop'; inMs: number };
 
@@ -59,34 +77,37 @@ export class ServingThreads {
   private readonly workers: Worker[];
   private readonly exited: Promise<void>[];
   private readonly timer: ReturnType<typeof setInterval> | null;
+  /** Resolves once every worker listens (or failed to start, which is logged). */
+  readonly listening: Promise<void>;
 
-  private constructor(workers: Worker[], exited: Promise<void>[], timer: ReturnType<typeof setInterval> | null) {
+  private constructor(workers: Worker[], exited: Promise<void>[], timer: ReturnType<typeof setInterval> | null, listening: Promise<void>) {
     this.workers = workers;
     this.exited = exited;
     this.timer = timer;
+    this.listening = listening;
   }
 
   /**
-   * Starts `count` worker threads running `entry` (a runtime's thread file, which calls `serveInThread`) on
-   * `port`; resolves once each listens. Each gets the version served now, and every later one.
+   * Starts `count` worker threads running `entry` (a runtime's thread file, which calls `serveInThread`) for
+   * `port`. Each is sent the version served now (if any) and every later one, and listens once it has built the
+   * model of its first version, so it never answers 503 while the main thread answers 200. `listening` resolves
+   * when every thread listens; a thread that fails to start is logged and the others go on.
    */
-  static async start(count: number, entry: URL, store: ContentStore, config: ServerConfig, port: number): Promise<ServingThreads> {
+  static start(count: number, entry: URL, store: ContentStore, config: ServerConfig, port: number, logger: Logger): ServingThreads {
     const workers: Worker[] = [];
     const exited: Promise<void>[] = [];
     const listening: Promise<void>[] = [];
-    const content = (): ToWorker => ({ type: 'content', payload: store.payload, lastPublish: store.lastPublish, database: store.database });
+    const content = (): ToWorker => ({ type: 'content', payload: toShared(store.payload), lastPublish: store.lastPublish, database: store.database });
     for (let thread = 1; thread <= count; thread++) {
       const start: WorkerStart = { config, port, thread };
       const worker = new Worker(entry, { workerData: start });
       workers.push(worker);
       exited.push(new Promise((resolve) => worker.once('exit', () => resolve())));
-      listening.push(new Promise((resolve, reject) => {
+      listening.push(new Promise<void>((resolve, reject) => {
         worker.once('error', reject);
         worker.on('message', (m: FromWorker) => {
-          if (m.type === 'listening') {
-            worker.postMessage(content());
-            resolve();
-          } else if (m.type === 'failed') reject(new Error(`serving thread ${thread}: ${m.error}`));
+          if (m.type === 'listening') resolve();
+          else if (m.type === 'failed') reject(new Error(m.error));
           else if (m.type === 'stopped') void worker.terminate();
           else if (m.type === 'session') {
             store.lookupSession(m.tokenSha256, m.eventId, new Date(m.nowMs)).then(
@@ -94,7 +115,8 @@ export class ServingThreads {
               (err: Error) => worker.postMessage({ type: 'session', id: m.id, answer: null, error: String(err.message ?? err) } satisfies ToWorker));
           }
         });
-      }));
+      }).catch((err: Error) => logger.log('error', 'a serving thread failed to start', { thread, error: String(err.message ?? err) })));
+      worker.postMessage(content());
     }
     const previous = store.onChange;
     store.onChange = () => {
@@ -106,13 +128,7 @@ export class ServingThreads {
         DATABASE_STATE_MS)
       : null;
     timer?.unref?.();
-    try {
-      await Promise.all(listening);
-    } catch (err) {
-      await Promise.all(workers.map((w) => w.terminate()));
-      throw err;
-    }
-    return new ServingThreads(workers, exited, timer);
+    return new ServingThreads(workers, exited, timer, Promise.all(listening).then(() => undefined));
   }
 
   /** Threads answering besides the main one. */
@@ -166,6 +182,11 @@ class ContentMirror implements ServedContent {
     });
   }
 
+  /** Resolves once every version received so far is built and served. */
+  settled(): Promise<void> {
+    return this.queue;
+  }
+
   /** Takes up what the main thread sent: a new version once its model is built, the record and database state with it. */
   receive(m: ToWorker & { type: 'content' | 'session' }): void {
     if (m.type === 'session') {
@@ -178,7 +199,8 @@ class ContentMirror implements ServedContent {
     this.queue = this.queue.then(async () => {
       const { payload } = m;
       if (payload && !(this.current?.version === payload.version && this.current.checksum === payload.checksum)) {
-        this.current = await loadModel(payload);
+        this.current = await loadModel({ ...payload, docs: new Uint8Array(payload.docs), tables: new Uint8Array(payload.tables),
+          places: new Uint8Array(payload.places) });
       }
       this.lastPublish = m.lastPublish;
       this.database = m.database;
@@ -196,22 +218,32 @@ export async function serveInThread(listen: Listen): Promise<void> {
   const fixed = config.fixedTime;
   const app = createApp({ store: content, basePath: config.basePath, logger, corsOrigins: config.corsOrigins, thread,
     ...(fixed ? { now: () => fixed } : {}) });
-  let listener: Listener;
-  try {
-    listener = await listen(app, { ...config, port: listenPort }, logger, true);
-  } catch (err) {
-    port.postMessage({ type: 'failed', error: String((err as Error).message ?? err) } satisfies FromWorker);
-    return;
-  }
-  logger.log('debug', 'serving thread listening', { thread, port: listener.port });
+  let listener: Listener | null = null;
+  let stopping = false;
+  /** Listens once the first version's model is built (till then the main thread answers alone). */
+  const listenOnceReady = async () => {
+    if (listener || stopping || !content.ready) return;
+    try {
+      listener = await listen(app, { ...config, port: listenPort }, logger, true);
+    } catch (err) {
+      port.postMessage({ type: 'failed', error: String((err as Error).message ?? err) } satisfies FromWorker);
+      return;
+    }
+    logger.log('debug', 'serving thread listening', { thread, port: listener.port, heap_mb: Math.round(process.memoryUsage().heapUsed / 2 ** 20) });
+    port.postMessage({ type: 'listening' } satisfies FromWorker);
+  };
   port.on('message', (m: ToWorker) => {
-    if (m.type !== 'stop') return content.receive(m);
+    if (m.type !== 'stop') {
+      content.receive(m);
+      if (m.type === 'content') void content.settled().then(listenOnceReady);
+      return;
+    }
+    stopping = true;
     app.drain();
-    void listener.stop(performance.now() + m.inMs).then(() => {
+    void (listener ? listener.stop(performance.now() + m.inMs) : Promise.resolve()).then(() => {
       logger.flush();
       // The main thread ends the thread when it hears this.
       port.postMessage({ type: 'stopped' } satisfies FromWorker);
     });
   });
-  port.postMessage({ type: 'listening' } satisfies FromWorker);
 }
