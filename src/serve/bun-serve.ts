@@ -2,10 +2,11 @@
  * Serving on Bun.serve: shared by the Bun entry (src/serve/bun.ts) and the single binary (src/serve/binary.ts),
  * with `--workers N` the serving threads of serving-threads.ts beside the main thread (not in the binary).
  */
-import { bunIdleTimeout, logLimits } from './limits.ts';
-import { ServingThreads, type Listen } from './serving-threads.ts';
-import { shutdownOnSignal, sleep, until } from './shutdown.ts';
-import { logListening, start, type StartOptions } from './start.ts';
+import { bunIdleTimeout } from './limits.ts';
+import { runServer } from './run-server.ts';
+import type { Listen } from './serving-threads.ts';
+import { sleep, until } from './shutdown.ts';
+import { start, type StartOptions } from './start.ts';
 
 declare const Bun: {
   serve(options: { port: number; hostname: string; idleTimeout: number; reusePort: boolean; fetch(req: Request): Promise<Response> }):
@@ -51,24 +52,10 @@ export async function serveOnBun(runtime: string, args: readonly string[], optio
     (started.exitCode === 0 ? console.log : console.error)(started.message);
     process.exit(started.exitCode);
   }
-  const { app, config, store, logger, load, reload, close } = started;
-  const threads = config.workers > 1;
-  if (threads && options.worker === false) {
-    await close();
+  if (started.config.workers > 1 && options.worker === false) {
+    await started.close();
     console.error('error: --workers above 1 needs the npm package or the container: the single binary serves on one thread');
     process.exit(2);
   }
-  // Each version's payload goes into shared memory, which every serving thread's model then views.
-  store.sharePayloads = threads;
-  const listener = await listenBun(app, config, logger, threads);
-  logListening(logger, runtime, config, listener.port);
-  logLimits(logger, config.limits, 'Bun.serve');
-  const workers = threads ? ServingThreads.start(config.workers - 1, new URL('./bun-thread.ts', import.meta.url), store, config, listener.port, logger) : null;
-  void workers?.listening.then(() => logger.log('info', 'serving threads', { workers: config.workers }));
-  const stopServer = async (deadline: number) => { await Promise.all([listener.stop(deadline), workers?.stop(deadline)]); };
-  const stop = shutdownOnSignal({ app, logger, close, stopServer, exit: (code) => process.exit(code) }, config.limits.shutdownTimeoutS);
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void stop(signal));
-  // SIGHUP publishes the bundle again; the current version serves until the new one is ready.
-  process.on('SIGHUP', () => void reload('SIGHUP'));
-  if (!(await load())) process.exit(1);
+  await runServer(started, { runtime, server: 'Bun.serve', listen: listenBun, threadFile: new URL('./bun-thread.ts', import.meta.url) });
 }
