@@ -129,9 +129,10 @@ describe('a fleet of replicas over PostgreSQL', () => {
     map = demo.maps.find((m) => m.enabled)!.id;
     const published = await runToExit('node', ['publish', '--database-url', db.url, DEMO_BUNDLE_PATH]);
     assert.equal(published.code, 0, published.stderr);
+    // Replica b answers on two serving threads (--workers 2): everything below holds for it too.
     for (const name of ['a', 'b']) {
-      replicas.push(await startServer('node', ['--database-url', db.url, '--data-dir', join(dir, name), '--log-level', 'info'], 60_000, {},
-        /"msg":"content followed"|"msg":"listening"/));
+      replicas.push(await startServer('node', ['--database-url', db.url, '--data-dir', join(dir, name), '--log-level', 'info',
+        ...(name === 'b' ? ['--workers', '2'] : [])], 60_000, {}, /"msg":"content followed"|"msg":"listening"/));
     }
     for (const r of replicas) await waitFor('a replica serves version 1', async () => (await versionOf(r)) === 1, 30_000);
   });
@@ -141,7 +142,7 @@ describe('a fleet of replicas over PostgreSQL', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  test('two replicas on one version answer the same bytes, ETag and X-Content-Version, with s-maxage', async () => {
+  test('two replicas on one version, one of them on two threads, answer the same bytes, ETag and X-Content-Version, with s-maxage', async () => {
     for (const path of [`/maps/${map}?info=true&markers=true`, `/events?map_id=${map}&limit=20`, `/places-of-interest/map/${map}`]) {
       const [a, b] = await Promise.all(replicas.map((r) => get(r.base, path)));
       assert.equal(a.status, 200, path);
@@ -153,9 +154,16 @@ describe('a fleet of replicas over PostgreSQL', () => {
     const r = await get(replicas[0].base, `/maps/${map}`);
     assert.equal(r.headers.get('cache-control'), CACHE_CONTROL.content);
     assert.match(r.headers.get('cache-control')!, /s-maxage=\d+/);
-    const ready = JSON.parse((await get(replicas[1].base, '/readyz')).text);
-    assert.equal(ready.status, 'ready');
-    assert.equal(ready.database.reachable, true);
+    // Both threads of replica b are ready and see the database (each request on a connection of its own).
+    const threads = new Set<number>();
+    for (let i = 0; i < 400 && threads.size < 2; i++) {
+      const ready = JSON.parse((await get(replicas[1].base, '/readyz', { connection: 'close' })).text);
+      if (ready.status !== 'ready') { await sleep(10); continue; }
+      assert.equal(ready.database.reachable, true);
+      threads.add(ready.thread);
+      await sleep(5);
+    }
+    assert.deepEqual([...threads].sort(), [0, 1], 'both threads of replica b answered ready');
   });
 
   test('under load, a publish is served by both replicas within 2 s with no failed request', async (t) => {

@@ -80,7 +80,11 @@ export class ServingThreads {
   /** Resolves once every worker listens (or failed to start, which is logged). */
   readonly listening: Promise<void>;
 
-  private constructor(workers: Worker[], exited: Promise<void>[], timer: ReturnType<typeof setInterval> | null, listening: Promise<void>) {
+  private readonly stopping: { value: boolean };
+
+  private constructor(workers: Worker[], exited: Promise<void>[], timer: ReturnType<typeof setInterval> | null, listening: Promise<void>,
+    stopping: { value: boolean }) {
+    this.stopping = stopping;
     this.workers = workers;
     this.exited = exited;
     this.timer = timer;
@@ -97,12 +101,17 @@ export class ServingThreads {
     const workers: Worker[] = [];
     const exited: Promise<void>[] = [];
     const listening: Promise<void>[] = [];
+    const stopping = { value: false };
     const content = (): ToWorker => ({ type: 'content', payload: toShared(store.payload), lastPublish: store.lastPublish, database: store.database });
     for (let thread = 1; thread <= count; thread++) {
       const start: WorkerStart = { config, port, thread };
       const worker = new Worker(entry, { workerData: start });
       workers.push(worker);
-      exited.push(new Promise((resolve) => worker.once('exit', () => resolve())));
+      exited.push(new Promise((resolve) => worker.once('exit', (code: number) => {
+        // The other threads go on; the kernel stops sending connections to a listener that is gone.
+        if (!stopping.value) logger.log('error', 'a serving thread stopped unexpectedly; the other threads go on serving', { thread, code });
+        resolve();
+      })));
       listening.push(new Promise<void>((resolve, reject) => {
         worker.once('error', reject);
         worker.on('message', (m: FromWorker) => {
@@ -128,7 +137,7 @@ export class ServingThreads {
         DATABASE_STATE_MS)
       : null;
     timer?.unref?.();
-    return new ServingThreads(workers, exited, timer, Promise.all(listening).then(() => undefined));
+    return new ServingThreads(workers, exited, timer, Promise.all(listening).then(() => undefined), stopping);
   }
 
   /** Threads answering besides the main one. */
@@ -138,6 +147,7 @@ export class ServingThreads {
 
   /** Has every worker drain and stop its listener by `deadline`; then ends them. */
   async stop(deadline: number): Promise<void> {
+    this.stopping.value = true;
     if (this.timer) clearInterval(this.timer);
     for (const w of this.workers) w.postMessage({ type: 'stop', inMs: Math.max(0, deadline - performance.now()) } satisfies ToWorker);
     const stopped = Promise.all(this.exited);
