@@ -34,7 +34,12 @@ export function shutdownOnSignal(s: Stoppable, shutdownTimeoutS: number): (signa
     stopping = true;
     s.logger.log('info', 'shutting down', { signal, ...(s.openConnections ? { connections: s.openConnections() } : {}) });
     s.app.drain();
-    await s.stopServer(performance.now() + shutdownTimeoutS * 1000);
+    try {
+      await s.stopServer(performance.now() + shutdownTimeoutS * 1000);
+    } catch (err) {
+      // Stopping goes on: the store is closed and the process exits all the same.
+      s.logger.log('error', 'stopping the server failed', { error: String((err as Error).message ?? err) });
+    }
     await s.close();
     s.logger.log('info', 'stopped');
     s.logger.flush();
