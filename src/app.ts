@@ -18,6 +18,7 @@ import {
   type AppRequest, type AppResponse,
 } from './http/respond.ts';
 import { cacheKey, PreparedBody, ResponseCache } from './http/response-cache.ts';
+import { createPages, type PageOptions } from './pages/pages.ts';
 import { routes as allRoutes } from './routes/index.ts';
 
 /** Longest request target (path and query) accepted before answering 414. */
@@ -39,6 +40,8 @@ export interface AppDeps {
   corsOrigins?: '*' | readonly string[];
   /** With `--workers`, which serving thread this app answers on (0: the main thread), shown on /readyz. */
   thread?: number;
+  /** The pages for people (`/`, `/explore`, `/docs`): the kiosk map, a tile source, where their assets come from. */
+  pages?: PageOptions;
 }
 
 /** The handler in both forms, and the routes it serves. */
@@ -78,6 +81,7 @@ export function createApp(deps: AppDeps): App {
   const routes = allRoutes as readonly RouteSpec[];
   // Routes are matched on path alone; the method is decided afterwards, so a known path gets 405, not 404.
   for (const spec of routes) router.all(spec.path, (routed: Routed) => ({ spec, params: routed.params ?? {} }));
+  const pages = createPages(basePath, deps.pages);
 
   // The response cache belongs to one content version: a new model starts an empty one.
   let cachedModel: ReadModel | null = null;
@@ -124,7 +128,11 @@ export function createApp(deps: AppDeps): App {
     const url = targetUrl(req.target);
     const match = (await router.fetch({ method: req.method, url: url.href })) as
       { spec: RouteSpec; params: Record<string, string> } | undefined;
-    if (!match) throw new HttpError(404, `No route matches ${url.pathname}.`);
+    if (!match) {
+      const page = await pageOutcome(req, url, readable);
+      if (page) return page;
+      throw new HttpError(404, `No route matches ${url.pathname}.`);
+    }
     matched.spec = match.spec;
     if (req.method === 'OPTIONS') return { answer: PREFLIGHT };
     if (!readable) {
@@ -158,6 +166,20 @@ export function createApp(deps: AppDeps): App {
     return { prepared };
   }
 
+  /** A page or one of its assets below the base path (src/pages/), or null when the path is neither. */
+  async function pageOutcome(req: AppRequest, url: URL, readable: boolean): Promise<Outcome | null> {
+    const below = url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) || '/' : null;
+    if (below === null || !pages.has(below)) return null;
+    if (req.method === 'OPTIONS') return { answer: PREFLIGHT };
+    if (!readable) throw new HttpError(405, `${req.method} is not allowed; these pages are read-only.`, { headers: { allow: ALLOWED_METHODS } });
+    // A page names the content (its maps, its version); the assets do not depend on it.
+    if (!below.startsWith('/assets/') && !deps.store.ready) {
+      throw new HttpError(503, 'The content is still loading; try again shortly.', { headers: { 'retry-after': '1' } });
+    }
+    const prepared = await pages.answer(below, url.searchParams, () => deps.store.model);
+    return prepared && { prepared };
+  }
+
   /** Vary: Origin with a list of origins (the CORS headers then depend on it), and Connection: close while draining. */
   function lastHeaders(headers: Record<string, string>): Record<string, string> {
     if (corsOrigins !== '*') headers.vary = addVary(headers.vary, 'Origin');
@@ -173,7 +195,8 @@ export function createApp(deps: AppDeps): App {
         body: req.method === 'HEAD' ? null : body };
     }
     const variant = outcome.prepared.variant(negotiateEncoding(req.header('accept-encoding')));
-    const headers = lastHeaders({ ...variant.headers, ...corsHeaders(req), ...SECURITY_HEADERS, 'x-request-id': requestId });
+    // A page brings its own Content-Security-Policy (src/pages/pages.ts); every other answer has the one for JSON.
+    const headers = lastHeaders({ ...SECURITY_HEADERS, ...variant.headers, ...corsHeaders(req), 'x-request-id': requestId });
     // Conditional GET: a matching If-None-Match gets 304 with the validators and no body. A client holding the
     // first, fast-compressed bytes of a variant since compressed again still holds the same content: 304 with its tag.
     const ifNoneMatch = req.header('if-none-match');

@@ -47,12 +47,16 @@ export const PREFLIGHT_HEADERS: Record<string, string> = {
  * - `private`: carries the caller's own data (`is_saved`): only the caller's browser may keep it, and it
  *   must revalidate every time.
  * - `none`: errors, health checks and preflights are not stored.
+ * - `page`: the HTML pages (and an asset asked for without its fingerprint): kept, but revalidated every time.
+ * - `asset`: an asset asked for with its fingerprint (`?v=`): the same URL always names the same bytes.
  */
 export const CACHE_CONTROL = {
   content: 'public, max-age=300, s-maxage=60, stale-while-revalidate=86400',
   live: 'public, max-age=30, s-maxage=30, stale-while-revalidate=30',
   private: 'private, no-cache',
   none: 'no-store',
+  page: 'no-cache',
+  asset: 'public, max-age=31536000, immutable',
 } as const;
 
 /** A kind of cache lifetime. */

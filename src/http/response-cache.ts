@@ -85,14 +85,14 @@ export class PreparedBody {
 
   /**
    * The representation for a negotiated coding (null: identity); small bodies are always sent as they are.
-   * A body is first compressed fast; a `content` answer served compressed a second time is compressed again
+   * A body is first compressed fast; a `content` answer (or a page or asset) served compressed a second time is compressed again
    * with the strongest settings off the request path, and the stronger bytes are served from then on.
    */
   variant(encoding: Encoding | null): Variant {
     if (encoding === null || this.identity.body.byteLength <= MIN_COMPRESS_BYTES) return this.identity;
     const kept = this.encoded.get(encoding);
     if (kept) {
-      if (this.cacheClass === 'content' && !this.upgrading.has(encoding)) {
+      if (this.cacheClass !== 'live' && this.cacheClass !== 'private' && !this.upgrading.has(encoding)) {
         this.upgrading.add(encoding);
         queueUpgrade(() => this.upgrade(encoding, kept));
       }

@@ -6,6 +6,8 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseTimestamp } from '../content/rfc3339.ts';
 import { LOG_LEVELS, type LogLevel } from '../http/log.ts';
+import type { AssetLoader } from '../pages/assets.ts';
+import type { PageOptions } from '../pages/pages.ts';
 
 /** Every setting the server reads. */
 export interface ServerConfig {
@@ -39,6 +41,10 @@ export interface ServerConfig {
    * tables; 1 (the default) serves on the main thread alone.
    */
   workers: number;
+  /** A map id: `/` is then the kiosk on that map (full screen, touch-friendly, back to its start view after a minute). */
+  kiosk?: string;
+  /** A raster tile URL template (`{z}`, `{x}`, `{y}`) the explorer and kiosk draw under the content; default the offline base. */
+  tiles?: string;
 }
 
 /** The most serving threads `--workers` takes. */
@@ -112,10 +118,17 @@ Options (each also read from the environment variable in brackets; a flag wins):
   --workers <n>            threads answering requests, sharing the content's tables [WORKERS]   default: 1
                            auto: one per core. Raise it when one core is busy with requests the response
                            cache cannot answer (distinct searches); see docs/deployment.md
+  --kiosk <map id>         serve / as a kiosk on this map: full screen, touch-friendly, upcoming events,
+                           back to its start view after a minute with no touch [KIOSK]   default: the home page
+  --tiles <url>            raster tiles under the explorer's maps, a template with {z}, {x} and {y}, on this
+                           service's origin (/tiles/{z}/{x}/{y}.png behind the same proxy) or an http(s) URL
+                           [TILES_URL]   default: none, the offline base (coastlines, borders, the map's own areas)
   --help                   print this text
 
 Publishing: send SIGHUP (kill -HUP <pid>) to publish the bundle file again; the current version
 keeps serving until the new one is ready, and a bad bundle changes nothing (see GET /readyz).
+Pages: / (the service, its content version and maps), /explore (a map explorer that needs no internet) and
+/docs (the API reference), under the base path like the API.
 Health: GET /healthz answers 200 while the process runs; GET /readyz answers 200 once a content
 version is served (with the last publish's outcome), 503 before.
 `;
@@ -126,7 +139,7 @@ export const USAGE = usage();
 
 /** Every flag that takes a value. */
 const FLAGS = ['bundle', 'port', 'host', 'base-path', 'data-dir', 'log-level', 'cors-origin', 'fixed-time', 'sessions', 'database-url',
-  'headers-timeout', 'request-timeout', 'keep-alive-timeout', 'max-connections', 'shutdown-timeout', 'workers'];
+  'headers-timeout', 'request-timeout', 'keep-alive-timeout', 'max-connections', 'shutdown-timeout', 'workers', 'kiosk', 'tiles'];
 /** Flags that take no value. */
 const SWITCHES = ['watch'];
 
@@ -183,7 +196,15 @@ export function parseConfig(args: readonly string[], env: Record<string, string 
   if (workersText !== 'auto' && (!/^\d+$/.test(workersText) || workers < 1 || workers > MAX_WORKERS)) {
     throw new ConfigError(`workers must be auto or a whole number from 1 to ${MAX_WORKERS}, not "${workersText}"`);
   }
+  const kiosk = pick('kiosk', 'KIOSK');
+  if (kiosk !== undefined && !/^[A-Za-z0-9_-]{1,128}$/.test(kiosk)) throw new ConfigError(`kiosk must be a map id, not "${kiosk}"`);
+  const tiles = pick('tiles', 'TILES_URL');
+  if (tiles !== undefined && (!/^(https?:\/\/[^/\s]+)?\/\S*$/i.test(tiles) || !['{z}', '{x}', '{y}'].every((p) => tiles.includes(p)))) {
+    throw new ConfigError(`tiles must be a URL template with {z}, {x} and {y}, a path (/tiles/{z}/{x}/{y}.png) or http(s), not "${tiles}"`);
+  }
   return {
+    ...(kiosk !== undefined ? { kiosk } : {}),
+    ...(tiles !== undefined ? { tiles } : {}),
     limits: parseLimits(pick),
     workers,
     ...(databaseUrl !== undefined ? { databaseUrl } : {}),
@@ -199,6 +220,11 @@ export function parseConfig(args: readonly string[], env: Record<string, string 
     ...(pick('sessions', 'SESSIONS_PATH') ? { sessionsPath: pick('sessions', 'SESSIONS_PATH') } : {}),
     watch: parseSwitch(pick('watch', 'WATCH'), 'watch'),
   };
+}
+
+/** What the app's pages are configured with: the kiosk map and tile source of the settings, and where the assets come from. */
+export function pageOptions(config: ServerConfig, assets?: AssetLoader): PageOptions {
+  return { ...(config.kiosk ? { kiosk: config.kiosk } : {}), ...(config.tiles ? { tiles: config.tiles } : {}), ...(assets ? { assets } : {}) };
 }
 
 /** The connection limits, each checked: a positive number of seconds, or a positive count (or `auto`). */

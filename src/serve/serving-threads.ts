@@ -20,7 +20,7 @@ import type { ReadModel } from '../content/model/read-model.ts';
 import type { DatabaseState } from '../content/replica.ts';
 import type { SessionAnswer } from '../content/sessions.ts';
 import { createLogger, type Logger } from '../http/log.ts';
-import type { ServerConfig } from './config.ts';
+import { pageOptions, type ServerConfig } from './config.ts';
 
 /** A runtime's way to serve an app: listens (sharing the port when `reusePort`), and stops letting requests finish. */
 export type Listen = (app: App, config: ServerConfig, logger: Logger, reusePort: boolean) => Promise<Listener>;
@@ -227,7 +227,7 @@ export async function serveInThread(listen: Listen): Promise<void> {
   const content = new ContentMirror(port);
   const fixed = config.fixedTime;
   const app = createApp({ store: content, basePath: config.basePath, logger, corsOrigins: config.corsOrigins, thread,
-    ...(fixed ? { now: () => fixed } : {}) });
+    ...(fixed ? { now: () => fixed } : {}), pages: pageOptions(config) });
   let listener: Listener | null = null;
   let stopping = false;
   /** Listens once the first version's model is built (till then the main thread answers alone). */

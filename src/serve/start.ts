@@ -17,7 +17,8 @@ import type { Staged } from '../content/publisher.ts';
 import { parseSessions } from '../content/sessions.ts';
 import type { PgliteAssets } from '../db/pglite.ts';
 import { createLogger, type Logger } from '../http/log.ts';
-import { ConfigError, DEMO_SESSIONS_PATH, parseConfig, usage, type ServerConfig } from './config.ts';
+import type { AssetLoader } from '../pages/assets.ts';
+import { ConfigError, DEMO_SESSIONS_PATH, pageOptions, parseConfig, usage, type ServerConfig } from './config.ts';
 import { runPublish } from './publish.ts';
 
 /** What a packaged program (the compiled binary) brings along instead of files on disk. */
@@ -34,6 +35,8 @@ export interface StartOptions {
   worker?: boolean;
   /** How the program is started, for --help (default `npm start --`). */
   command?: string;
+  /** The pages' assets (Leaflet, the coastlines, Redoc, the pages' scripts); default read from the checkout. */
+  pageAssets?: AssetLoader;
 }
 
 /** A staged app with its config, or the exit code and message to stop with. */
@@ -104,7 +107,7 @@ export async function start(args: readonly string[], env: Record<string, string 
 
   const fixed = config.fixedTime;
   const app = createApp({ store, basePath: config.basePath, logger, corsOrigins: config.corsOrigins, ...(fixed ? { now: () => fixed } : {}),
-    ...(config.workers > 1 ? { thread: 0 } : {}) });
+    ...(config.workers > 1 ? { thread: 0 } : {}), pages: pageOptions(config, options.pageAssets) });
   let watcher: FSWatcher[] = [];
 
   async function load(): Promise<boolean> {
@@ -177,7 +180,7 @@ async function startReplica(config: ServerConfig, databaseUrl: string, logger: L
   store.database = follower.state;
   const fixed = config.fixedTime;
   const app = createApp({ store, basePath: config.basePath, logger, corsOrigins: config.corsOrigins, ...(fixed ? { now: () => fixed } : {}),
-    ...(config.workers > 1 ? { thread: 0 } : {}) });
+    ...(config.workers > 1 ? { thread: 0 } : {}), pages: pageOptions(config, options.pageAssets) });
   return {
     app, config, store, logger,
     // Never fails: an unreachable database is tried again until it answers.

@@ -131,7 +131,8 @@ describe('methods', () => {
   });
 
   test('an unknown path gets 404 problem+json, and a path starting with // is a path, never a host', async () => {
-    for (const path of ['/', '/nope', '/maps', `/maps/${M}/nope`, '/markers', `/events/${F.savedEvent}/extra`, '/api/v1/openapi.json',
+    // `/` is the home page (tests/http/pages.test.ts).
+    for (const path of ['/nope', '/explore/nope', '/assets/nope.js', '/maps', `/maps/${M}/nope`, '/markers', `/events/${F.savedEvent}/extra`, '/api/v1/openapi.json',
       '//', `//evil.example/markers/${A}`, `//markers/${A}`]) {
       const res = await get(path);
       assert.equal(res.status, 404, path);

@@ -1,0 +1,320 @@
+// The map explorer and the kiosk (src/pages/pages.ts renders their HTML). Plain JavaScript served as it is: it
+// reads its settings from the page's JSON block, draws with Leaflet (the global L) over an offline base drawn
+// from world-atlas (topojson-client, the global topojson), and asks the public API for everything else, under
+// the same base path as the page. Text from the API is only ever set as text, never as HTML.
+
+const config = JSON.parse(document.getElementById('explorer-config').textContent);
+const kiosk = config.kiosk;
+const $ = (id) => document.getElementById(id);
+
+/** Builds an element; children are nodes or strings (set as text). */
+function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (key === 'onclick') node.addEventListener('click', value);
+    else if (key === 'className') node.className = value;
+    else if (key === 'dataset') Object.assign(node.dataset, value);
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) if (child !== null && child !== undefined) node.append(child);
+  return node;
+}
+
+/** GET of the API under the base path; parameters left empty are not sent. */
+async function api(path, params = {}) {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== null && value !== '') query.set(key, String(value));
+  const text = query.toString();
+  const res = await fetch(`${config.base}${path}${text ? `?${text}` : ''}`, { headers: { accept: 'application/json' } });
+  const body = await res.json();
+  if (!res.ok) throw new Error(body.detail || body.title || `HTTP ${res.status}`);
+  return body;
+}
+
+function setStatus(text, ...extra) {
+  $('status').replaceChildren(text, ...extra);
+}
+
+const state = {
+  mapId: null, versionId: null, record: null, pois: [], categories: [], selected: null, near: null, startView: null,
+  /** POI id -> its Leaflet layer. */
+  layers: new Map(),
+};
+
+const map = L.map('map', { zoomSnap: 0.5, tap: true, worldCopyJump: false, attributionControl: true });
+map.attributionControl.setPrefix(false);
+const baseLayer = L.layerGroup().addTo(map);
+const areaLayer = L.layerGroup().addTo(map);
+const markerLayer = L.layerGroup().addTo(map);
+const highlightLayer = L.layerGroup().addTo(map);
+let nearCircle = null;
+// A handle for tests and the console.
+window.explorer = { map, state };
+
+/** The offline base: land and borders from world-atlas, or the operator's own tiles. */
+async function drawBase() {
+  if (config.tiles) {
+    L.tileLayer(config.tiles, { maxZoom: 20 }).addTo(map);
+    return;
+  }
+  const topo = await (await fetch(config.world)).json();
+  const land = topojson.feature(topo, topo.objects.land);
+  const borders = topojson.mesh(topo, topo.objects.countries, (a, b) => a !== b);
+  L.geoJSON(land, { interactive: false, style: { color: '#8fa596', weight: 1, fillColor: '#f3f1e7', fillOpacity: 1 } }).addTo(baseLayer);
+  L.geoJSON(borders, { interactive: false, style: { color: '#a58fb5', weight: 1, dashArray: '4 3', fill: false } }).addTo(baseLayer);
+  map.attributionControl.addAttribution('Coastlines and borders: Natural Earth');
+}
+
+/** A date and time in the map's time zone. */
+function when(iso) {
+  const zone = state.record?.time_zone;
+  return new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', ...(zone ? { timeZone: zone } : {}) }).format(new Date(iso));
+}
+
+/** Every category id at or below `id`: a category stands for its descendants, as in the API. */
+function subtree(id) {
+  const ids = new Set([id]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const c of state.categories) if (c.parent_id && ids.has(c.parent_id) && !ids.has(c.id)) { ids.add(c.id); grew = true; }
+  }
+  return ids;
+}
+
+function fillPickers() {
+  if (kiosk) return;
+  const mapSelect = $('map-select');
+  mapSelect.replaceChildren(...config.maps.map((m) => el('option', { value: m.id }, `${m.name} (${m.publisher})`)));
+  mapSelect.value = state.mapId;
+  const entry = config.maps.find((m) => m.id === state.mapId);
+  $('version-select').replaceChildren(...entry.versions.map((v) => el('option', { value: v.id }, v.id === entry.current_version_id ? `${v.name} (current)` : v.name)));
+  $('version-select').value = state.versionId;
+}
+
+/** Loads a map version through /maps/:id and draws it. */
+async function loadMap(mapId, versionId) {
+  const entry = config.maps.find((m) => m.id === mapId) ?? config.maps[0];
+  if (!entry) { setStatus('No enabled map is published.'); return; }
+  state.mapId = entry.id;
+  state.versionId = versionId && entry.versions.some((v) => v.id === versionId) ? versionId : entry.current_version_id;
+  fillPickers();
+  if (!kiosk) history.replaceState(null, '', `?map=${state.mapId}${state.versionId === entry.current_version_id ? '' : `&version=${state.versionId}`}`);
+  setStatus('Loading…');
+  const record = await api(`/maps/${state.mapId}`, { version_id: state.versionId, info: true, map_data: true, all_categories: true, tag_counts: true,
+    markers: true, paths: true, polygons: true });
+  state.record = record;
+  state.categories = record.all_categories;
+  state.pois = [...record.polygons, ...record.paths, ...record.markers];
+  state.selected = null;
+  state.startView = startView(record);
+  map.setView(state.startView.center, state.startView.zoom, { animate: false });
+  if (record.map_data?.min_zoom !== undefined) map.setMinZoom(Math.min(record.map_data.min_zoom, 3));
+  drawPois();
+  drawCategories(record.tag_counts);
+  closeDetail();
+  await listEvents();
+  reportOutside();
+}
+
+/** The map's start view: its centre and zoom (map_data), or the box around its places. */
+function startView(record) {
+  const data = record.map_data;
+  if (data?.center) return { center: [data.center.lat, data.center.lng], zoom: data.zoom ?? 13 };
+  const points = record.markers.map((m) => [m.lat, m.lng]);
+  const bounds = points.length ? L.latLngBounds(points) : L.latLngBounds([[-60, -170], [75, 170]]);
+  return { center: bounds.getCenter(), zoom: Math.min(map.getBoundsZoom(bounds), 15) };
+}
+
+function poiStyle(poi, active) {
+  const color = state.record?.branding?.primary_color ?? '#1f5fa8';
+  if (poi.type === 'polygon') return { color, weight: 1.5, fillOpacity: active ? 0.25 : 0.08, opacity: active ? 0.9 : 0.35, className: 'poi-area' };
+  if (poi.type === 'path') return { color, weight: active ? 4 : 2, opacity: active ? 0.9 : 0.35, className: 'poi-path' };
+  return { radius: kiosk ? 10 : 7, color: '#fff', weight: 2, fillColor: color, fillOpacity: 0.95, className: 'poi-marker' };
+}
+
+/** Draws the version's polygons and paths (part of the base: always shown) and its markers (filtered). */
+function drawPois() {
+  areaLayer.clearLayers();
+  markerLayer.clearLayers();
+  highlightLayer.clearLayers();
+  state.layers.clear();
+  const chosen = state.selected ? subtree(state.selected) : null;
+  let shown = 0;
+  for (const poi of state.pois) {
+    const active = !chosen || poi.category_ids.some((id) => chosen.has(id));
+    let layer;
+    if (poi.type === 'marker') {
+      if (!active) continue;
+      layer = L.circleMarker([poi.lat, poi.lng], { ...poiStyle(poi, true), bubblingMouseEvents: false }).addTo(markerLayer);
+      shown++;
+    } else {
+      layer = L.geoJSON(poi.geometry, { style: poiStyle(poi, active && Boolean(chosen)), bubblingMouseEvents: false }).addTo(areaLayer);
+      if (active && chosen) shown++;
+    }
+    layer.bindTooltip(poi.name);
+    layer.on('click', () => openPoi(poi));
+    state.layers.set(poi.id, layer);
+  }
+  document.body.dataset.markers = String(markerLayer.getLayers().length);
+  const label = state.selected ? state.categories.find((c) => c.id === state.selected)?.name : null;
+  setStatus(label ? `${shown} places in ${label}` : `${state.pois.length} places`);
+}
+
+function drawCategories(counts) {
+  const count = new Map(counts.map((c) => [c.id, c.count]));
+  const chips = state.categories.filter((c) => count.get(c.id) > 0).map((c) => el('button', {
+    type: 'button', className: `chip ${c.kind}`, 'aria-pressed': 'false', dataset: { id: c.id, kind: c.kind },
+    onclick: () => selectCategory(state.selected === c.id ? null : c.id),
+  }, c.name, el('span', { className: 'count' }, String(count.get(c.id)))));
+  $('categories').replaceChildren(...chips);
+}
+
+function selectCategory(id) {
+  state.selected = id;
+  for (const chip of $('categories').children) chip.setAttribute('aria-pressed', String(chip.dataset.id === id));
+  drawPois();
+}
+
+/** Lists events of the map: the date window and the point clicked, if any (the kiosk: what comes next). */
+async function listEvents() {
+  const params = { map_id: state.mapId, limit: kiosk ? 12 : 25 };
+  if (!kiosk) {
+    params.from = $('event-from').value;
+    params.to = $('event-to').value;
+    if (state.near) Object.assign(params, { near: `${state.near.lat.toFixed(5)},${state.near.lng.toFixed(5)}`, radius_m: $('event-radius').value });
+  }
+  const list = $('event-list');
+  try {
+    const page = await api('/events', params);
+    const items = page.events.map((e) => el('li', {}, el('button', { type: 'button', className: 'event', dataset: { id: e.id }, onclick: () => openEvent(e.id) },
+      el('strong', {}, e.title), el('span', { className: 'muted' }, `${when(e.starts_at)} · ${e.event_type}`))));
+    list.replaceChildren(...items);
+    const where = state.near ? ` within ${$('event-radius').selectedOptions[0].text} of the point` : '';
+    $('events-title').textContent = kiosk ? 'Coming up' : `Events: ${page.total}${where}`;
+    list.dataset.total = String(page.total);
+    if (page.events.length === 0) list.append(el('li', { className: 'muted' }, 'No events in this window.'));
+  } catch (err) {
+    list.replaceChildren(el('li', { className: 'error' }, err.message));
+  }
+}
+
+function openDetail(...children) {
+  $('detail-body').replaceChildren(...children);
+  $('detail').hidden = false;
+}
+
+function closeDetail() {
+  $('detail').hidden = true;
+  $('detail-body').replaceChildren();
+  highlightLayer.clearLayers();
+}
+
+/** A definition list of the fields that are set. */
+function facts(pairs) {
+  return el('dl', {}, ...pairs.filter(([, value]) => value !== null && value !== undefined && value !== '').flatMap(([key, value]) => [el('dt', {}, key), el('dd', {}, String(value))]));
+}
+
+async function openPoi(poi) {
+  const names = poi.category_ids.map((id) => state.categories.find((c) => c.id === id)?.name).filter(Boolean);
+  const upcoming = el('ol', { className: 'event-list' }, el('li', { className: 'muted' }, 'Loading events…'));
+  openDetail(el('p', { className: 'kind' }, poi.type), el('h2', {}, poi.name), poi.description ? el('p', {}, poi.description) : null,
+    facts([['Categories and tags', names.join(', ')], ['Address', poi.address], ['Opening hours', poi.opening_hours], ['Phone', poi.phone],
+      ['Website', poi.website], ['Difficulty', poi.difficulty], ['Duration', poi.duration_min ? `${poi.duration_min} min` : null],
+      ['Where', poi.type === 'marker' ? `${poi.lat}, ${poi.lng}` : null]]),
+    el('h3', {}, 'Upcoming events here'), upcoming);
+  highlight([poi]);
+  try {
+    const answer = await api('/events/upcoming-by-poi', { poi_ids: poi.id, limit_per_poi: 5 });
+    const events = answer[poi.id]?.events ?? [];
+    upcoming.replaceChildren(...(events.length ? events.map((e) => el('li', {}, el('button', { type: 'button', className: 'event', onclick: () => openEvent(e.id) },
+      el('strong', {}, e.title), el('span', { className: 'muted' }, when(e.starts_at))))) : [el('li', { className: 'muted' }, 'None scheduled.')]));
+  } catch (err) {
+    upcoming.replaceChildren(el('li', { className: 'error' }, err.message));
+  }
+}
+
+async function openEvent(id) {
+  const event = await api(`/events/${id}`);
+  const anchors = event.pois.map((poi) => el('li', {}, el('button', { type: 'button', className: 'poi', onclick: () => openPoi(poi) }, poi.name, el('span', { className: 'muted' }, ` · ${poi.type}`))));
+  openDetail(el('p', { className: 'kind' }, `event · ${event.event_type}`), el('h2', { id: 'event-title' }, event.title),
+    event.description ? el('p', {}, event.description) : null,
+    facts([['Starts', when(event.starts_at)], ['Ends', event.ends_at ? when(event.ends_at) : null], ['Tags', event.tags.join(', ')],
+      ['Price', event.price], ['More', event.url]]),
+    el('h3', {}, `Where (${event.pois.length})`), el('ol', { className: 'poi-list', id: 'event-pois' }, ...anchors));
+  highlight(event.pois);
+}
+
+/** Outlines some POIs over the others and brings them into view. */
+function highlight(pois) {
+  highlightLayer.clearLayers();
+  const bounds = L.latLngBounds([]);
+  for (const poi of pois) {
+    const layer = poi.geometry
+      ? L.geoJSON(poi.geometry, { style: { color: '#f2a900', weight: 4, fillOpacity: 0.2, className: 'poi-highlight' }, interactive: false })
+      : L.circleMarker([poi.lat, poi.lng], { radius: 14, color: '#f2a900', weight: 4, fill: false, className: 'poi-highlight', interactive: false });
+    layer.addTo(highlightLayer);
+    bounds.extend(layer.getBounds ? layer.getBounds() : layer.getLatLng());
+  }
+  if (bounds.isValid() && !map.getBounds().contains(bounds)) map.fitBounds(bounds.pad(0.3), { maxZoom: map.getZoom() });
+}
+
+/** Names the places that lie outside the map's own bounds (a swapped [lng, lat] lands far away), with a way to see them. */
+function reportOutside() {
+  const box = state.record.map_data?.bounds;
+  if (!box) return;
+  const [west, south, east, north] = box;
+  const outside = state.record.markers.filter((m) => m.lng < west || m.lng > east || m.lat < south || m.lat > north);
+  if (outside.length === 0) return;
+  const show = el('button', { type: 'button', onclick: () => map.fitBounds(L.latLngBounds([...outside.map((m) => [m.lat, m.lng]), state.startView.center]).pad(0.1)) }, 'Show them');
+  setStatus(`${outside.length} of ${state.record.markers.length} markers lie outside the map's bounds: ${outside.slice(0, 5).map((m) => m.name).join(', ')}. `, show);
+}
+
+map.on('click', (e) => {
+  if (kiosk) return;
+  state.near = e.latlng;
+  nearCircle?.remove();
+  nearCircle = L.circle(e.latlng, { radius: Number($('event-radius').value), color: '#333', weight: 1, dashArray: '3 3', fillOpacity: 0.05, interactive: false, className: 'near-circle' }).addTo(map);
+  void listEvents();
+});
+
+$('detail-close').addEventListener('click', closeDetail);
+
+if (!kiosk) {
+  $('map-select').addEventListener('change', (e) => void loadMap(e.target.value));
+  $('version-select').addEventListener('change', (e) => void loadMap(state.mapId, e.target.value));
+  $('event-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    nearCircle?.setRadius(Number($('event-radius').value));
+    void listEvents();
+  });
+} else {
+  // The kiosk goes back to its start view after a minute with no touch.
+  let idle = null;
+  let resets = 0;
+  const reset = () => {
+    closeDetail();
+    selectCategory(null);
+    map.setView(state.startView.center, state.startView.zoom, { animate: false });
+    $('event-list').scrollTop = 0;
+    document.body.dataset.resets = String(++resets);
+    void listEvents();
+  };
+  const touched = () => {
+    clearTimeout(idle);
+    idle = setTimeout(reset, config.idle_ms);
+  };
+  for (const type of ['pointerdown', 'keydown', 'wheel', 'touchstart']) document.addEventListener(type, touched, { passive: true, capture: true });
+  touched();
+}
+
+const began = performance.now();
+const params = new URLSearchParams(location.search);
+try {
+  await Promise.all([drawBase(), loadMap(params.get('map') ?? config.maps[0]?.id, params.get('version'))]);
+  document.body.dataset.ready = 'true';
+  document.body.dataset.readyMs = String(Math.round(performance.now()));
+  document.body.dataset.loadMs = String(Math.round(performance.now() - began));
+} catch (err) {
+  setStatus(`Could not load: ${err.message}`);
+  document.body.dataset.ready = 'error';
+}

@@ -1,0 +1,252 @@
+/**
+ * The pages for people, beside the API: `/` (what this service serves), `/explore` (a map explorer that needs no
+ * internet), `/docs` (the API reference, rendered from /openapi.json) and the files they load, `/assets/<name>`.
+ * With a kiosk map set, `/` is the explorer in kiosk mode on that map. All of them live under the base path,
+ * like the API, and their scripts call the API under it.
+ *
+ * Pages are not API endpoints: they are not in /openapi.json. The HTML is rendered from the content version
+ * (the maps and their published versions, which no API endpoint lists), kept until the content changes, and sent
+ * with `Cache-Control: no-cache`; an asset asked for with its `?v=` fingerprint is immutable. Every page answer
+ * carries a Content-Security-Policy that lets it load only from the service's own origin (and the operator's
+ * tile server, when one is set).
+ */
+import type { ReadModel } from '../content/model/read-model.ts';
+import { hash53 } from '../http/hash.ts';
+import { PreparedBody } from '../http/response-cache.ts';
+import { PAGE_ASSETS, patchAssets, readAssetFiles, type AssetLoader, type AssetName, type AssetTexts } from './assets.ts';
+
+/** What the pages are configured with. */
+export interface PageOptions {
+  /** A map id: `/` is then the kiosk on that map. */
+  kiosk?: string;
+  /** A raster tile URL template (`{z}/{x}/{y}`) the explorer draws under the content; default none (the offline base). */
+  tiles?: string;
+  /** Where the assets come from; default the checkout's files. */
+  assets?: AssetLoader;
+}
+
+/** The page paths, below the base path. */
+export const PAGE_PATHS = ['/', '/explore', '/docs'] as const;
+
+/** The service's name on its pages. */
+const TITLE = 'Destination map content service';
+
+/** A kiosk goes back to its start view after this long with no touch. */
+export const KIOSK_IDLE_MS = 60_000;
+
+/** HTML text and attribute values, escaped. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** JSON for a `<script type="application/json">` block: no `<` can close the element early. */
+function jsonBlock(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c');
+}
+
+/** The origin of an absolute http(s) tile template, or null for one on the service's own origin. */
+export function tilesOrigin(tiles: string | undefined): string | null {
+  if (!tiles || !/^https?:\/\//i.test(tiles)) return null;
+  return new URL(tiles.replace(/[{}]/g, '')).origin;
+}
+
+/**
+ * The Content-Security-Policy of a page: everything from the service's own origin only, no inline script, no
+ * plugins, no framing. The docs page allows inline styles (Redoc writes its style sheet at run time); the
+ * operator's tile server, when set, is allowed for images.
+ */
+export function pageCsp(options: { inlineStyles?: boolean; tiles?: string } = {}): string {
+  const tiles = tilesOrigin(options.tiles);
+  return [
+    "default-src 'self'", "script-src 'self'", `style-src 'self'${options.inlineStyles ? " 'unsafe-inline'" : ''}`,
+    `img-src 'self' data:${tiles ? ` ${tiles}` : ''}`, "connect-src 'self'", "font-src 'self'", "object-src 'none'",
+    "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** The pages of one app. */
+export interface Pages {
+  /** True when `path` (below the base path) is a page or an asset's path. */
+  has(path: string): boolean;
+  /** The answer for a page or asset path, or null when it is neither (a 404 for the caller); only pages read the model. */
+  answer(path: string, query: URLSearchParams, model: () => ReadModel): Promise<PreparedBody | null>;
+}
+
+/** Builds the pages served under `basePath`. */
+export function createPages(basePath: string, options: PageOptions = {}): Pages {
+  const load = options.assets ?? readAssetFiles;
+  let assets: Promise<{ texts: AssetTexts; versions: Record<string, string> }> | null = null;
+  const assetAnswers = new Map<string, PreparedBody>();
+  let pagesModel: ReadModel | null = null;
+  const pageAnswers = new Map<string, PreparedBody>();
+
+  function loadAssets() {
+    assets ??= load().then(patchAssets).then((texts) => ({
+      texts,
+      versions: Object.fromEntries(Object.entries(texts).map(([name, text]) => [name, hash53(text).toString(36)])),
+    }));
+    return assets;
+  }
+
+  /** The URL of an asset with its fingerprint. */
+  const assetUrl = (name: AssetName, versions: Record<string, string>) => `${basePath}/assets/${name}?v=${versions[name]}`;
+
+  async function asset(name: string, query: URLSearchParams): Promise<PreparedBody | null> {
+    if (!Object.hasOwn(PAGE_ASSETS, name)) return null;
+    const { texts, versions } = await loadAssets();
+    const immutable = query.get('v') === versions[name];
+    const key = `${name}:${immutable}`;
+    let answer = assetAnswers.get(key);
+    if (!answer) {
+      const { type } = PAGE_ASSETS[name as AssetName];
+      answer = new PreparedBody(texts[name as AssetName], type, versions[name], immutable ? 'asset' : 'page', {});
+      assetAnswers.set(key, answer);
+    }
+    return answer;
+  }
+
+  async function page(path: string, model: ReadModel): Promise<PreparedBody> {
+    if (model !== pagesModel) {
+      pagesModel = model;
+      pageAnswers.clear();
+    }
+    let answer = pageAnswers.get(path);
+    if (!answer) {
+      const { versions } = await loadAssets();
+      const url = (name: AssetName) => assetUrl(name, versions);
+      const kioskMap = options.kiosk ? model.maps.get(options.kiosk) : undefined;
+      const html = path === '/docs' ? docsPage(url)
+        : path === '/explore' ? explorePage(model, url, false)
+        : kioskMap ? explorePage(model, url, true)
+        : landingPage(model, url, options.kiosk);
+      const csp = pageCsp({ inlineStyles: path === '/docs', tiles: options.tiles });
+      answer = new PreparedBody(html, 'text/html; charset=utf-8', model.checksum, 'page', { 'content-security-policy': csp });
+      pageAnswers.set(path, answer);
+    }
+    return answer;
+  }
+
+  /** The enabled maps, by name, with their publisher and published versions (oldest first). */
+  function catalogue(model: ReadModel) {
+    return [...model.maps.values()].sort((a, b) => a.doc.name.localeCompare(b.doc.name, 'en')).map((m) => ({
+      id: m.id,
+      name: m.doc.name,
+      description: m.doc.description ?? null,
+      publisher: String(model.publishers.get(m.publisherId)?.name ?? ''),
+      current_version_id: m.currentVersionId,
+      versions: [...m.versionDocs.values()].sort((a, b) => (a.published_at ?? '').localeCompare(b.published_at ?? ''))
+        .map((v) => ({ id: v.id, name: v.name })),
+    }));
+  }
+
+  function head(title: string, styles: string[], scripts: string[]): string {
+    return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<title>${escapeHtml(title)}</title>
+${styles.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`).join('\n')}
+${scripts.join('\n')}
+</head>`;
+  }
+
+  function nav(current: string): string {
+    const link = (href: string, label: string) =>
+      `<a href="${escapeHtml(`${basePath}${href}`)}"${href === current ? ' aria-current="page"' : ''}>${label}</a>`;
+    return `<nav class="links">${link('/', 'Home')}${link('/explore', 'Explorer')}${link('/docs', 'API reference')}` +
+      `<a href="${escapeHtml(`${basePath}/openapi.json`)}">openapi.json</a></nav>`;
+  }
+
+  function landingPage(model: ReadModel, url: (name: AssetName) => string, kiosk: string | undefined): string {
+    const maps = catalogue(model);
+    const items = maps.map((m) => `<li class="map-card">
+<h3><a href="${escapeHtml(`${basePath}/explore?map=${m.id}`)}">${escapeHtml(m.name)}</a></h3>
+<p class="muted">${escapeHtml(m.publisher)}</p>
+${m.description ? `<p>${escapeHtml(m.description)}</p>` : ''}
+<p class="muted">Versions: ${m.versions.map((v) => escapeHtml(v.name) + (v.id === m.current_version_id ? ' (current)' : '')).join(', ')}</p>
+</li>`).join('\n');
+    const published = model.publishedAt ? `, published ${escapeHtml(model.publishedAt)}` : '';
+    return `${head(TITLE, [url('site.css')], [])}
+<body class="landing">
+<header class="bar"><strong>${TITLE}</strong>${nav('/')}</header>
+<main class="prose">
+${kiosk ? `<p class="notice" role="alert">The kiosk map ${escapeHtml(kiosk)} is not an enabled map of this content; this is the home page instead.</p>` : ''}
+<h1>${TITLE}</h1>
+<p>A read-only HTTP JSON API for published destination maps: points of interest, categories and tags, events, lists.</p>
+<p id="content-version">Content version <strong>${model.version}</strong> (<code>${escapeHtml(model.checksum.slice(0, 12))}</code>${published}).</p>
+<h2>Maps</h2>
+<ul class="maps">
+${items}
+</ul>
+<h2>Look closer</h2>
+<ul>
+<li><a href="${escapeHtml(`${basePath}/explore`)}">Explorer</a>: the maps, their places and events, drawn with no internet.</li>
+<li><a href="${escapeHtml(`${basePath}/docs`)}">API reference</a>: every endpoint, its parameters and answers.</li>
+<li><a href="${escapeHtml(`${basePath}/openapi.json`)}">openapi.json</a>: the OpenAPI 3.1 document.</li>
+</ul>
+</main>
+</body>
+</html>
+`;
+  }
+
+  function explorePage(model: ReadModel, url: (name: AssetName) => string, kiosk: boolean): string {
+    const maps = catalogue(model).filter((m) => !kiosk || m.id === options.kiosk);
+    const config = { base: basePath, maps, world: url('countries-50m.json'), tiles: options.tiles ?? null, kiosk, idle_ms: KIOSK_IDLE_MS };
+    const scripts = [
+      `<script type="application/json" id="explorer-config">${jsonBlock(config)}</script>`,
+      `<script defer src="${escapeHtml(url('leaflet.js'))}"></script>`,
+      `<script defer src="${escapeHtml(url('topojson-client.js'))}"></script>`,
+      `<script type="module" src="${escapeHtml(url('explore.js'))}"></script>`,
+    ];
+    const title = kiosk ? maps[0].name : `Explorer · ${TITLE}`;
+    const pickers = kiosk ? `<strong class="kiosk-title">${escapeHtml(maps[0].name)}</strong>` : `<strong>Explorer</strong>
+<label>Map <select id="map-select"></select></label>
+<label>Version <select id="version-select"></select></label>${nav('/explore')}`;
+    const eventForm = kiosk ? '' : `<form id="event-form" class="event-form">
+<label>From <input type="date" id="event-from"></label>
+<label>To <input type="date" id="event-to"></label>
+<label>Within <select id="event-radius"><option value="500">500 m</option><option value="1000">1 km</option><option value="2000" selected>2 km</option><option value="5000">5 km</option></select></label>
+<button type="submit">List events</button>
+</form>
+<p class="muted" id="event-hint">Click the map to list events near that point.</p>`;
+    return `${head(title, [url('leaflet.css'), url('site.css')], scripts)}
+<body class="${kiosk ? 'kiosk' : 'explore'}">
+<header class="bar">${pickers}</header>
+<main class="explorer">
+<aside class="side" id="side">
+<section><h2>Categories and tags</h2><div id="categories" class="chips" role="group" aria-label="Categories and tags"></div></section>
+<section><h2 id="events-title">${kiosk ? 'Coming up' : 'Events'}</h2>${eventForm}
+<ol id="event-list" class="event-list" aria-live="polite"></ol></section>
+</aside>
+<div id="map" class="map"></div>
+<article id="detail" class="detail" hidden aria-live="polite"><button type="button" id="detail-close" class="close" aria-label="Close">×</button><div id="detail-body"></div></article>
+</main>
+<p id="status" class="status" role="status"></p>
+</body>
+</html>
+`;
+  }
+
+  function docsPage(url: (name: AssetName) => string): string {
+    const scripts = [`<script defer src="${escapeHtml(url('redoc.js'))}"></script>`, `<script defer src="${escapeHtml(url('docs.js'))}"></script>`];
+    return `${head(`API reference · ${TITLE}`, [url('site.css')], scripts)}
+<body class="docs">
+<header class="bar"><strong>API reference</strong>${nav('/docs')}</header>
+<div id="redoc" data-spec="${escapeHtml(`${basePath}/openapi.json`)}"><p class="prose">Loading the API reference…</p></div>
+</body>
+</html>
+`;
+  }
+
+  return {
+    has: (path) => (PAGE_PATHS as readonly string[]).includes(path) || path.startsWith('/assets/'),
+    async answer(path, query, model) {
+      if (path.startsWith('/assets/')) return asset(path.slice('/assets/'.length), query);
+      if (!(PAGE_PATHS as readonly string[]).includes(path)) return null;
+      return page(path, model());
+    },
+  };
+}
