@@ -13,12 +13,16 @@
  * tests/helpers/postgres.ts). DATABASE_URL itself is not passed on, so no service a test starts switches
  * to PostgreSQL unless the test asks.
  *
+ * Tests that drive a browser (tests/browser.test.ts) get Debian's Chromium, installed with apt-get first when it
+ * is missing (tests/helpers/browser.ts).
+ *
  * Node 20's --test does not expand globs, so the files are found here.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ensureChromium } from '../tests/helpers/browser.ts';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../tests/helpers/postgres.ts';
 
 /** Where the HTTP-level suite lives. */
@@ -51,6 +55,8 @@ function run(name: string, files: string[], env: Record<string, string>, coverag
 }
 
 const only = process.argv.slice(2);
+// The browser tests (those using tests/helpers/browser.ts) need Debian's Chromium: installed here when it is missing.
+if ((only.length > 0 ? only : findTests('tests')).some((file) => readFileSync(file, 'utf8').includes('helpers/browser.ts'))) ensureChromium();
 // Bundle files and data snapshots of the services the tests start, shared by the whole run.
 const scratch = mkdtempSync(join(tmpdir(), 'dmcs-test-'));
 let postgres: ThrowawayPostgres | null = null;

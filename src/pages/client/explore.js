@@ -114,6 +114,8 @@ async function loadMap(mapId, versionId) {
   closeDetail();
   await listEvents();
   reportOutside();
+  document.body.dataset.map = state.mapId;
+  document.body.dataset.version = state.versionId;
 }
 
 /** The map's start view: its centre and zoom (map_data), or the box around its places. */

@@ -1,0 +1,214 @@
+/**
+ * The pages in a real browser: headless Debian Chromium driven by playwright-core, against the service on Node
+ * over a real port, serving the demo at a pinned time. The explorer: pick the demo map, click a category and see
+ * its markers drawn, click the map and see the events near that point listed, open an event and see its anchored
+ * POIs. The kiosk (--kiosk, under a base path): the upcoming-events rail, and back to its start view after a
+ * minute with no touch (the page's clock is driven by Playwright). /docs renders every endpoint of /openapi.json.
+ * Every request each page makes is recorded: all go to 127.0.0.1, and no page logs an error (a CSP violation
+ * would be one). The first render of /explore is measured and printed.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { launchChromium, openPage, type RecordedPage } from './helpers/browser.ts';
+import { readDemoBundle } from './helpers/app.ts';
+import { startServer, type RunningServer } from './helpers/server.ts';
+
+/** The demo's main map and a second map to switch from. */
+const MAIN = '8a434eb5-da02-5a4d-9418-14bc57c86c50';
+const FOOD = '5eb949a0-ac8b-56cc-8572-f5b491d81731';
+/** Sights & Monuments, a top-level category of the main map. */
+const SIGHTS = '891bcaec-a8e1-5200-9452-222a69aa64b2';
+/** Praça do Comércio. */
+const SQUARE = { lat: 38.7075, lng: -9.1364 };
+/** Early June 2027: the city's festival weeks, many events. */
+const NOW = '2027-06-10T10:00:00Z';
+const KIOSK_BASE = '/kiosk-api';
+
+const demo = await readDemoBundle();
+let browser: Browser;
+let server: RunningServer;
+let kioskServer: RunningServer;
+let dataDir: string;
+const opened: RecordedPage[] = [];
+
+/** A page of a new context, closed (and its requests checked) after the test. */
+async function newPage(): Promise<RecordedPage> {
+  const recorded = await openPage(browser);
+  opened.push(recorded);
+  return recorded;
+}
+
+/** JSON of the service's API. */
+async function api<T = any>(base: string, path: string): Promise<T> {
+  const res = await fetch(`${base}${path}`);
+  assert.equal(res.status, 200, path);
+  return res.json() as Promise<T>;
+}
+
+/** Asserts every request went to 127.0.0.1 and nothing was logged as an error. */
+function assertStayedHome(recorded: RecordedPage): void {
+  assert.ok(recorded.requests.length > 0);
+  const away = recorded.requests.filter((url) => !url.startsWith('http://127.0.0.1:'));
+  assert.deepEqual(away, [], 'every request goes to 127.0.0.1');
+  assert.deepEqual(recorded.errors, [], 'no console error (a CSP violation is one)');
+}
+
+before(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'browser-'));
+  [browser, server, kioskServer] = await Promise.all([
+    launchChromium(),
+    startServer('node', ['--data-dir', join(dataDir, 'a'), '--fixed-time', NOW], 120_000),
+    startServer('node', ['--data-dir', join(dataDir, 'b'), '--fixed-time', NOW, '--kiosk', MAIN, '--base-path', KIOSK_BASE], 120_000),
+  ]);
+});
+
+after(async () => {
+  for (const p of opened) await p.context.close();
+  await browser?.close();
+  await Promise.all([server?.stop(), kioskServer?.stop()]);
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('the explorer in Chromium', () => {
+  test('picks the demo map, draws a category\'s markers, lists events near a clicked point and opens one', async () => {
+    const recorded = await newPage();
+    const { page } = recorded;
+    const began = performance.now();
+    await page.goto(`${server.base}/explore`);
+    await page.waitForSelector('body[data-ready="true"]');
+    const firstRenderMs = Math.round(performance.now() - began);
+    console.log(JSON.stringify({ explore_first_render_ms: firstRenderMs, in_page_ms: Number(await page.getAttribute('body', 'data-ready-ms')) }));
+    assert.ok(firstRenderMs < 15_000, `first render after ${firstRenderMs} ms`);
+
+    // Pick another map, then the demo's main map.
+    await page.selectOption('#map-select', FOOD);
+    await page.waitForSelector(`body[data-map="${FOOD}"]`);
+    await page.selectOption('#map-select', MAIN);
+    await page.waitForSelector(`body[data-map="${MAIN}"]`);
+    const record = await api(server.base, `/maps/${MAIN}?markers=true`);
+    assert.equal(await page.locator('path.poi-marker').count(), record.markers.length, 'every marker of the current version is drawn');
+    assert.ok(new URL(page.url()).search.includes(`map=${MAIN}`));
+
+    // A category: its markers (descendants included), as /maps/:id/pois counts them.
+    const tagged = await api(server.base, `/maps/${MAIN}/pois?tags=${SIGHTS}&start=0&end=500`);
+    const expected = tagged.items.filter((p: { type: string }) => p.type === 'marker').length;
+    assert.ok(expected > 0 && expected < record.markers.length);
+    await page.click(`#categories button[data-id="${SIGHTS}"]`);
+    await page.waitForSelector(`#categories button[data-id="${SIGHTS}"][aria-pressed="true"]`);
+    assert.equal(await page.locator('path.poi-marker').count(), expected);
+
+    // Click the map near the square, on a spot no place covers.
+    const spot = await page.evaluate(({ lat, lng }) => {
+      const { map } = (window as any).explorer;
+      const box = map.getContainer().getBoundingClientRect();
+      const p = map.latLngToContainerPoint([lat, lng]);
+      for (let r = 0; r < 200; r += 4) {
+        for (const [dx, dy] of [[r, 0], [0, r], [-r, 0], [0, -r], [r, r], [-r, -r]]) {
+          const x = box.left + p.x + dx;
+          const y = box.top + p.y + dy;
+          const hit = document.elementFromPoint(x, y);
+          if (hit && !hit.classList.contains('leaflet-interactive') && hit.closest('#map')) return { x, y };
+        }
+      }
+      return null;
+    }, SQUARE);
+    assert.ok(spot, 'a free spot near the square');
+    await page.mouse.click(spot.x, spot.y);
+    await page.waitForSelector('path.near-circle');
+    await page.waitForFunction(() => /within/.test(document.getElementById('events-title')!.textContent!));
+    const near = await page.evaluate(() => {
+      const { lat, lng } = (window as any).explorer.state.near;
+      return `${lat.toFixed(5)},${lng.toFixed(5)}`;
+    });
+    const events = await api(server.base, `/events?map_id=${MAIN}&limit=25&near=${near}&radius_m=2000`);
+    assert.ok(events.events.length > 0, 'the demo has events near the square');
+    assert.equal(await page.getAttribute('#event-list', 'data-total'), String(events.total));
+    assert.deepEqual(await page.locator('#event-list button.event').evaluateAll((b) => b.map((x) => (x as HTMLElement).dataset.id)),
+      events.events.map((e: { id: string }) => e.id));
+
+    // Open the first: its details and its anchored POIs.
+    const first = await api(server.base, `/events/${events.events[0].id}`);
+    await page.click('#event-list button.event >> nth=0');
+    await page.waitForSelector('#event-title');
+    assert.equal(await page.textContent('#event-title'), first.title);
+    assert.deepEqual(await page.locator('#event-pois button.poi').evaluateAll((b) => b.map((x) => x.firstChild!.textContent)),
+      first.pois.map((p: { name: string }) => p.name));
+    assert.ok(await page.locator('.poi-highlight').count() >= first.pois.length, 'its places are outlined on the map');
+    assert.equal(await page.isVisible('#detail'), true);
+    assertStayedHome(recorded);
+  });
+
+  test('the home page lists the maps and links to the explorer, which opens on the map linked', async () => {
+    const recorded = await newPage();
+    const { page } = recorded;
+    await page.goto(`${server.base}/`);
+    const names = await page.locator('.map-card h3').allTextContents();
+    assert.deepEqual(names.sort(), demo.maps.filter((m) => m.enabled).map((m) => m.name).sort());
+    await page.click(`a[href="/explore?map=${FOOD}"]`);
+    await page.waitForSelector(`body[data-map="${FOOD}"][data-ready="true"]`);
+    assert.equal(await page.inputValue('#map-select'), FOOD);
+    assertStayedHome(recorded);
+  });
+});
+
+describe('the kiosk in Chromium', () => {
+  test('shows one map full screen with the upcoming events, and goes back to its start view after a minute with no touch', async () => {
+    const recorded = await newPage();
+    const { page } = recorded;
+    await page.clock.install();
+    await page.goto(`${kioskServer.base}${KIOSK_BASE}/`);
+    await page.waitForSelector('body.kiosk[data-ready="true"]');
+    assert.equal(await page.locator('#map-select').count(), 0, 'no map picker');
+    const upcoming = await api(kioskServer.base, `${KIOSK_BASE}/events?map_id=${MAIN}&limit=12`);
+    assert.deepEqual(await page.locator('#event-list button.event').evaluateAll((b) => b.map((x) => (x as HTMLElement).dataset.id)),
+      upcoming.events.map((e: { id: string }) => e.id));
+    const view = () => page.evaluate(() => {
+      const { map } = (window as any).explorer;
+      return { zoom: map.getZoom(), center: map.getCenter().toString() };
+    });
+    const start = await view();
+
+    // Touch things: a category, an event, a zoom.
+    await page.click('#categories button >> nth=0');
+    await page.click('#event-list button.event >> nth=0');
+    await page.waitForSelector('#event-title');
+    await page.click('.leaflet-control-zoom-in');
+    await page.waitForFunction((zoom) => (window as any).explorer.map.getZoom() > zoom, start.zoom);
+    assert.notDeepEqual(await view(), start);
+
+    // 45 s later a touch keeps it; 45 s after that touch it is still as left; a minute after it, back to the start.
+    await page.clock.fastForward(45_000);
+    await page.mouse.click(5, 300);
+    await page.clock.fastForward(45_000);
+    assert.equal(await page.getAttribute('body', 'data-resets'), null);
+    assert.equal(await page.isVisible('#detail'), true);
+    await page.clock.fastForward(16_000);
+    await page.waitForSelector('body[data-resets="1"]');
+    assert.equal(await page.isVisible('#detail'), false, 'the detail is closed');
+    assert.equal(await page.locator('#categories button[aria-pressed="true"]').count(), 0, 'no category is chosen');
+    assert.deepEqual(await view(), start, 'the start view');
+    assertStayedHome(recorded);
+  });
+});
+
+describe('the API reference in Chromium', () => {
+  test('renders every endpoint of /openapi.json', async () => {
+    const recorded = await newPage();
+    const { page } = recorded;
+    await page.goto(`${server.base}/docs`);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 60_000 });
+    const doc = await api(server.base, '/openapi.json');
+    const operations = Object.entries(doc.paths).flatMap(([path, item]) => Object.values(item as Record<string, { operationId: string }>)
+      .filter((op) => op && typeof op === 'object' && 'operationId' in op).map((op) => ({ path, id: op.operationId })));
+    assert.ok(operations.length >= 28, `${operations.length} operations`);
+    const rendered = await page.locator('[id*="/operation/"]').evaluateAll((els) => els.map((e) => e.id.split('/operation/')[1]));
+    assert.deepEqual([...new Set(rendered)].sort(), operations.map((op) => op.id).sort());
+    const text = await page.textContent('body');
+    for (const op of operations) assert.ok(text!.includes(op.path.replace(/_/g, ' ')) || text!.includes(op.path), op.path);
+    assertStayedHome(recorded);
+  });
+});

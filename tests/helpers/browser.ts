@@ -1,0 +1,63 @@
+/**
+ * A real browser for the page tests and the screenshots: Debian's Chromium, driven by playwright-core (which
+ * downloads no browser of its own). `ensureChromium` installs the Debian package when it is missing, so
+ * `npm ci && npm test` does all the set-up on a fresh machine (scripts/run-tests.ts calls it before a run that
+ * includes a browser test). `openPage` records every request a page makes and every console error it logs.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+/** The Debian package's browser. */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** The launch flags: headless, no sandbox (root in a container), and nothing that calls home. */
+export const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync'];
+
+/**
+ * Installs Debian's `chromium` with apt-get when /usr/bin/chromium is missing, printing what it does (about a
+ * minute on a fresh machine). Throws with apt-get's output when it cannot.
+ */
+export function ensureChromium(log: (line: string) => void = (line) => console.log(line)): void {
+  if (existsSync(CHROMIUM)) return;
+  log(`# ${CHROMIUM} is missing: installing Debian's chromium package for the browser tests`);
+  const asRoot = process.getuid?.() === 0 ? [] : ['sudo', '-n'];
+  for (const args of [['apt-get', 'update'], ['apt-get', 'install', '-y', '--no-install-recommends', 'chromium']]) {
+    const command = [...asRoot, ...args];
+    log(`# ${command.join(' ')}`);
+    const began = performance.now();
+    const run = spawnSync(command[0], command.slice(1), { encoding: 'utf8', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, timeout: 600_000 });
+    log(`#   exit ${run.status} after ${Math.round((performance.now() - began) / 1000)} s`);
+    if (run.status !== 0) throw new Error(`${command.join(' ')} failed (${run.status}):\n${run.stdout}\n${run.stderr}`);
+  }
+  if (!existsSync(CHROMIUM)) throw new Error(`the chromium package installed no ${CHROMIUM}`);
+}
+
+/** Launches the headless browser. */
+export async function launchChromium(): Promise<Browser> {
+  ensureChromium();
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+}
+
+/** A page with what it did: every request URL (from every page and worker of its context) and every console error. */
+export interface RecordedPage {
+  context: BrowserContext;
+  page: Page;
+  requests: string[];
+  errors: string[];
+}
+
+/** Opens a new context and page of `size`, recording its requests and console errors (CSP violations among them). */
+export async function openPage(browser: Browser, size = { width: 1280, height: 800 }): Promise<RecordedPage> {
+  const context = await browser.newContext({ viewport: size, deviceScaleFactor: 1 });
+  const page = await context.newPage();
+  const requests: string[] = [];
+  const errors: string[] = [];
+  context.on('request', (req) => requests.push(req.url()));
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  page.on('pageerror', (err) => errors.push(String(err)));
+  return { context, page, requests, errors };
+}
