@@ -1,7 +1,7 @@
 /**
  * `npm run build:binary`: one executable, dist/destination-map, built by `bun build --compile` from
  * src/serve/binary.ts. First it writes what the binary embeds besides PGlite's own files into .build/binary/:
- * the demo bundle's exact bytes, the demo's sessions file, and an empty store (PGlite's data directory after
+ * the demo bundle's exact bytes, the demo's sessions file, the pages' assets, and an empty store (PGlite's data directory after
  * the migrations) that the built-in demo's in-memory store starts from, so it runs no initdb.
  */
 import { spawn } from 'node:child_process';
@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { sha256Hex } from '../src/content/bundle/parse.ts';
 import { SqlStore } from '../src/content/store/sql-store.ts';
 import { openDb } from '../src/db/pglite.ts';
+import { readAssetFiles } from '../src/pages/assets.ts';
 import { DEMO_BUNDLE_PATH, DEMO_SESSIONS_PATH } from '../src/serve/config.ts';
 
 /** The repository root. */
@@ -50,7 +51,7 @@ export async function buildBinary(outFile: string = BINARY_PATH): Promise<BuiltB
 
 /**
  * Writes demo-bundle.txt and demo-sessions.txt (the demo's bytes; not .json, so neither Bun nor tsc parses
- * them) and empty-store.tar.gz into `dir`. The empty store is always built afresh: one from an older PGlite
+ * them), page-assets.txt and empty-store.tar.gz into `dir`. The empty store is always built afresh: one from an older PGlite
  * or schema must never be shipped.
  */
 async function stageDemo(dir: string): Promise<string> {
@@ -59,6 +60,8 @@ async function stageDemo(dir: string): Promise<string> {
   const bundlePath = join(dir, 'demo-bundle.txt');
   await copyFile(DEMO_BUNDLE_PATH, bundlePath);
   await copyFile(DEMO_SESSIONS_PATH, join(dir, 'demo-sessions.txt'));
+  // The pages' assets (Leaflet, the coastlines, Redoc, the pages' own scripts) as one JSON text: name -> text.
+  await writeFile(join(dir, 'page-assets.txt'), JSON.stringify(await readAssetFiles()));
   const db = await openDb();
   try {
     await SqlStore.open(db);

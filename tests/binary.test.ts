@@ -2,7 +2,7 @@
  * The single binary. Built by `npm run build:binary`, copied alone into an empty directory and started
  * there with no flags and an empty environment, no network (a fresh network namespace with only loopback)
  * and the repository hidden (a tmpfs mounted over it), it serves the demo exactly as the in-process app
- * does, answers its own --healthcheck, and serves a bundle it is given. It prints its size, time to first
+ * does (its pages and their assets included), answers its own --healthcheck, and serves a bundle it is given. It prints its size, time to first
  * 200 and RSS as one JSON line. The commands in docs/deployment.md are the ones run here.
  */
 import assert from 'node:assert/strict';
@@ -147,7 +147,19 @@ const DEMO_PATHS = [
   '/readyz',
 ];
 
-/** Asserts that the binary answered 200 to every path but the health checks, with the body the in-process app gives. */
+/** The pages, then every asset they load (fingerprinted URLs, the same in the binary and in a checkout). */
+const PAGE_PATHS = ['/', '/explore', '/docs'];
+
+/** The asset URLs (with their fingerprints) the explorer and the docs page of an app load. */
+async function pageAssetPaths(app: TestApp): Promise<string[]> {
+  const html = (await Promise.all(['/explore', '/docs'].map(async (p) => (await app.get(p)).text()))).join('\n');
+  return [...new Set([...html.matchAll(/"(\/assets\/[^"]+)"/g)].map((m) => m[1]))];
+}
+
+/**
+ * Asserts that the binary answered 200 to every path but the health checks, with the body the in-process app gives
+ * (the home page names the time of its publish, so a page is compared by its asset links).
+ */
 async function assertSameAsInProcess(result: ProbeResult, app: TestApp): Promise<void> {
   for (const [path, seen] of Object.entries(result.responses)) {
     if (path === '/healthz' || path === '/readyz') continue;
@@ -155,7 +167,12 @@ async function assertSameAsInProcess(result: ProbeResult, app: TestApp): Promise
     assert.equal(seen.status, 200, path);
     assert.equal(res.status, 200, path);
     assert.equal(seen.type, res.headers.get('content-type'), path);
-    assert.deepEqual(JSON.parse(seen.body), await res.json(), path);
+    const text = await res.text();
+    if (seen.type.startsWith('text/html')) {
+      const links = (html: string) => [...html.matchAll(/"([^"]*\/assets\/[^"]+)"/g)].map((m) => m[1]);
+      assert.deepEqual(links(seen.body), links(text), path);
+    } else if (seen.type.startsWith('application/json') && !path.startsWith('/assets/')) assert.deepEqual(JSON.parse(seen.body), JSON.parse(text), path);
+    else assert.ok(seen.body === text, `${path}: the embedded asset is the checkout's`);
   }
 }
 
@@ -189,8 +206,8 @@ describe('the single binary', () => {
     assert.ok(!dir.startsWith(ROOT), `the temporary directory ${dir} must lie outside the repository, which the test hides`);
     await copyFile(built.path, join(dir, EXE));
     await chmod(join(dir, EXE), 0o755);
-    demoRun = runIsolated(dir, [], DEMO_PATHS);
     demoApp = await openTestApp(demo);
+    demoRun = runIsolated(dir, [], [...DEMO_PATHS, ...PAGE_PATHS, ...await pageAssetPaths(demoApp)]);
   });
   after(async () => {
     await demoApp?.close();
@@ -211,6 +228,13 @@ describe('the single binary', () => {
 
   test('answers the demo walk exactly as the in-process app over the same bundle', async () => {
     await assertSameAsInProcess(demoRun, demoApp);
+  });
+
+  test('serves /, /explore, /docs and every asset they load from what it embeds', () => {
+    const assets = Object.keys(demoRun.responses).filter((p) => p.startsWith('/assets/')).map((p) => p.split('?')[0]).sort();
+    assert.deepEqual(assets, ['/assets/countries-50m.json', '/assets/docs.js', '/assets/explore.js', '/assets/leaflet.css', '/assets/leaflet.js',
+      '/assets/redoc.js', '/assets/site.css', '/assets/topojson-client.js']);
+    for (const path of PAGE_PATHS) assert.match(demoRun.responses[path].body, /<!doctype html>/, path);
   });
 
   test('writes nothing next to itself when it serves the demo', async () => {

@@ -1,6 +1,6 @@
 /**
  * Entry of the single binary (`npm run build:binary`, see scripts/build-binary.ts): the Bun entry with
- * everything it reads embedded (PGlite's wasm and data files, the demo bundle and its sessions), so it runs
+ * everything it reads embedded (PGlite's wasm and data files, the demo bundle and its sessions, the pages' assets), so it runs
  * from an empty directory with no node_modules and no network. The built-in demo runs on a store in memory
  * (from the embedded empty store: no initdb) and writes nothing; a bundle given with --bundle is stored in
  * the data directory.
@@ -13,6 +13,8 @@ import pgliteData from '@electric-sql/pglite/pglite.data' with { type: 'file' };
 import demoBundle from '../../.build/binary/demo-bundle.txt' with { type: 'file' };
 import demoSessions from '../../.build/binary/demo-sessions.txt' with { type: 'file' };
 import emptyStore from '../../.build/binary/empty-store.tar.gz' with { type: 'file' };
+// The pages' assets (src/pages/assets.ts) as one JSON text, name -> text.
+import pageAssets from '../../.build/binary/page-assets.txt' with { type: 'file' };
 import { parseConfig } from './config.ts';
 import { serveOnBun } from './bun-serve.ts';
 import type { StartOptions } from './start.ts';
@@ -47,6 +49,7 @@ async function loadEmbedded(): Promise<StartOptions> {
     demoBundle: () => Bun.file(demoBundle).text(),
     demoSessions: () => Bun.file(demoSessions).text(),
     emptyDatabase: Bun.file(emptyStore),
+    pageAssets: async () => JSON.parse(await Bun.file(pageAssets).text()),
     // The publisher runs inline: a compiled binary has no separate worker file to start.
     worker: false,
     command: 'destination-map',
