@@ -12,7 +12,7 @@ import type { ReadModel } from './content/model/read-model.ts';
 import { negotiateEncoding } from './http/compress.ts';
 import { HttpError, problemAnswer } from './http/errors.ts';
 import { createLogger, type Logger } from './http/log.ts';
-import { JsonText, parseParams, PrivateReply, wholeSecond, type RouteSpec } from './http/route.ts';
+import { JsonBytes, parseParams, PrivateReply, wholeSecond, type RouteSpec } from './http/route.ts';
 import {
   addVary, ALLOWED_METHODS, CACHE_CONTROL, CORS_HEADERS, etagMatches, JSON_TYPE, PREFLIGHT_HEADERS, requestIdFor, SECURITY_HEADERS, utf8,
   type AppRequest, type AppResponse,
@@ -153,12 +153,12 @@ export function createApp(deps: AppDeps): App {
     const result = await spec.handle({ header: req.header, params, query, model, store: deps.store, now: at, basePath });
     const personal = result instanceof PrivateReply;
     const cacheClass = personal ? 'private' : spec.cacheClass?.(query) ?? 'content';
-    const text = result instanceof JsonText ? result.text : JSON.stringify(personal ? result.body : result);
+    const body = result instanceof JsonBytes ? result.bytes : JSON.stringify(personal ? result.body : result);
     // A live answer reads "now" to the whole second, so it holds until that second is over.
     const expiresAt = cacheClass === 'live' ? wholeSecond(at) + 1000 : Infinity;
     // Replicas on the same content version answer the same bytes, ETag and version number.
     const headers = { ...spec.headers, 'x-content-version': String(model.version) };
-    const prepared = new PreparedBody(text, spec.contentType ?? JSON_TYPE, model.checksum, cacheClass, headers, expiresAt);
+    const prepared = new PreparedBody(body, spec.contentType ?? JSON_TYPE, model.checksum, cacheClass, headers, expiresAt);
     if (cacheClass !== 'private') {
       cacheFor(model).set(key, prepared);
       cacheCounts.misses++;

@@ -1,7 +1,8 @@
 /**
- * Event search answers spatial filters two ways, by the KDBush index (the POIs in the area, then their
- * events in the window) or by testing each time-window candidate's own anchor points, picking the cheaper. Both must give exactly
- * the brute-force answer, on random filters that include the antimeridian and the poles.
+ * Event search answers spatial filters three ways: by the spatial indexes of the time slabs a short window spans,
+ * by the KDBush index of POIs (the POIs in the area, then their events in the window), or by testing each
+ * time-window candidate's own anchor points. All must give exactly the brute-force answer, on random filters that
+ * include the antimeridian and the poles.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -20,7 +21,7 @@ after(async () => { await t?.close(); });
 
 const DAY = 86_400_000;
 
-test('the index and the direct test of candidates both give the brute-force matches, for random filters', () => {
+test('the index (by time slabs, or by the POIs\' event lists) and the direct test of candidates all give the brute-force matches, for random filters', () => {
   const rand = mulberry32(2026);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];
   let nonEmpty = 0;
@@ -51,8 +52,10 @@ test('the index and the direct test of candidates both give the brute-force matc
     const expected = filterEvents(ref, { mapId, ...f }).map((e) => e.id);
     const direct = Array.from(findMatches(map, f, key, false, Infinity), (p) => map.events.id(p));
     const viaIndex = Array.from(findMatches(map, f, key, false, -1), (p) => map.events.id(p));
+    const viaPoiLists = Array.from(findMatches(map, f, key, false, -1, undefined, false), (p) => map.events.id(p));
     assert.deepEqual(direct, expected, `direct ${key}`);
-    assert.deepEqual(viaIndex, expected, `index ${key}`);
+    assert.deepEqual(viaIndex, expected, `index (time slabs for a short window) ${key}`);
+    assert.deepEqual(viaPoiLists, expected, `index (the POIs' lists) ${key}`);
     if (expected.length > 0) nonEmpty++;
   }
   assert.ok(nonEmpty > 100, `${nonEmpty} of 400 filters matched something`);

@@ -2,6 +2,7 @@
  * Strict RFC 3339 parsing shared by the bundle format and the query parameters: real calendar
  * dates only (no 30 February, no 24:00), unlike Date.parse, which rolls such values over.
  */
+import type { ByteWriter } from './model/byte-writer.ts';
 
 const DATE_TIME_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(?:([Zz])|([+\- ])(\d{2}):(\d{2})))?$/;
 
@@ -39,16 +40,41 @@ const TWO_DIGITS = Array.from({ length: 60 }, (_, n) => String(n).padStart(2, '0
  * anything else goes through Date.toISOString, which gives the same text.
  */
 export function toUtc(ms: number): string {
-  if (ms % 1000 !== 0 || !(Math.abs(ms) <= 8.64e15)) return new Date(ms).toISOString().replace('.000Z', 'Z');
+  if (!isWholeSecond(ms)) return new Date(ms).toISOString().replace('.000Z', 'Z');
   const day = Math.floor(ms / DAY_MS);
+  const seconds = (ms - day * DAY_MS) / 1000;
+  return `${dayPrefix(day)}${TWO_DIGITS[Math.floor(seconds / 3600)] ?? ''}:${TWO_DIGITS[Math.floor(seconds / 60) % 60]}:${TWO_DIGITS[seconds % 60]}Z`;
+}
+
+/** `toUtc(ms)` written as bytes (ASCII) to `w`, with no string made for a whole second. */
+export function writeUtc(ms: number, w: ByteWriter): void {
+  if (!isWholeSecond(ms)) {
+    w.ascii(toUtc(ms));
+    return;
+  }
+  const day = Math.floor(ms / DAY_MS);
+  const seconds = (ms - day * DAY_MS) / 1000;
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor(seconds / 60) % 60;
+  const s = seconds % 60;
+  w.ascii(dayPrefix(day)).byte(48 + Math.floor(h / 10)).byte(48 + (h % 10)).byte(58).byte(48 + Math.floor(m / 10)).byte(48 + (m % 10))
+    .byte(58).byte(48 + Math.floor(s / 10)).byte(48 + (s % 10)).byte(90);
+}
+
+/** True for a whole second within Date's range (written from its day's prefix and the time of day). */
+function isWholeSecond(ms: number): boolean {
+  return ms % 1000 === 0 && Math.abs(ms) <= 8.64e15;
+}
+
+/** `YYYY-MM-DDT` of a day (days since the epoch), cached. */
+function dayPrefix(day: number): string {
   let prefix = dayPrefixes.get(day);
   if (prefix === undefined) {
     if (dayPrefixes.size >= 4096) dayPrefixes.clear();
     prefix = new Date(day * DAY_MS).toISOString().slice(0, -13);
     dayPrefixes.set(day, prefix);
   }
-  const seconds = (ms - day * DAY_MS) / 1000;
-  return `${prefix}${TWO_DIGITS[Math.floor(seconds / 3600)] ?? ''}:${TWO_DIGITS[Math.floor(seconds / 60) % 60]}:${TWO_DIGITS[seconds % 60]}Z`;
+  return prefix;
 }
 
 /** Date.UTC without its two-digit-year quirk (Date.UTC(50, 0) is 1950). */

@@ -35,56 +35,40 @@ export function bboxTest(b: Bbox): (lng: number, lat: number) => boolean {
   return (lng, lat) => lat >= b.south && lat <= b.north && (crosses ? lng >= b.west || lng <= b.east : lng >= b.west && lng <= b.east);
 }
 
-/**
- * KDBush over points, each tagged with an owner number (an index into the caller's array). Points are
- * given in owner order, so each owner's own points can also be tested directly (`ownerMatches`), which is
- * cheaper than an index query when only a few owners are candidates.
- */
-export class PointIndex {
-  private readonly index: KDBush | null;
-  private readonly coords: Float64Array; // lng, lat pairs in owner order
-  /** Per point in the index's own (tree) order: its owner, and its x, y, z on the unit sphere (`near` without trigonometry). */
-  private readonly treeOwners: Int32Array;
-  private readonly treeUnits: Float64Array;
-  /** Tree positions a query found, reused from query to query (grown when an answer needs more). */
-  private found = new Int32Array(1024);
-  private readonly starts: Int32Array; // owner -> its first point; owner + 1 -> one past its last
-  readonly ownerCount: number;
-  /** Per owner, the query that last found it: each owner is reported once per query, with no allocation per query. */
-  private readonly seen: Uint32Array;
-  private epoch = 0;
+/** An area of a spatial filter: a box, or a circle around a point. */
+export type Area = { bbox: Bbox } | { near: Near };
 
-  private constructor(parts: { index: KDBush | null; coords: Float64Array; treeOwners: Int32Array; treeUnits: Float64Array;
-    starts: Int32Array; ownerCount: number }) {
-    ({ index: this.index, coords: this.coords, treeOwners: this.treeOwners, treeUnits: this.treeUnits, starts: this.starts,
-      ownerCount: this.ownerCount } = parts);
-    this.seen = new Uint32Array(this.ownerCount);
+/**
+ * Points in a KDBush index, each carrying a tag (a number: the POI or the event it belongs to), with the points'
+ * data laid out in the index's own (tree) order, so a query reads memory one point after another. `visit` calls
+ * back with the tag of every point in an area; a box is tested by the index's walk itself, a circle by the unit
+ * vectors (three products per point; only a point within rounding of the edge is decided by `nearTest`, so the
+ * answer is exactly geokdbush's).
+ */
+export class TreePoints {
+  private readonly index: KDBush | null;
+  private readonly tags: Int32Array; // per tree position
+  private readonly units: Float64Array; // per tree position: x, y, z on the unit sphere
+  /** Tree positions a query found, reused from query to query (grown when an answer needs more). */
+  private found = new Int32Array(256);
+
+  private constructor(index: KDBush | null, tags: Int32Array, units: Float64Array) {
+    this.index = index;
+    this.tags = tags;
+    this.units = units;
   }
 
   /**
-   * Builds the index once over parallel arrays: point i is (`lngs[i]`, `lats[i]`), owned by `owners[i]`. A
-   * generator that yields (nothing) every `stride` points, so the caller can let other work in between; only
-   * KDBush's final sort is one piece, and none when `kdbush` gives the bytes of the same index built before.
+   * Builds the index over parallel arrays (point i is (`lngs[i]`, `lats[i]`), tagged `tags[i]`), yielding every
+   * `stride` points; only KDBush's sort is one piece, and none when `kdbush` gives the bytes of the same index
+   * built before (see `kdbushData`).
    */
-  static *buildSteps(lngs: ArrayLike<number>, lats: ArrayLike<number>, ownersOf: ArrayLike<number>, ownerCount: number,
-    options: { stride?: number; kdbush?: ArrayBuffer } = {}): Generator<void, PointIndex, void> {
+  static *buildSteps(lngs: ArrayLike<number>, lats: ArrayLike<number>, tagsOf: ArrayLike<number>, options: { stride?: number; kdbush?: ArrayBuffer } = {}):
+    Generator<void, TreePoints, void> {
     const stride = options.stride ?? 4096;
     const n = lngs.length;
-    const owners = new Int32Array(n);
-    const coords = new Float64Array(n * 2);
-    const starts = new Int32Array(ownerCount + 1);
-    for (let i = 0; i < n; i++) {
-      owners[i] = ownersOf[i];
-      if (i > 0 && owners[i] < owners[i - 1]) throw new Error('points must be given in owner order');
-      coords[2 * i] = lngs[i];
-      coords[2 * i + 1] = lats[i];
-      starts[owners[i] + 1]++;
-      if (i % stride === 0) yield;
-    }
-    for (let o = 0; o < ownerCount; o++) starts[o + 1] += starts[o];
     let index: KDBush | null = null;
     if (n > 0 && options.kdbush) {
-      // Built elsewhere over the same points in the same order (`kdbushData`): only checked to fit.
       index = KDBush.from(options.kdbush);
       if (index.numItems !== n) throw new Error(`a spatial index of ${index.numItems} points given for ${n} points`);
     } else if (n > 0) {
@@ -95,16 +79,15 @@ export class PointIndex {
       }
       index.finish();
     }
-    // The points again in the index's order, so a query reads them one after another, not all over memory.
-    const treeOwners = new Int32Array(n);
-    const treeUnits = new Float64Array(n * 3);
+    const tags = new Int32Array(n);
+    const units = new Float64Array(n * 3);
     for (let k = 0; k < n; k++) {
       const i = index!.ids[k];
-      treeOwners[k] = owners[i];
-      unitVector(coords[2 * i], coords[2 * i + 1], treeUnits, 3 * k);
+      tags[k] = tagsOf[i];
+      unitVector(lngs[i], lats[i], units, 3 * k);
       if (k % stride === 0) yield;
     }
-    return new PointIndex({ index, coords, treeOwners, treeUnits, starts, ownerCount });
+    return new TreePoints(index, tags, units);
   }
 
   /** The KDBush index's bytes (null with no points), to build the same index elsewhere without sorting again. */
@@ -112,92 +95,65 @@ export class PointIndex {
     return (this.index?.data as ArrayBuffer | undefined) ?? null;
   }
 
-  /** True when one of the owner's points passes the test. */
-  ownerMatches(owner: number, test: (lng: number, lat: number) => boolean): boolean {
-    for (let i = this.starts[owner]; i < this.starts[owner + 1]; i++) if (test(this.coords[2 * i], this.coords[2 * i + 1])) return true;
-    return false;
+  /** Calls `visit` with the tag of every point in the area (a tag once per point of it inside). */
+  visit(area: Area, visit: (tag: number) => void): void {
+    const count = this.collect(area);
+    const { found, tags } = this;
+    for (let f = 0; f < count; f++) visit(tags[found[f]]);
   }
 
   /**
-   * Every owner with points, each once, in the order of its first point in the index: owners near each other in
-   * space come near each other in this order (what a query finds is a few runs of it).
+   * Finds the points in the area and answers how many: their tree positions are then `found[0 .. count)`
+   * (a buffer reused by the next query), and their tags `tags[position]`. A caller that keeps more per point
+   * lays it out by tree position too, so reading it follows the same order.
    */
-  ownersInIndexOrder(): Int32Array {
-    const out: number[] = [];
-    const epoch = this.nextEpoch();
-    for (let k = 0; k < this.treeOwners.length; k++) {
-      const owner = this.treeOwners[k];
-      if (this.seen[owner] === epoch) continue;
-      this.seen[owner] = epoch;
-      out.push(owner);
+  collect(area: Area): number {
+    const index = this.index;
+    if (!index) return 0;
+    if ('bbox' in area) {
+      const b = area.bbox;
+      if (b.west <= b.east) return this.collectBox(index, b.west, b.south, b.east, b.north, 0);
+      return this.collectBox(index, -180, b.south, b.east, b.north, this.collectBox(index, b.west, b.south, 180, b.north, 0));
     }
-    return Int32Array.from(out);
-  }
-
-  /** Points of the owners in [first, last), for estimating the cost of testing them one by one. */
-  pointsOf(first: number, last: number): number {
-    return this.starts[last] - this.starts[first];
-  }
-
-  /**
-   * Every owner with a point inside the box, each once, in no particular order. The cost follows the points in
-   * the box, not the index's size.
-   */
-  ownersInBbox(b: Bbox): Int32Array {
-    if (!this.index) return new Int32Array(0);
-    const ranges: [number, number][] = b.west <= b.east ? [[b.west, b.east]] : [[b.west, 180], [-180, b.east]];
-    let count = 0;
-    for (const [w, e] of ranges) count = this.collectBox(this.index, w, b.south, e, b.north, count);
-    const owners: number[] = [];
-    const epoch = this.nextEpoch();
-    for (let f = 0; f < count; f++) this.addOwner(this.treeOwners[this.found[f]], epoch, owners);
-    return Int32Array.from(owners);
-  }
-
-  /**
-   * Every owner with a point within `radiusM` metres (great-circle) of the point, each once, in no particular
-   * order. The points in the boxes that bound the circle are tested with `nearTest` (geokdbush's arithmetic), so
-   * nothing is sorted by distance: the cost follows the points near the circle.
-   */
-  ownersNear(q: Near): Int32Array {
-    if (!this.index) return new Int32Array(0);
-    const test = nearTest(q);
-    // The haversine of the angle between two points is a quarter of their squared chord on the unit sphere: three
-    // products instead of three trigonometric calls per point. Only a point within rounding error of the circle's
-    // edge is decided by `test` itself, so the answer is exactly `test`'s.
-    const limit = haverSin(q.radiusM / 1000 / EARTH_RADIUS_KM);
-    // Both ways of computing carry rounding: relative (1e-9 is far above it) and, for tiny circles, absolute, from
+    const q = area.near;
+    // The haversine of the angle between two points is a quarter of their squared chord on the unit sphere. Both
+    // ways of computing carry rounding: relative (1e-9 is far above it) and, for tiny circles, absolute, from
     // coordinates rounded to about 1e-14 degrees (an error of the chord near 1e-15, of h near sqrt(h) * 1e-15).
+    const limit = haverSin(q.radiusM / 1000 / EARTH_RADIUS_KM);
     const margin = limit * 1e-9 + Math.sqrt(limit) * 1e-12;
     const surelyIn = limit - margin;
     const surelyOut = limit + margin;
-    const center = new Float64Array(3);
-    unitVector(q.lng, q.lat, center, 0);
-    const [cx, cy, cz] = center;
-    const { treeUnits: units, treeOwners } = this;
-    const coords = this.index.coords;
+    const cosLat = Math.cos(q.lat * RAD);
+    const cx = cosLat * Math.cos(q.lng * RAD);
+    const cy = cosLat * Math.sin(q.lng * RAD);
+    const cz = Math.sin(q.lat * RAD);
+    let test: ((lng: number, lat: number) => boolean) | null = null;
+    const { units } = this;
+    const coords = index.coords;
     let count = 0;
-    for (const [w, s, e, n] of circleBoxes(q)) count = this.collectBox(this.index, w, s, e, n, count);
-    const owners: number[] = [];
-    const epoch = this.nextEpoch();
+    for (const [w, s, e, n] of circleBoxes(q)) count = this.collectBox(index, w, s, e, n, count);
+    // Keep, in place, the points of the boxes that are inside the circle.
+    const found = this.found;
+    let kept = 0;
     for (let f = 0; f < count; f++) {
-      const k = this.found[f];
+      const k = found[f];
       const dx = units[3 * k] - cx;
       const dy = units[3 * k + 1] - cy;
       const dz = units[3 * k + 2] - cz;
       const h = (dx * dx + dy * dy + dz * dz) / 4;
-      if (h <= surelyIn || (h <= surelyOut && test(coords[2 * k], coords[2 * k + 1]))) this.addOwner(treeOwners[k], epoch, owners);
+      if (h <= surelyIn || (h <= surelyOut && (test ??= nearTest(q))(coords[2 * k], coords[2 * k + 1]))) found[kept++] = k;
     }
-    return Int32Array.from(owners);
+    return kept;
   }
 
-  /** A new mark for `seen`: owners marked with it were added by this query. */
-  private nextEpoch(): number {
-    if (++this.epoch === 0xffffffff) {
-      this.seen.fill(0);
-      this.epoch = 1;
-    }
-    return this.epoch;
+  /** Tree positions the last `collect` found (see there). */
+  get foundPositions(): Int32Array {
+    return this.found;
+  }
+
+  /** The tag of each point, by tree position. */
+  get tagsByTreePosition(): Int32Array {
+    return this.tags;
   }
 
   /**
@@ -236,6 +192,113 @@ export class PointIndex {
       if (axis === 0 ? maxX >= x : maxY >= y) stack.push(m + 1, right, 1 - axis);
     }
     return count;
+  }
+}
+
+/**
+ * KDBush over points, each tagged with an owner number (an index into the caller's array). Points are
+ * given in owner order, so each owner's own points can also be tested directly (`ownerMatches`), which is
+ * cheaper than an index query when only a few owners are candidates.
+ */
+export class PointIndex {
+  private readonly points: TreePoints;
+  private readonly coords: Float64Array; // lng, lat pairs in owner order
+  private readonly starts: Int32Array; // owner -> its first point; owner + 1 -> one past its last
+  readonly ownerCount: number;
+  /** Per owner, the query that last found it: each owner is reported once per query, with no allocation per query. */
+  private readonly seen: Uint32Array;
+  private epoch = 0;
+
+  private constructor(parts: { points: TreePoints; coords: Float64Array; starts: Int32Array; ownerCount: number }) {
+    ({ points: this.points, coords: this.coords, starts: this.starts, ownerCount: this.ownerCount } = parts);
+    this.seen = new Uint32Array(this.ownerCount);
+  }
+
+  /**
+   * Builds the index once over parallel arrays: point i is (`lngs[i]`, `lats[i]`), owned by `owners[i]`. A
+   * generator that yields (nothing) every `stride` points, so the caller can let other work in between; only
+   * KDBush's final sort is one piece, and none when `kdbush` gives the bytes of the same index built before.
+   */
+  static *buildSteps(lngs: ArrayLike<number>, lats: ArrayLike<number>, ownersOf: ArrayLike<number>, ownerCount: number,
+    options: { stride?: number; kdbush?: ArrayBuffer } = {}): Generator<void, PointIndex, void> {
+    const stride = options.stride ?? 4096;
+    const n = lngs.length;
+    const coords = new Float64Array(n * 2);
+    const starts = new Int32Array(ownerCount + 1);
+    for (let i = 0; i < n; i++) {
+      if (i > 0 && ownersOf[i] < ownersOf[i - 1]) throw new Error('points must be given in owner order');
+      coords[2 * i] = lngs[i];
+      coords[2 * i + 1] = lats[i];
+      starts[ownersOf[i] + 1]++;
+      if (i % stride === 0) yield;
+    }
+    for (let o = 0; o < ownerCount; o++) starts[o + 1] += starts[o];
+    const points = yield* TreePoints.buildSteps(lngs, lats, ownersOf, options);
+    return new PointIndex({ points, coords, starts, ownerCount });
+  }
+
+  /** The KDBush index's bytes (null with no points), to build the same index elsewhere without sorting again. */
+  get kdbushData(): ArrayBuffer | null {
+    return this.points.kdbushData;
+  }
+
+  /** True when one of the owner's points passes the test. */
+  ownerMatches(owner: number, test: (lng: number, lat: number) => boolean): boolean {
+    for (let i = this.starts[owner]; i < this.starts[owner + 1]; i++) if (test(this.coords[2 * i], this.coords[2 * i + 1])) return true;
+    return false;
+  }
+
+  /** The owner's points as lng, lat pairs. */
+  pointsOfOwner(owner: number): Float64Array {
+    return this.coords.subarray(2 * this.starts[owner], 2 * this.starts[owner + 1]);
+  }
+
+  /**
+   * Every owner with points, each once, in the order of its first point in the index: owners near each other in
+   * space come near each other in this order (what a query finds is a few runs of it).
+   */
+  ownersInIndexOrder(): Int32Array {
+    const out: number[] = [];
+    const epoch = this.nextEpoch();
+    for (const owner of this.points.tagsByTreePosition) this.addOwner(owner, epoch, out);
+    return Int32Array.from(out);
+  }
+
+  /** Points of the owners in [first, last), for estimating the cost of testing them one by one. */
+  pointsOf(first: number, last: number): number {
+    return this.starts[last] - this.starts[first];
+  }
+
+  /**
+   * Every owner with a point inside the box, each once, in no particular order. The cost follows the points in
+   * the box, not the index's size.
+   */
+  ownersInBbox(b: Bbox): Int32Array {
+    return this.ownersIn({ bbox: b });
+  }
+
+  /**
+   * Every owner with a point within `radiusM` metres (great-circle) of the point, each once, in no particular
+   * order, exactly as `nearTest` (geokdbush's arithmetic) decides; nothing is sorted by distance.
+   */
+  ownersNear(q: Near): Int32Array {
+    return this.ownersIn({ near: q });
+  }
+
+  private ownersIn(area: Area): Int32Array {
+    const owners: number[] = [];
+    const epoch = this.nextEpoch();
+    this.points.visit(area, (owner) => this.addOwner(owner, epoch, owners));
+    return Int32Array.from(owners);
+  }
+
+  /** A new mark for `seen`: owners marked with it were added by this query. */
+  private nextEpoch(): number {
+    if (++this.epoch === 0xffffffff) {
+      this.seen.fill(0);
+      this.epoch = 1;
+    }
+    return this.epoch;
   }
 
   private addOwner(owner: number, epoch: number, out: number[]): void {

@@ -20,11 +20,9 @@ export interface CursorState {
 /** The largest time a JavaScript Date can hold; a cursor outside it was not made here. */
 const MAX_TIME_MS = 8.64e15;
 
+/** Base64url of ASCII text (a cursor's JSON: numbers, a UUID and a base-36 key). */
 function toBase64Url(text: string): string {
-  const bytes = new TextEncoder().encode(text);
-  let bin = '';
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
 /** Encodes cursor state as base64url JSON. */

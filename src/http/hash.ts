@@ -1,5 +1,6 @@
 /**
- * The one string hash the service uses (ETags, cursor keys). Not cryptographic: it tells apart, it does not sign.
+ * The hashes the service uses: of strings (cursor keys, cache keys) and of bytes (ETags). Not cryptographic: they
+ * tell apart, they do not sign.
  */
 
 /** cyrb53: a fast 53-bit string hash. */
@@ -11,6 +12,35 @@ export function hash53(text: string, seed = 0): number {
     h1 = Math.imul(h1 ^ ch, 2654435761);
     h2 = Math.imul(h2 ^ ch, 1597334677);
   }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
+/**
+ * cyrb53's two lanes over bytes, four at a time where the bytes are 4-byte aligned (a body of its own always
+ * is): an ETag of a 25 KB page costs a few microseconds, not the tens a string hash of its text does.
+ */
+export function hashBytes53(bytes: Uint8Array, seed = 0): number {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
+  let k = 0;
+  if ((bytes.byteOffset & 3) === 0) {
+    const words = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2);
+    for (let i = 0; i < words.length; i++) {
+      const w = words[i];
+      h1 = Math.imul(h1 ^ w, 2654435761);
+      h2 = Math.imul(h2 ^ w, 1597334677);
+    }
+    k = words.length * 4;
+  }
+  for (; k < bytes.length; k++) {
+    const b = bytes[k];
+    h1 = Math.imul(h1 ^ b, 2654435761);
+    h2 = Math.imul(h2 ^ b, 1597334677);
+  }
+  // The length too: a body and the same body with zero bytes after it differ.
+  h1 = Math.imul(h1 ^ bytes.length, 2654435761);
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);

@@ -2,7 +2,7 @@
  * Response building: the runtime-neutral request and response the app works with, the headers every
  * response carries, cache lifetimes, ETags and content negotiation.
  */
-import { hash53 } from './hash.ts';
+import { hashBytes53 } from './hash.ts';
 
 /** JSON content type. */
 export const JSON_TYPE = 'application/json; charset=utf-8';
@@ -86,11 +86,11 @@ export function utf8(text: string): Uint8Array<ArrayBuffer> {
 }
 
 /**
- * A strong ETag: the content version and a hash of the exact body text, so equal answers share a tag and
+ * A strong ETag: the content version and a hash of the exact body bytes, so equal answers share a tag and
  * any change of content or request changes it. Each content coding gets its own tag (`-br`, `-gzip`).
  */
-export function makeEtag(contentVersion: string, text: string): string {
-  return `"${contentVersion.slice(0, 12)}-${hash53(text).toString(36)}"`;
+export function makeEtag(contentVersion: string, body: Uint8Array): string {
+  return `"${contentVersion.slice(0, 12)}-${hashBytes53(body).toString(36)}"`;
 }
 
 /**
@@ -98,9 +98,7 @@ export function makeEtag(contentVersion: string, text: string): string {
  * (compressors differ between runtimes and versions, and a strong tag must name the exact bytes).
  */
 export function encodedEtag(etag: string, encoding: string, encoded: Uint8Array): string {
-  let latin1 = '';
-  for (let i = 0; i < encoded.length; i += 8192) latin1 += String.fromCharCode(...encoded.subarray(i, i + 8192));
-  return `${etag.slice(0, -1)}-${encoding}-${hash53(latin1).toString(36)}"`;
+  return `${etag.slice(0, -1)}-${encoding}-${hashBytes53(encoded).toString(36)}"`;
 }
 
 /** True when an If-None-Match value matches the ETag (weak comparison, as RFC 9110 asks for GET). */

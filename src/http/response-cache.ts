@@ -51,16 +51,17 @@ export class PreparedBody {
   readonly variesByAuthorization: boolean;
   /** Told how many bytes a kept compressed variant added (the cache counts them). */
   onGrow?: (bytes: number) => void;
-  private readonly identity: Variant;
+  private identity: Variant;
   private readonly encoded = new Map<Encoding, Variant>();
   /** Codings whose variant is being (or was) made again with the strongest settings. */
   private readonly upgrading = new Set<Encoding>();
 
-  constructor(text: string, contentType: string, contentVersion: string, cacheClass: CacheClass, routeHeaders: Record<string, string>,
+  /** `body`: text, or its UTF-8 bytes (kept as they are: the caller gives them up). */
+  constructor(text: string | Uint8Array<ArrayBuffer>, contentType: string, contentVersion: string, cacheClass: CacheClass, routeHeaders: Record<string, string>,
     expiresAt = Infinity) {
     this.cacheClass = cacheClass;
     this.expiresAt = expiresAt;
-    const body = utf8(text);
+    const body = typeof text === 'string' ? utf8(text) : text;
     const vary = body.byteLength > MIN_COMPRESS_BYTES ? addVary(routeHeaders.vary, 'Accept-Encoding') : routeHeaders.vary;
     this.variesByAuthorization = /(^|,)\s*authorization\s*(,|$)/i.test(routeHeaders.vary ?? '');
     this.identity = {
@@ -69,11 +70,20 @@ export class PreparedBody {
         ...routeHeaders,
         'content-type': contentType,
         'content-length': String(body.byteLength),
-        etag: makeEtag(contentVersion, text),
+        etag: makeEtag(contentVersion, body),
         'cache-control': CACHE_CONTROL[cacheClass],
         ...(vary ? { vary } : {}),
       },
     };
+  }
+
+  /**
+   * Called when the answer is kept: a body that is a view into a larger buffer (ByteWriter's blocks) is copied
+   * into one of its own, so keeping it keeps no more memory than it counts.
+   */
+  own(): void {
+    const { body } = this.identity;
+    if (body.byteLength !== body.buffer.byteLength) this.identity = { ...this.identity, body: body.slice() };
   }
 
   /** Bytes kept in memory, compressed variants included. */
@@ -206,6 +216,7 @@ export class ResponseCache {
    */
   set(target: string, prepared: PreparedBody): boolean {
     if (this.entries.has(target) || !this.doorkeeper.admit(target)) return false;
+    prepared.own();
     this.entries.set(target, prepared);
     this.bytes += prepared.size;
     prepared.onGrow = (bytes) => {

@@ -34,11 +34,11 @@ export class PrivateReply {
   }
 }
 
-/** A body already written as JSON text (a page of records joined from pieces), sent as it is. */
-export class JsonText {
-  readonly text: string;
-  constructor(text: string) {
-    this.text = text;
+/** A body already written as JSON bytes (a page of records copied from their columns), sent as it is. */
+export class JsonBytes {
+  readonly bytes: Uint8Array<ArrayBuffer>;
+  constructor(bytes: Uint8Array<ArrayBuffer>) {
+    this.bytes = bytes;
   }
 }
 

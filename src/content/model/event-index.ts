@@ -4,7 +4,8 @@
  * share a POI (a million events over a hundred thousand POIs), so the index holds each vertex once,
  * not once per event.
  */
-import { PointIndex, type Bbox, type Near } from '../../geo/point-index.ts';
+import { PointIndex, type Area, type Bbox, type Near } from '../../geo/point-index.ts';
+import { EventSlabs, MAX_SLABS_PER_QUERY } from './event-slabs.ts';
 import type { EventTable } from './event-table.ts';
 import { runNow, STRIDE, type Steps } from './steps.ts';
 
@@ -71,6 +72,20 @@ export class EventIndex {
       if ((r & (STRIDE - 1)) === 0) yield;
     }
     return new EventIndex(events, pois, pointsBefore, { start, end, positions: positions.subarray(0, at) });
+  }
+
+  /** The time slabs' spatial indexes (event-slabs.ts), made as queries need them. */
+  private slabs: EventSlabs | null = null;
+
+  /**
+   * The positions, ascending and each once, of the events that overlap [fromMs, toMs] with an anchor point in the
+   * area, from the time slabs; null when the window spans more than MAX_SLABS_PER_QUERY slabs (the POIs' lists
+   * answer those).
+   */
+  eventsInAreaBetween(area: Area, fromMs: number, toMs: number): Int32Array | null {
+    if (EventSlabs.spanned(fromMs, toMs) > MAX_SLABS_PER_QUERY) return null;
+    this.slabs ??= new EventSlabs(this.events, (k) => this.pois.pointsOfOwner(k));
+    return this.slabs.eventsInAreaBetween(area, fromMs, toMs);
   }
 
   /** The bytes of the spatial index over the anchored POIs (see `PointIndex.kdbushData`). */

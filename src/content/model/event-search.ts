@@ -4,11 +4,13 @@
  * view per content version, so a new bundle starts with an empty cache); every page, and `total`,
  * then costs a binary search and a slice.
  *
- * A spatial filter is answered from where the events are, not from the window: the index gives the POIs in
- * the area, and each POI's events (kept in keyset order) give, by binary search, those in the window. Its
- * cost follows the POIs in the area and their events in the window, never the table or the window's size,
- * and nothing the size of the table is allocated. A window small enough is scanned instead, testing each
- * event's own anchor points.
+ * A spatial filter is answered from where the events are, not from the window. A window of up to about ten
+ * weeks is answered by the time slabs it spans (event-slabs.ts): spatial indexes over the anchor points of the
+ * events of each two weeks, which give the events there and then, in keyset order. A longer window asks the
+ * POIs' index for the POIs in the area, and each POI's events (kept in keyset order) give, by binary search,
+ * those in the window. Either way the cost follows the events in the area and the window, never the table or
+ * the window's size, and nothing the size of the table is allocated. A window small enough is scanned instead,
+ * testing each event's own anchor points.
  */
 import { bboxTest, nearTest, type Bbox, type Near } from '../../geo/point-index.ts';
 import type { EventTable } from './event-table.ts';
@@ -50,10 +52,11 @@ export function filterKey(mapId: string, f: EventFilter): string {
  * filterKey(map.id, f). With `cache` a match list already cached is returned, and a new one is kept for the
  * pages that follow; without it the list is always computed afresh (the benchmark times that, the tests check
  * it). `directTestPoints` is where testing candidates one by one gives way to the index (tests force each way);
- * `cachePositions` bounds the positions all kept lists hold.
+ * `cachePositions` bounds the positions all kept lists hold;
+ * `slabs` false answers a short window from the POIs' lists too (tests check both).
  */
 export function findMatches(map: MapView, f: EventFilter, key: string, cache = true, directTestPoints = DIRECT_TEST_POINTS,
-  cachePositions = MATCH_CACHE_POSITIONS): Int32Array {
+  cachePositions = MATCH_CACHE_POSITIONS, slabs = true): Int32Array {
   const cached = cache ? map.matchCache.get(key) : undefined;
   if (cached) {
     // Re-insert to keep the Map in least-recently-used order.
@@ -63,22 +66,29 @@ export function findMatches(map: MapView, f: EventFilter, key: string, cache = t
   }
   const events = map.events;
   // Candidates: events starting by `to`, and none that started so long before `from` that they must be over.
-  const first = firstStartingFrom(events, f.fromMs - events.longestEventMs);
-  const end = firstStartingFrom(events, f.toMs + 1);
+  const first = events.firstStartingFrom(f.fromMs - events.longestEventMs);
+  const end = events.firstStartingFrom(f.toMs + 1);
   const types = f.types && events.typeMask(f.types);
   const tags = f.tags && events.tagMask(f.tags);
   const q = f.q && f.q.length > 0 ? f.q : null;
   const all = f.tagsMatch === 'all' && f.tags !== null && f.tags.length > 1;
-  const keep = (i: number) => events.endMs[i] >= f.fromMs && (!types || events.hasType(i, types)) &&
+  // An event starting in the window needs no test of its end: only those before `from` (from `first` on) do.
+  const startsInWindow = events.firstStartingFrom(f.fromMs);
+  const keep = (i: number) => (i >= startsInWindow || events.endMs[i] >= f.fromMs) && (!types || events.hasType(i, types)) &&
     (!tags || (all ? events.hasAllTags(i, tags, f.tags!.length) : events.hasTag(i, tags))) && (!q || events.titleMatches(i, q));
   const out: number[] = [];
   const spatialTests = [f.bbox && bboxTest(f.bbox), f.near && nearTest(f.near)].filter((t) => t !== null);
   if (spatialTests.length > 0 && map.eventIndex.pointsOf(first, Math.max(first, end)) > directTestPoints) {
     // The POIs in one area (near, the smaller one usually), then their events in the window; the other area, if
     // both are given, is tested on each of those events.
-    const pois = f.near ? map.eventIndex.poisNear(f.near) : map.eventIndex.poisInBbox(f.bbox!);
+    const area = f.near ? { near: f.near } : { bbox: f.bbox! };
     const other = f.near && f.bbox ? bboxTest(f.bbox) : null;
-    const candidates = map.eventIndex.eventsOfPoisBetween(pois, first, end);
+    // A short window: the time slabs' indexes give the events there and then; a longer one: the POIs there, then theirs.
+    const fromSlabs = slabs ? map.eventIndex.eventsInAreaBetween(area, f.fromMs, f.toMs) : null;
+    const candidates = fromSlabs ??
+      map.eventIndex.eventsOfPoisBetween(f.near ? map.eventIndex.poisNear(f.near) : map.eventIndex.poisInBbox(f.bbox!), first, end);
+    // The slabs' answer is exactly the window and the area: with no other filter it is the answer.
+    if (fromSlabs && !types && !tags && !q && !other) return keepList(map, key, fromSlabs, cache, cachePositions);
     for (let c = 0; c < candidates.length; c++) {
       const i = candidates[c];
       if (keep(i) && (!other || map.eventIndex.eventMatches(i, other))) out.push(i);
@@ -90,7 +100,11 @@ export function findMatches(map: MapView, f: EventFilter, key: string, cache = t
       out.push(i);
     }
   }
-  const matches = Int32Array.from(out);
+  return keepList(map, key, Int32Array.from(out), cache, cachePositions);
+}
+
+/** Keeps a new match list in the map's cache (with `cache`), dropping the least recently used past either bound. */
+function keepList(map: MapView, key: string, matches: Int32Array, cache: boolean, cachePositions: number): Int32Array {
   if (!cache) return matches;
   map.matchCache.set(key, matches);
   // Drop the least recently used lists while over either bound (the newest list always stays).
@@ -102,18 +116,6 @@ export function findMatches(map: MapView, f: EventFilter, key: string, cache = t
     positions -= list.length;
   }
   return matches;
-}
-
-/** Index of the first event (in start order) starting at or after `ms`. */
-function firstStartingFrom(events: EventTable, ms: number): number {
-  let lo = 0;
-  let hi = events.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (events.startMs[mid] < ms) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** Keyset order: starts_at, then id. */
