@@ -18,23 +18,31 @@ export function hash53(text: string, seed = 0): number {
 }
 
 /**
- * cyrb53's two lanes over bytes, four at a time where the bytes are 4-byte aligned (a body of its own always
- * is): an ETag of a 25 KB page costs a few microseconds, not the tens a string hash of its text does.
+ * cyrb53's two lanes over bytes, four at a time (as a little-endian 32-bit word), then the last one to three: an
+ * ETag of a 25 KB page costs a few microseconds, not the tens a string hash of its text does. Where the bytes
+ * are 4-byte aligned (a body of its own always is) the words are read as an Int32Array; elsewhere they are put
+ * together from the bytes, so the hash is the same wherever the bytes lie.
  */
 export function hashBytes53(bytes: Uint8Array, seed = 0): number {
   let h1 = 0xdeadbeef ^ seed;
   let h2 = 0x41c6ce57 ^ seed;
-  let k = 0;
-  if ((bytes.byteOffset & 3) === 0) {
-    const words = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >>> 2);
-    for (let i = 0; i < words.length; i++) {
-      const w = words[i];
+  const words = bytes.length >>> 2;
+  if ((bytes.byteOffset & 3) === 0 && LITTLE_ENDIAN) {
+    const view = new Int32Array(bytes.buffer, bytes.byteOffset, words);
+    for (let i = 0; i < words; i++) {
+      const w = view[i];
       h1 = Math.imul(h1 ^ w, 2654435761);
       h2 = Math.imul(h2 ^ w, 1597334677);
     }
-    k = words.length * 4;
+  } else {
+    for (let i = 0; i < words; i++) {
+      const k = 4 * i;
+      const w = bytes[k] | (bytes[k + 1] << 8) | (bytes[k + 2] << 16) | (bytes[k + 3] << 24);
+      h1 = Math.imul(h1 ^ w, 2654435761);
+      h2 = Math.imul(h2 ^ w, 1597334677);
+    }
   }
-  for (; k < bytes.length; k++) {
+  for (let k = words * 4; k < bytes.length; k++) {
     const b = bytes[k];
     h1 = Math.imul(h1 ^ b, 2654435761);
     h2 = Math.imul(h2 ^ b, 1597334677);
@@ -45,3 +53,6 @@ export function hashBytes53(bytes: Uint8Array, seed = 0): number {
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
+
+/** True on a little-endian machine (every runtime's usual one), where an Int32Array reads words as `hashBytes53` puts them together. */
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;

@@ -1,0 +1,108 @@
+/**
+ * The pieces an /events page is written with as bytes: the writer, dates written as bytes, the bytes hash of
+ * ETags, and a kept answer that owns its bytes. Each is checked against the plain way of doing the same thing.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ByteWriter } from '../src/content/model/byte-writer.ts';
+import { toUtc, writeUtc } from '../src/content/rfc3339.ts';
+import { hashBytes53 } from '../src/http/hash.ts';
+import { PreparedBody, ResponseCache } from '../src/http/response-cache.ts';
+import { mulberry32 } from '../scripts/demo/ids.ts';
+
+const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+
+test('a writer gives exactly the text of its pieces, grown past its first buffer, across many answers', () => {
+  const rand = mulberry32(7);
+  const w = new ByteWriter(16);
+  const source = new TextEncoder().encode('0123456789abcdefghijklmnopqrstuvwxyzÀÉÎõü—🎉'.repeat(40));
+  const kept: { bytes: Uint8Array; text: string }[] = [];
+  for (let answer = 0; answer < 400; answer++) {
+    w.reset();
+    let expected = '';
+    for (let piece = 0; piece < 1 + Math.floor(rand() * 30); piece++) {
+      const kind = Math.floor(rand() * 4);
+      if (kind === 0) {
+        w.ascii('{"k":');
+        expected += '{"k":';
+      } else if (kind === 1) {
+        w.text('Lisboa — São Jorge 🏰');
+        expected += 'Lisboa — São Jorge 🏰';
+      } else if (kind === 2) {
+        // Whole characters only: from an ASCII run, long or short (the writer copies both ways).
+        const start = Math.floor(rand() * 30);
+        const end = start + Math.floor(rand() * 6);
+        w.bytes(source, start, end);
+        expected += decode(source.subarray(start, end));
+      } else {
+        // A piece past the writer's byte-by-byte copy, ending on a whole character.
+        w.bytes(source, 0, 1600);
+        expected += decode(source.subarray(0, 1600));
+      }
+    }
+    const bytes = w.take();
+    assert.equal(bytes.byteOffset % 4, 0, 'a taken body starts 4-byte aligned');
+    kept.push({ bytes, text: expected });
+  }
+  // Every answer taken earlier still holds its own bytes: later ones never wrote over them.
+  for (const { bytes, text } of kept) assert.equal(decode(bytes), text);
+});
+
+test('bytesUntil copies up to the stop byte and says where it stopped', () => {
+  const w = new ByteWriter(4);
+  const src = new TextEncoder().encode('"title":"a"\n"url":null');
+  assert.equal(w.bytesUntil(src, 0, src.length, 0x0a), 11);
+  assert.equal(decode(w.take()), '"title":"a"');
+  w.reset();
+  assert.equal(w.bytesUntil(src, 12, src.length, 0x0a), src.length);
+  assert.equal(decode(w.take()), '"url":null');
+});
+
+test('writeUtc writes the very text toUtc gives, whole seconds or not, across the years Date holds', () => {
+  const rand = mulberry32(11);
+  const w = new ByteWriter(8);
+  const times = [0, -1000, 8.64e15, -8.64e15, 1_700_000_000_123, Date.parse('2026-11-25T23:59:59Z'), Date.parse('2027-01-01T00:00:00Z')];
+  for (let k = 0; k < 5000; k++) {
+    const ms = Math.floor((rand() - 0.5) * 2 * 4e14);
+    times.push(rand() < 0.8 ? ms - (ms % 1000) : ms);
+  }
+  for (const ms of times) {
+    writeUtc(ms, w.reset());
+    assert.equal(decode(w.take()), toUtc(ms), String(ms));
+  }
+});
+
+test('the bytes hash is the same wherever the bytes lie, and tells apart what differs', () => {
+  const rand = mulberry32(3);
+  const seen = new Map<number, string>();
+  for (let n = 0; n < 300; n++) {
+    const bytes = Uint8Array.from({ length: n }, () => Math.floor(rand() * 256));
+    const h = hashBytes53(bytes);
+    for (const shift of [1, 2, 3, 4]) {
+      const holder = new Uint8Array(n + shift);
+      holder.set(bytes, shift);
+      assert.equal(hashBytes53(holder.subarray(shift)), h, `${n} bytes at offset ${shift}`);
+    }
+    const text = Array.from(bytes).join(',');
+    assert.ok(!seen.has(h) || seen.get(h) === text, 'no two inputs here share a hash');
+    seen.set(h, text);
+  }
+  // Trailing zero bytes change the hash (the length is hashed too).
+  assert.notEqual(hashBytes53(new Uint8Array([1, 2, 3, 4])), hashBytes53(new Uint8Array([1, 2, 3, 4, 0, 0, 0, 0])));
+});
+
+test('an answer written into a shared block is copied into memory of its own when the cache keeps it', () => {
+  const w = new ByteWriter();
+  const bytes = w.reset().ascii('{"events":[]}').take();
+  assert.ok(bytes.buffer.byteLength > bytes.byteLength, 'the page is a view into a larger block');
+  const prepared = new PreparedBody(bytes, 'application/json', 'v1', 'content', {});
+  const etag = prepared.variant(null).headers.etag;
+  const cache = new ResponseCache({ entries: 10, bytes: 1 << 20 });
+  assert.equal(cache.set('/events', prepared), false, 'the first offer is remembered, not kept');
+  assert.equal(cache.set('/events', prepared), true, 'the second is kept');
+  const kept = prepared.variant(null);
+  assert.equal(kept.body.byteLength, kept.body.buffer.byteLength, 'kept bytes own their buffer');
+  assert.equal(decode(kept.body), '{"events":[]}');
+  assert.equal(kept.headers.etag, etag, 'the same bytes, the same tag');
+  assert.equal(cache.stats().bytes, bytes.byteLength);
+});
