@@ -212,14 +212,16 @@ ${items}
 <button type="submit">List events</button>
 </form>
 <p class="muted" id="event-hint">Click the map to list events near that point.</p>`;
+    // The kiosk shows what comes next first, and its top-level categories; the explorer every category and tag.
+    const categories = `<section><h2>${kiosk ? 'Explore' : 'Categories and tags'}</h2><div id="categories" class="chips" role="group" aria-label="Categories and tags"></div></section>\n`;
+    const events = `<section><h2 id="events-title">${kiosk ? 'Coming up' : 'Events'}</h2>${eventForm}
+<ol id="event-list" class="event-list" aria-live="polite"></ol></section>\n`;
     return `${head(title, [url('leaflet.css'), url('site.css')], scripts)}
 <body class="${kiosk ? 'kiosk' : 'explore'}">
 <header class="bar">${pickers}</header>
 <main class="explorer">
 <aside class="side" id="side">
-<section><h2>Categories and tags</h2><div id="categories" class="chips" role="group" aria-label="Categories and tags"></div></section>
-<section><h2 id="events-title">${kiosk ? 'Coming up' : 'Events'}</h2>${eventForm}
-<ol id="event-list" class="event-list" aria-live="polite"></ol></section>
+${kiosk ? events + categories : categories + events}
 </aside>
 <div id="map" class="map"></div>
 <article id="detail" class="detail" hidden aria-live="polite"><button type="button" id="detail-close" class="close" aria-label="Close">×</button><div id="detail-body"></div></article>

@@ -41,8 +41,13 @@ const state = {
   layers: new Map(),
 };
 
+/** The closest zoom the world-atlas coastlines are drawn at. */
+const WORLD_MAX_ZOOM = 10;
+
 const map = L.map('map', { zoomSnap: 0.5, tap: true, worldCopyJump: false, attributionControl: true });
 map.attributionControl.setPrefix(false);
+// The base in a pane of its own, under the content's (overlayPane, z-index 400), whenever it is shown again.
+map.createPane('base').style.zIndex = '350';
 const baseLayer = L.layerGroup().addTo(map);
 const areaLayer = L.layerGroup().addTo(map);
 const markerLayer = L.layerGroup().addTo(map);
@@ -60,9 +65,21 @@ async function drawBase() {
   const topo = await (await fetch(config.world)).json();
   const land = topojson.feature(topo, topo.objects.land);
   const borders = topojson.mesh(topo, topo.objects.countries, (a, b) => a !== b);
-  L.geoJSON(land, { interactive: false, style: { color: '#8fa596', weight: 1, fillColor: '#f3f1e7', fillOpacity: 1 } }).addTo(baseLayer);
-  L.geoJSON(borders, { interactive: false, style: { color: '#a58fb5', weight: 1, dashArray: '4 3', fill: false } }).addTo(baseLayer);
+  L.geoJSON(land, { pane: 'base', interactive: false, style: { color: '#8fa596', weight: 1, fillColor: '#f3f1e7', fillOpacity: 1 } }).addTo(baseLayer);
+  L.geoJSON(borders, { pane: 'base', interactive: false, style: { color: '#a58fb5', weight: 1, dashArray: '4 3', fill: false } }).addTo(baseLayer);
   map.attributionControl.addAttribution('Coastlines and borders: Natural Earth');
+  map.on('zoomend', showWorldAtScale);
+  showWorldAtScale();
+}
+
+/**
+ * The coastlines are Natural Earth's 1:50m: off by a kilometre or more, so they are drawn only up to zoom 10 (a
+ * region); closer in, the map's own areas and paths are the base, on a plain ground.
+ */
+function showWorldAtScale() {
+  const far = map.getZoom() <= WORLD_MAX_ZOOM;
+  if (far !== map.hasLayer(baseLayer)) far ? baseLayer.addTo(map) : baseLayer.remove();
+  map.getContainer().classList.toggle('near', !far);
 }
 
 /** A date and time in the map's time zone. */
@@ -164,8 +181,11 @@ function drawPois() {
 
 function drawCategories(counts) {
   const count = new Map(counts.map((c) => [c.id, c.count]));
-  const chips = state.categories.filter((c) => count.get(c.id) > 0).map((c) => el('button', {
-    type: 'button', className: `chip ${c.kind}`, 'aria-pressed': 'false', dataset: { id: c.id, kind: c.kind },
+  // Top-level categories first, then the categories below them, then tags (the kiosk: top-level categories only).
+  const rank = (c) => (c.kind === 'tag' ? 2 : c.parent_id ? 1 : 0);
+  const shown = state.categories.filter((c) => count.get(c.id) > 0 && (!kiosk || rank(c) === 0));
+  const chips = shown.sort((a, b) => rank(a) - rank(b)).map((c) => el('button', {
+    type: 'button', className: `chip ${c.kind}${rank(c) === 0 ? ' top' : ''}`, 'aria-pressed': 'false', dataset: { id: c.id, kind: c.kind },
     onclick: () => selectCategory(state.selected === c.id ? null : c.id),
   }, c.name, el('span', { className: 'count' }, String(count.get(c.id)))));
   $('categories').replaceChildren(...chips);
@@ -257,7 +277,9 @@ function highlight(pois) {
     layer.addTo(highlightLayer);
     bounds.extend(layer.getBounds ? layer.getBounds() : layer.getLatLng());
   }
-  if (bounds.isValid() && !map.getBounds().contains(bounds)) map.fitBounds(bounds.pad(0.3), { maxZoom: map.getZoom() });
+  // Into view beside the detail card, which covers the right of the map.
+  const card = $('detail').hidden ? 0 : $('detail').offsetWidth + 24;
+  if (bounds.isValid()) map.fitBounds(bounds, { paddingTopLeft: [24, 24], paddingBottomRight: [card, 24], maxZoom: Math.max(map.getZoom(), 15) });
 }
 
 /** Names the places that lie outside the map's own bounds (a swapped [lng, lat] lands far away), with a way to see them. */
