@@ -2,13 +2,13 @@
  * The pages in a real browser: headless Debian Chromium driven by playwright-core, against the service on Node
  * over a real port, serving the demo at a pinned time. The explorer: pick the demo map, click a category and see
  * its markers drawn, click the map and see the events near that point listed, open an event and see its anchored
- * POIs. The kiosk (--kiosk, under a base path): the upcoming-events rail, and back to its start view after a
+ * POIs; a place whose coordinates were swapped is named and shown. The kiosk (--kiosk, under a base path): the upcoming-events rail, and back to its start view after a
  * minute with no touch (the page's clock is driven by Playwright). /docs renders every endpoint of /openapi.json.
  * Every request each page makes is recorded: all go to 127.0.0.1, and no page logs an error (a CSP violation
  * would be one). The first render of /explore is measured and printed.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -140,6 +140,30 @@ describe('the explorer in Chromium', () => {
     assert.ok(await page.locator('.poi-highlight').count() >= first.pois.length, 'its places are outlined on the map');
     assert.equal(await page.isVisible('#detail'), true);
     assertStayedHome(recorded);
+  });
+
+  test('names a place whose [lng, lat] were swapped into East Africa, and shows it on the coastlines', async () => {
+    const bundle = structuredClone(demo);
+    const marker = bundle.markers.find((m) => m.map_id === MAIN && m.name === 'Torre de Belém')!;
+    [marker.lat, marker.lng] = [marker.lng, marker.lat];
+    const file = join(dataDir, 'swapped.json');
+    await writeFile(file, JSON.stringify(bundle));
+    const swapped = await startServer('node', ['--bundle', file, '--data-dir', join(dataDir, 'c'), '--fixed-time', NOW], 120_000);
+    try {
+      const recorded = await newPage();
+      const { page } = recorded;
+      await page.goto(`${swapped.base}/explore?map=${MAIN}`);
+      await page.waitForSelector('body[data-ready="true"]');
+      assert.match(await page.textContent('#status') ?? '', /^1 of \d+ markers lie outside the map's bounds: Torre de Belém\./);
+      await page.click('#status button');
+      await page.waitForFunction(() => (window as any).explorer.map.getZoom() <= 10);
+      assert.ok(await page.locator('.leaflet-base-pane path').count() > 0, 'the coastlines are drawn at that scale');
+      const inView = await page.evaluate(({ lat, lng }) => (window as any).explorer.map.getBounds().contains([lat, lng]), marker);
+      assert.equal(inView, true, 'the swapped place is in view');
+      assertStayedHome(recorded);
+    } finally {
+      await swapped.stop();
+    }
   });
 
   test('the home page lists the maps and links to the explorer, which opens on the map linked', async () => {
