@@ -11,8 +11,7 @@ import { loadavg, cpus } from 'node:os';
 import { join } from 'node:path';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import type { Page } from 'playwright-core';
-import { launchChromium, openPage } from '../tests/helpers/browser.ts';
+import { clickMapNear, launchChromium, openPage } from '../tests/helpers/browser.ts';
 import { startServer, type RunningServer } from '../tests/helpers/server.ts';
 import { ROOT } from './build-binary.ts';
 
@@ -23,24 +22,6 @@ const NOW = '2027-06-10T10:00:00Z';
 /** Cold loads of /explore measured. */
 const LOADS = 7;
 const OUT = join(ROOT, 'docs', 'screenshots');
-
-/** Clicks the map at a point no place covers, near `at`. */
-async function clickMapNear(page: Page, at: { lat: number; lng: number }): Promise<void> {
-  const spot = await page.evaluate(({ lat, lng }) => {
-    const { map } = (window as any).explorer;
-    const box = map.getContainer().getBoundingClientRect();
-    const p = map.latLngToContainerPoint([lat, lng]);
-    for (let r = 0; r < 200; r += 4) {
-      for (const [dx, dy] of [[r, 0], [0, r], [-r, 0], [0, -r]]) {
-        const hit = document.elementFromPoint(box.left + p.x + dx, box.top + p.y + dy);
-        if (hit && !hit.classList.contains('leaflet-interactive') && hit.closest('#map')) return { x: box.left + p.x + dx, y: box.top + p.y + dy };
-      }
-    }
-    throw new Error('no free spot on the map');
-  }, at);
-  await page.mouse.click(spot.x, spot.y);
-  await page.waitForFunction(() => /within/.test(document.getElementById('events-title')!.textContent!));
-}
 
 /** The asset URLs (scripts, style sheets, the coastlines) a page loads, as its HTML names them. */
 async function assetsOf(base: string, path: string): Promise<string[]> {

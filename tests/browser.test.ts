@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { launchChromium, openPage, type RecordedPage } from './helpers/browser.ts';
+import { clickMapNear, launchChromium, openPage, type RecordedPage } from './helpers/browser.ts';
 import { readDemoBundle } from './helpers/app.ts';
 import { startServer, type RunningServer } from './helpers/server.ts';
 
@@ -102,28 +102,8 @@ describe('the explorer in Chromium', () => {
     assert.equal(await page.locator('path.poi-marker').count(), expected);
 
     // Click the map near the square, on a spot no place covers.
-    const spot = await page.evaluate(({ lat, lng }) => {
-      const { map } = (window as any).explorer;
-      const box = map.getContainer().getBoundingClientRect();
-      const p = map.latLngToContainerPoint([lat, lng]);
-      for (let r = 0; r < 200; r += 4) {
-        for (const [dx, dy] of [[r, 0], [0, r], [-r, 0], [0, -r], [r, r], [-r, -r]]) {
-          const x = box.left + p.x + dx;
-          const y = box.top + p.y + dy;
-          const hit = document.elementFromPoint(x, y);
-          if (hit && !hit.classList.contains('leaflet-interactive') && hit.closest('#map')) return { x, y };
-        }
-      }
-      return null;
-    }, SQUARE);
-    assert.ok(spot, 'a free spot near the square');
-    await page.mouse.click(spot.x, spot.y);
-    await page.waitForSelector('path.near-circle');
-    await page.waitForFunction(() => /within/.test(document.getElementById('events-title')!.textContent!));
-    const near = await page.evaluate(() => {
-      const { lat, lng } = (window as any).explorer.state.near;
-      return `${lat.toFixed(5)},${lng.toFixed(5)}`;
-    });
+    const point = await clickMapNear(page, SQUARE);
+    const near = `${point.lat.toFixed(5)},${point.lng.toFixed(5)}`;
     const events = await api(server.base, `/events?map_id=${MAIN}&limit=25&near=${near}&radius_m=2000`);
     assert.ok(events.events.length > 0, 'the demo has events near the square');
     assert.equal(await page.getAttribute('#event-list', 'data-total'), String(events.total));

@@ -61,3 +61,31 @@ export async function openPage(browser: Browser, size = { width: 1280, height: 8
   page.on('pageerror', (err) => errors.push(String(err)));
   return { context, page, requests, errors };
 }
+
+/**
+ * Clicks the explorer's map (the page's `explorer.map`) on a spot near `at` that no place covers, so the click
+ * reaches the map itself, and waits for the events near it to be listed. Returns the point the page took.
+ */
+export async function clickMapNear(page: Page, at: { lat: number; lng: number }): Promise<{ lat: number; lng: number }> {
+  const spot = await page.evaluate(({ lat, lng }) => {
+    const { map } = (window as any).explorer;
+    const box = map.getContainer().getBoundingClientRect();
+    const p = map.latLngToContainerPoint([lat, lng]);
+    for (let r = 0; r < 200; r += 4) {
+      for (const [dx, dy] of [[r, 0], [0, r], [-r, 0], [0, -r], [r, r], [-r, -r]]) {
+        const x = box.left + p.x + dx;
+        const y = box.top + p.y + dy;
+        const hit = document.elementFromPoint(x, y);
+        if (hit && !hit.classList.contains('leaflet-interactive') && hit.closest('#map')) return { x, y };
+      }
+    }
+    throw new Error('no free spot on the map near the point');
+  }, at);
+  await page.mouse.click(spot.x, spot.y);
+  await page.waitForSelector('path.near-circle');
+  await page.waitForFunction(() => /within/.test(document.getElementById('events-title')!.textContent!));
+  return page.evaluate(() => {
+    const { lat, lng } = (window as any).explorer.state.near;
+    return { lat, lng };
+  });
+}
