@@ -17,18 +17,22 @@ export const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '-
 
 /**
  * Installs Debian's `chromium` with apt-get when /usr/bin/chromium is missing, printing what it does (about a
- * minute on a fresh machine). Throws with apt-get's output when it cannot.
+ * minute and a half on a fresh machine, its libraries included; 15 s when only the browser is missing). Throws
+ * with apt-get's output when it cannot.
  */
 export function ensureChromium(log: (line: string) => void = (line) => console.log(line)): void {
   if (existsSync(CHROMIUM)) return;
   log(`# ${CHROMIUM} is missing: installing Debian's chromium package for the browser tests`);
   const asRoot = process.getuid?.() === 0 ? [] : ['sudo', '-n'];
-  for (const args of [['apt-get', 'update'], ['apt-get', 'install', '-y', '--no-install-recommends', 'chromium']]) {
+  // Waits for another apt or dpkg (an unattended upgrade, say) rather than failing on its lock.
+  const lock = ['-o', 'DPkg::Lock::Timeout=300'];
+  for (const args of [['apt-get', ...lock, 'update'], ['apt-get', ...lock, 'install', '-y', '--no-install-recommends', 'chromium']]) {
     const command = [...asRoot, ...args];
     log(`# ${command.join(' ')}`);
     const began = performance.now();
     const run = spawnSync(command[0], command.slice(1), { encoding: 'utf8', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, timeout: 600_000 });
-    log(`#   exit ${run.status} after ${Math.round((performance.now() - began) / 1000)} s`);
+    const last = `${run.stdout}`.trim().split('\n').slice(-2).map((line) => `#   ${line}`).join('\n');
+    log(`${last}\n#   exit ${run.status} after ${Math.round((performance.now() - began) / 1000)} s`);
     if (run.status !== 0) throw new Error(`${command.join(' ')} failed (${run.status}):\n${run.stdout}\n${run.stderr}`);
   }
   if (!existsSync(CHROMIUM)) throw new Error(`the chromium package installed no ${CHROMIUM}`);

@@ -44,8 +44,8 @@ describe('pages', () => {
     const html = await res.text();
     assert.match(html, /<h1>Destination map content service<\/h1>/);
     assert.match(html, new RegExp(`Content version <strong>${res.headers.get('x-content-version') ?? '\\d+'}</strong>`));
-    for (const m of enabledMaps) assert.ok(html.includes(`href="/explore?map=${m.id}"`), m.name);
-    for (const m of bundle.maps.filter((x) => !x.enabled)) assert.ok(!html.includes(m.id), `the disabled map ${m.name} is not listed`);
+    for (const m of enabledMaps) assert.ok(html.includes(`href="/explore?map=${m.id}"`), m.id);
+    for (const m of bundle.maps.filter((x) => !x.enabled)) assert.ok(!html.includes(m.id), `the disabled map ${m.id} is not listed`);
     for (const href of ['/explore', '/docs', '/openapi.json']) assert.ok(html.includes(`href="${href}"`), href);
   });
 
