@@ -12,7 +12,7 @@ import { Worker } from 'node:worker_threads';
 import type { SessionT } from './bundle/bundle-schema.ts';
 import type { BundleSource } from './bundle/parse.ts';
 import { BundleError, type BundleProblem } from './bundle/validate-bundle.ts';
-import { loadModel, type ModelPayload } from './model/model-cache.ts';
+import { inSharedMemory, loadModel, type ModelPayload } from './model/model-cache.ts';
 import type { ReadModel } from './model/read-model.ts';
 import { Publisher, type Committed, type PublishProgress, type PublisherOptions, type PublisherPort, type Staged, type StoreMode } from './publisher.ts';
 import type { WorkerAnswer, WorkerRequest } from './publisher-worker.ts';
@@ -75,10 +75,21 @@ export class ContentStore implements ServedContent {
   /** Publishes run one at a time, in call order. */
   private queue: Promise<unknown> = Promise.resolve();
   /**
-   * With serving threads (`--workers`), each version's payload is copied into shared memory before its model is
-   * built, so every thread's event tables are views of the same bytes; `payload` is the one served.
+   * With serving threads (`--workers`), each version's payload is in shared memory before its model is built, so
+   * every thread's event tables are views of the same bytes; `payload` is the one served. A publisher in a worker
+   * copies the bytes there itself, so this thread never holds a second copy of a version (it did: the copy
+   * it made kept about 230 MB more for a 1M-event version until a full collection, which an idle process never ran).
    */
-  sharePayloads = false;
+  get sharePayloads(): boolean {
+    return this.sharing;
+  }
+
+  set sharePayloads(on: boolean) {
+    this.sharing = on;
+    if (this.publisher instanceof WorkerPublisher) this.publisher.shared = on;
+  }
+
+  private sharing = false;
   private servedPayload: ModelPayload | null = null;
   /** Told after every publish, follow or refusal (the model, the record or both changed). */
   onChange: (() => void) | null = null;
@@ -237,7 +248,7 @@ export class ContentStore implements ServedContent {
 
   /** Builds a payload's read model (in slices) and serves it. */
   private async swapIn(payload: ModelPayload): Promise<ReadModel> {
-    const served = this.sharePayloads ? sharedPayload(payload) : payload;
+    const served = this.sharing ? sharedPayload(payload) : payload;
     const model = await loadModel(served);
     this.current = model;
     this.servedPayload = served;
@@ -259,18 +270,18 @@ export class ContentStore implements ServedContent {
   }
 }
 
-/** The payload with its bytes copied into SharedArrayBuffers, which every thread they are posted to shares. */
+/**
+ * The payload with its bytes in SharedArrayBuffers, which every thread they are posted to shares: as it came from
+ * a publisher in a worker (which copies them there itself), or copied now.
+ */
 function sharedPayload(payload: ModelPayload): ModelPayload {
-  const share = (bytes: Uint8Array) => {
-    const copy = new Uint8Array(new SharedArrayBuffer(bytes.byteLength));
-    copy.set(bytes);
-    return copy;
-  };
-  return { ...payload, docs: share(payload.docs), tables: share(payload.tables), places: share(payload.places) };
+  return { ...payload, docs: inSharedMemory(payload.docs), tables: inSharedMemory(payload.tables), places: inSharedMemory(payload.places) };
 }
 
 /** The publisher in a worker thread: each call is a message, each answer a message back. */
 class WorkerPublisher implements PublisherPort {
+  /** Payloads wanted in shared memory (ContentStore.sharePayloads). */
+  shared = false;
   private readonly worker: Worker;
   private next = 1;
   private readonly waiting = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void }>();
@@ -314,7 +325,7 @@ class WorkerPublisher implements PublisherPort {
     const id = this.next++;
     return new Promise<T>((resolve, reject) => {
       this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      this.worker.postMessage({ id, method, args } satisfies WorkerRequest);
+      this.worker.postMessage({ id, method, args, shared: this.shared } satisfies WorkerRequest);
     });
   }
 

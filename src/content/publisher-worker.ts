@@ -5,15 +5,17 @@
  */
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import { BundleError } from './bundle/validate-bundle.ts';
-import type { ModelPayload } from './model/model-cache.ts';
+import { collectGarbage } from './collect-garbage.ts';
+import { inSharedMemory, type ModelPayload } from './model/model-cache.ts';
 import { Publisher, PUBLISHER_NICENESS, type PublishProgress, type PublisherOptions, type PublisherPort } from './publisher.ts';
 
-/** A request from the serving thread. */
-export interface WorkerRequest { id: number; method: keyof PublisherPort; args: unknown[] }
+/**
+ * A request from the serving thread. `shared`: a payload in the answer is wanted in shared memory (serving
+ * threads view its bytes), copied here, off the serving thread, so that thread never holds a second copy.
+ */
+export interface WorkerRequest { id: number; method: keyof PublisherPort; args: unknown[]; shared?: boolean }
 
 /** The answer to one request, or the progress of the one running. */
 export type WorkerAnswer =
@@ -41,24 +43,6 @@ function lowerPriority(): void {
 }
 lowerPriority();
 
-/**
- * A full garbage collection of this thread, where the runtime allows one (Node and Deno through V8's
- * `--expose-gc`, Bun through `Bun.gc`), else nothing. A publish leaves hundreds of megabytes of records and
- * pages behind; collected before the payload is handed over, they are not still held while the serving thread
- * builds the new model, which is when the process's memory peaks.
- */
-const collectGarbage: () => void = (() => {
-  const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun;
-  if (bun) return () => bun.gc(true);
-  try {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as unknown;
-    if (typeof gc === 'function') return gc as () => void;
-  } catch {
-    // not offered here
-  }
-  return () => {};
-})();
 let publisher: Publisher | null = null;
 const opening = Publisher.open(workerData as PublisherOptions).then((p) => {
   p.onProgress = (progress) => port.postMessage({ progress } satisfies WorkerAnswer);
@@ -71,16 +55,21 @@ port.on('message', (req: WorkerRequest) => {
     try {
       await opening;
       const result = await (publisher![req.method] as (...args: unknown[]) => Promise<unknown>).apply(publisher, req.args);
-      if (req.method === 'stage' || req.method === 'commit' || req.method === 'serveCurrent') collectGarbage();
-      // A payload's bytes (records, tables and spatial indexes) move to the serving thread instead of being copied.
+      // A payload's bytes (records, tables and spatial indexes) move to the serving thread instead of being copied;
+      // or, wanted shared, are copied into shared memory here and the thread views them.
       const holder = (result as { payload?: Partial<ModelPayload> } | null)?.payload ?? (result as Partial<ModelPayload> | null);
       const moved: ArrayBuffer[] = [];
       for (const key of ['docs', 'tables', 'places'] as const) {
         let bytes = holder?.[key];
         if (!holder || !bytes) continue;
+        if (req.shared) {
+          holder[key] = inSharedMemory(bytes);
+          continue;
+        }
         if (bytes.byteOffset !== 0 || bytes.byteLength !== bytes.buffer.byteLength) holder[key] = bytes = bytes.slice();
         moved.push(bytes.buffer as ArrayBuffer);
       }
+      if (req.method === 'stage' || req.method === 'commit' || req.method === 'serveCurrent') collectGarbage();
       port.postMessage({ id: req.id, result } satisfies WorkerAnswer, moved);
       if (req.method === 'close') port.close();
     } catch (err) {

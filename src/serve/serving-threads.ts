@@ -20,6 +20,7 @@ import type { ReadModel } from '../content/model/read-model.ts';
 import type { DatabaseState } from '../content/replica.ts';
 import type { SessionAnswer } from '../content/sessions.ts';
 import { createLogger, type Logger } from '../http/log.ts';
+import { collectGarbage } from '../content/collect-garbage.ts';
 import { pageOptions, type ServerConfig } from './config.ts';
 
 /** A runtime's way to serve an app: listens (sharing the port when `reusePort`), and stops letting requests finish. */
@@ -211,6 +212,7 @@ class ContentMirror implements ServedContent {
       if (payload && !(this.current?.version === payload.version && this.current.checksum === payload.checksum)) {
         this.current = await loadModel({ ...payload, docs: new Uint8Array(payload.docs), tables: new Uint8Array(payload.tables),
           places: new Uint8Array(payload.places) });
+        collectGarbage();
       }
       this.lastPublish = m.lastPublish;
       this.database = m.database;

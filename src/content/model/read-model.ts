@@ -36,7 +36,7 @@ export interface PoiEntry {
   record: PoiRecord;
   summary: PoiSummary;
   geometry: Geometry;
-  versions: Set<string>; // published versions only
+  versionIds: readonly string[]; // published versions only (the record's version_ids: one or two, an array is lighter than a Set)
   categoryIds: string[];
 }
 
@@ -394,7 +394,7 @@ function buildPoi(type: PoiType, doc: MarkerT | PathT | PolygonT, versionIds: st
     record = { ...common, geometry };
   }
   const at = representativePoint(geometry);
-  return { record, geometry, versions: new Set(versionIds), categoryIds: common.category_ids,
+  return { record, geometry, versionIds, categoryIds: common.category_ids,
     summary: { id: doc.id, type, name: doc.name, lat: at.lat, lng: at.lng } };
 }
 
@@ -403,7 +403,7 @@ function* versionSteps(versionId: string, mapId: string, poisByName: readonly Po
   const inVersion: PoiEntry[] = [];
   for (let i = 0; i < poisByName.length; i++) {
     const p = poisByName[i];
-    if (p.record.map_id === mapId && p.versions.has(versionId)) inVersion.push(p);
+    if (p.record.map_id === mapId && p.versionIds.includes(versionId)) inVersion.push(p);
     if ((i & (STRIDE - 1)) === 0) yield;
   }
   const cats = [...categories.values()].filter((c) => c.map_id === mapId && c.version_ids.includes(versionId))

@@ -1,0 +1,24 @@
+/**
+ * A full garbage collection of this thread, where the runtime allows one (Node and Deno through V8's
+ * `--expose-gc`, Bun through `Bun.gc`), else nothing. Called where a thread has just let go of a lot:
+ * - the publisher's thread after a publish, which leaves hundreds of megabytes of records and pages behind:
+ *   collected before the payload is handed over, they are not still held while the serving thread builds the
+ *   new model, which is when the process's memory peaks;
+ * - a serving thread (`--workers`) once it has built a version's model: the records it parsed to build it are
+ *   garbage, and a thread that then only answers requests may not collect them for a long time.
+ */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+export const collectGarbage: () => void = (() => {
+  const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun;
+  if (bun) return () => bun.gc(true);
+  try {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as unknown;
+    if (typeof gc === 'function') return gc as () => void;
+  } catch {
+    // not offered here
+  }
+  return () => {};
+})();
