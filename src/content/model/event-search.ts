@@ -83,7 +83,7 @@ export function findMatches(map: MapView, f: EventFilter, key: string, cache = t
     // both are given, is tested on each of those events.
     const area = f.near ? { near: f.near } : { bbox: f.bbox! };
     const other = f.near && f.bbox ? bboxTest(f.bbox) : null;
-    // A short window: the time slabs' indexes give the events there and then; a longer one: the POIs there, then theirs.
+    // The time slabs' indexes give the events there and then; a window too long for them: the POIs there, then theirs.
     const fromSlabs = slabs ? map.eventIndex.eventsInAreaBetween(area, f.fromMs, f.toMs) : null;
     const candidates = fromSlabs ??
       map.eventIndex.eventsOfPoisBetween(f.near ? map.eventIndex.poisNear(f.near) : map.eventIndex.poisInBbox(f.bbox!), first, end);

@@ -1,6 +1,6 @@
 /**
- * "Which events are here and now": spatial indexes per time slab. Slab s holds the events that overlap
- * [s * SLAB_MS, (s + 1) * SLAB_MS) and a KDBush index over their anchor points. A short window is answered from
+ * "Which events are here and now": spatial indexes per time slab. Slab s of length L holds the events that
+ * overlap [s * L, (s + 1) * L) and a KDBush index over their anchor points. A short window is answered from
  * the slabs it spans, so a query visits the anchor points of the events in the area during those slabs, not every
  * POI in the area (most of which have nothing in the window) and not every event in the window.
  *
@@ -10,23 +10,26 @@
  * with several points in the area; scanning that bitmap in order gives the slab's events in keyset order, and
  * the slabs in turn give the whole answer in keyset order: nothing is sorted.
  *
- * Slabs are made the first time a query needs them (a few milliseconds each on a million events) and the least
- * recently used go past MAX_SLABS_KEPT.
+ * Slabs are made the first time a query needs them (tens of milliseconds each on a million events) and the least
+ * recently used go past their size's `kept`.
  */
 import { TreePoints, type Area } from '../../geo/point-index.ts';
 import type { EventTable } from './event-table.ts';
 import { runNow } from './steps.ts';
 
-/** The length of a time slab: two weeks. */
-export const SLAB_MS = 14 * 24 * 60 * 60 * 1000;
+/** A length of time slab, the most of them one query walks, and the most kept per map. */
+export interface SlabSize { ms: number; perQuery: number; kept: number }
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 /**
- * A window spanning more slabs than this (about ten weeks) is answered from the POIs' event lists instead: a
- * query over many slabs walks many indexes, each cold in the processor's caches (measured on 1M events, near
- * 2 km over a year: 480-580 us by 27 slabs, about 200 us by the POIs' lists).
+ * Two weeks, for windows up to about ten weeks (the default window is 30 days). A query walks a few slabs: each
+ * slab walked is an index cold in the processor's caches. A longer window is answered from the POIs' event lists,
+ * which measured as fast on 1M events for near 2 km over a year (218 us of CPU a question either way, against 27
+ * two-week slabs at 480-580 us and five thirteen-week slabs at 218 us, which also cost 7 MB each per thread).
+ * More sizes can be listed here, smallest first: a query takes the first that answers its window.
  */
-export const MAX_SLABS_PER_QUERY = 6;
-/** Slabs kept per map: on the 1M-event dataset (about 13,000 events a slab) each holds about 1.1 MB. */
-export const MAX_SLABS_KEPT = 32;
+export const SLAB_SIZES: readonly SlabSize[] = [{ ms: 14 * DAY_MS, perQuery: 6, kept: 32 }];
 
 /** One slab: its events by number, and their anchor points. */
 class Slab {
@@ -34,7 +37,10 @@ class Slab {
   readonly points: TreePoints;
   /** Event number -> its position in the table (ascending). */
   readonly positions: Int32Array;
-  /** Event number -> its start and end. */
+  /**
+   * Each point's event's start and end, by the point's tree position: read in the order the index finds points,
+   * next to their coordinates, rather than by event number all over the slab (a cache miss a point).
+   */
   readonly startMs: Float64Array;
   readonly endMs: Float64Array;
 
@@ -46,8 +52,9 @@ class Slab {
   }
 }
 
-/** The time slabs of one table's events (see the file's comment). */
+/** The time slabs of one size of one table's events (see the file's comment). */
 export class EventSlabs {
+  readonly size: SlabSize;
   private readonly events: EventTable;
   private readonly pointsOf: (poiCode: number) => Float64Array;
   private readonly kept = new Map<number, Slab>();
@@ -57,20 +64,22 @@ export class EventSlabs {
   private out = new Int32Array(1024);
 
   /** `pointsOf` gives an anchored POI's points (lng, lat pairs) by its code in the table. */
-  constructor(events: EventTable, pointsOf: (poiCode: number) => Float64Array) {
+  constructor(size: SlabSize, events: EventTable, pointsOf: (poiCode: number) => Float64Array) {
+    this.size = size;
     this.events = events;
     this.pointsOf = pointsOf;
   }
 
-  /** How many slabs [fromMs, toMs] spans. */
-  static spanned(fromMs: number, toMs: number): number {
-    return Math.floor(toMs / SLAB_MS) - Math.floor(fromMs / SLAB_MS) + 1;
+  /** True when [fromMs, toMs] spans at most `perQuery` slabs of this size. */
+  answers(fromMs: number, toMs: number): boolean {
+    return Math.floor(toMs / this.size.ms) - Math.floor(fromMs / this.size.ms) + 1 <= this.size.perQuery;
   }
 
   /** Positions, ascending and each once, of the events that overlap [fromMs, toMs] with an anchor point in the area. */
   eventsInAreaBetween(area: Area, fromMs: number, toMs: number): Int32Array {
-    const firstSlab = Math.floor(fromMs / SLAB_MS);
-    const lastSlab = Math.floor(toMs / SLAB_MS);
+    const slabMs = this.size.ms;
+    const firstSlab = Math.floor(fromMs / slabMs);
+    const lastSlab = Math.floor(toMs / slabMs);
     let count = 0;
     for (let s = firstSlab; s <= lastSlab; s++) {
       const slab = this.slab(s);
@@ -82,13 +91,14 @@ export class EventSlabs {
       if (this.bits.length * 32 < positions.length) this.bits = new Uint32Array(Math.ceil(positions.length / 32));
       const bits = this.bits;
       // Reported here: in the window, and either this is the window's first slab or the event starts in this one.
-      const startsFrom = s === firstSlab ? -Infinity : s * SLAB_MS;
+      const startsFrom = s === firstSlab ? -Infinity : s * slabMs;
       let low = bits.length;
       let high = -1;
       for (let f = 0; f < n; f++) {
-        const e = numbers[found[f]];
-        const start = startMs[e];
-        if (start > toMs || start < startsFrom || endMs[e] < fromMs) continue;
+        const k = found[f];
+        const start = startMs[k];
+        if (start > toMs || start < startsFrom || endMs[k] < fromMs) continue;
+        const e = numbers[k];
         const w = e >>> 5;
         bits[w] |= 1 << (e & 31);
         if (w < low) low = w;
@@ -128,7 +138,7 @@ export class EventSlabs {
     const slab = this.make(s);
     this.kept.set(s, slab);
     for (const old of this.kept.keys()) {
-      if (this.kept.size <= MAX_SLABS_KEPT) break;
+      if (this.kept.size <= this.size.kept) break;
       this.kept.delete(old);
     }
     return slab;
@@ -136,8 +146,8 @@ export class EventSlabs {
 
   private make(s: number): Slab {
     const { events } = this;
-    const from = s * SLAB_MS;
-    const until = (s + 1) * SLAB_MS;
+    const from = s * this.size.ms;
+    const until = (s + 1) * this.size.ms;
     const positions: number[] = [];
     const lngs: number[] = [];
     const lats: number[] = [];
@@ -156,7 +166,8 @@ export class EventSlabs {
       }
     }
     const at = Int32Array.from(positions);
-    return new Slab(runNow(TreePoints.buildSteps(lngs, lats, numbers)), at, Float64Array.from(at, (i) => events.startMs[i]),
-      Float64Array.from(at, (i) => events.endMs[i]));
+    const points = runNow(TreePoints.buildSteps(lngs, lats, numbers));
+    const byTree = points.tagsByTreePosition;
+    return new Slab(points, at, Float64Array.from(byTree, (e) => events.startMs[at[e]]), Float64Array.from(byTree, (e) => events.endMs[at[e]]));
   }
 }
