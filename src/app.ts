@@ -12,7 +12,9 @@ import type { ReadModel } from './content/model/read-model.ts';
 import { negotiateEncoding } from './http/compress.ts';
 import { HttpError, problemAnswer } from './http/errors.ts';
 import { createLogger, type Logger } from './http/log.ts';
-import { JsonBytes, parseParams, PrivateReply, wholeSecond, type RouteSpec } from './http/route.ts';
+import { languageKey, LanguageChoice } from './http/language.ts';
+import { JsonBytes, parseParams, PrivateReply, queryEntries, wholeSecond, type RouteSpec } from './http/route.ts';
+import { renderIn } from './content/model/local-text.ts';
 import {
   addVary, ALLOWED_METHODS, CACHE_CONTROL, CORS_HEADERS, etagMatches, JSON_TYPE, PREFLIGHT_HEADERS, requestIdFor, SECURITY_HEADERS, utf8,
   type AppRequest, type AppResponse,
@@ -121,8 +123,11 @@ export function createApp(deps: AppDeps): App {
       throw new HttpError(405, `${req.method} is not allowed; this API is read-only.`, { headers: { allow: ALLOWED_METHODS } });
     }
     // A repeated content request is answered from memory, before routing: same target, same content, same answer.
+    // An answer in text depends on Accept-Language too (unless the target names its language): it is in the key.
+    const acceptLanguage = req.header('accept-language');
+    const targetKey = req.target + languageKey(req.target, acceptLanguage);
     if (readable && deps.store.ready) {
-      const hit = cached(req, req.target);
+      const hit = cached(req, targetKey);
       if (hit) return { prepared: hit };
     }
     const url = targetUrl(req.target);
@@ -144,20 +149,35 @@ export function createApp(deps: AppDeps): App {
     // One model for the whole request, so the body and its ETag come from the same content version.
     const model = deps.store.model;
     // A target with parameters the route ignores shares the entry of the same request without them.
-    const key = cacheKey(req.target, spec.query);
-    if (key !== req.target) {
+    const texts = spec.texts !== false;
+    const key = cacheKey(req.target, queryEntries(spec)) + (texts ? languageKey(req.target, acceptLanguage) : '');
+    if (key !== targetKey) {
       const hit = cached(req, key);
       if (hit) return { prepared: hit };
     }
     const at = now();
-    const result = await spec.handle({ header: req.header, params, query, model, store: deps.store, now: at, basePath });
+    const language = new LanguageChoice(model, query as { lang?: string; langs?: 'all' }, acceptLanguage);
+    const result = await spec.handle({ header: req.header, params, query, model, store: deps.store, now: at, basePath, language });
     const personal = result instanceof PrivateReply;
     const cacheClass = personal ? 'private' : spec.cacheClass?.(query) ?? 'content';
-    const body = result instanceof JsonBytes ? result.bytes : JSON.stringify(personal ? result.body : result);
+    // The map the answer is about names the languages it is negotiated against, unless the handler chose already.
+    if (texts && !language.decided) {
+      const mapId = params.map_id ?? params.mapId ?? (query as { map_id?: string }).map_id;
+      if (typeof mapId === 'string') language.forMap(mapId);
+      else language.forContent();
+    }
+    const served = texts ? language.decided!.lang : undefined;
+    const value = personal ? result.body : result;
+    const body = result instanceof JsonBytes ? result.bytes
+      : served !== undefined ? renderIn(served, () => JSON.stringify(value)) : JSON.stringify(value);
     // A live answer reads "now" to the whole second, so it holds until that second is over.
     const expiresAt = cacheClass === 'live' ? wholeSecond(at) + 1000 : Infinity;
     // Replicas on the same content version answer the same bytes, ETag and version number.
-    const headers = { ...spec.headers, 'x-content-version': String(model.version) };
+    const headers: Record<string, string> = { ...spec.headers, 'x-content-version': String(model.version) };
+    if (texts) {
+      headers['content-language'] = language.contentLanguage;
+      headers.vary = addVary(headers.vary, 'Accept-Language');
+    }
     const prepared = new PreparedBody(body, spec.contentType ?? JSON_TYPE, model.checksum, cacheClass, headers, expiresAt);
     if (cacheClass !== 'private') {
       cacheFor(model).set(key, prepared);

@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { buildReference, filterEvents, nameMatches, type Reference } from './helpers/brute-force.ts';
 import { openTestApp, readDemoBundle, type TestApp } from './helpers/app.ts';
 import { mulberry32 } from './helpers/fixture.ts';
+import { textsOf } from './helpers/texts.ts';
 
 const demo = await readDemoBundle();
 const MAP = demo.maps.find((m) => m.enabled && demo.events.some((e) => e.map_id === m.id))!.id;
@@ -125,7 +126,7 @@ describe('q on /maps/:map_id/pois', () => {
     const rand = mulberry32(29);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];
     const categories = demo.categories.filter((c) => c.map_id === MAP).map((c) => c.id);
-    const names = demo.markers.filter((m) => m.map_id === MAP).map((m) => m.name);
+    const names = demo.markers.filter((m) => m.map_id === MAP).flatMap((m) => textsOf(m.name));
     for (let n = 0; n < 60; n++) {
       const tags = rand() < 0.5 ? roots().join(',') : [pick(categories), pick(categories)].join(',');
       const words = pick(names).split(/[^\p{L}\p{N}]+/u).filter(Boolean);

@@ -5,7 +5,7 @@
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { CategoryNode } from '../routes/schemas.ts';
-import type { RouteSpec } from './route.ts';
+import { queryEntries, type RouteSpec } from './route.ts';
 import { JSON_TYPE } from './respond.ts';
 
 /** The API's own version, reported in the document. */
@@ -96,6 +96,14 @@ const HEALTH_PATHS: Record<string, JsonSchema> = {
   },
 };
 
+/** The headers of every answer in a language. */
+const CONTENT_LANGUAGE: JsonSchema = {
+  'Content-Language': {
+    description: 'The language the texts are in (BCP 47); with langs=all, every language offered. The answer also varies by Accept-Language.',
+    schema: { type: 'string' },
+  },
+};
+
 const ERROR_TEXT: Record<number, string> = {
   400: 'Invalid parameters; `errors` names each one',
   401: 'Invalid or expired account-session token',
@@ -121,13 +129,15 @@ function parameters(entries: v.ObjectEntries, where: 'path' | 'query') {
 export function buildOpenApi(routes: readonly RouteSpec[], basePath: string): JsonSchema {
   const paths: Record<string, JsonSchema> = {};
   for (const r of routes) {
+    const query = queryEntries(r);
     const responses: Record<string, unknown> = {
       200: {
         description: 'OK',
+        ...(r.texts !== false ? { headers: CONTENT_LANGUAGE } : {}),
         content: { [(r.contentType ?? JSON_TYPE).split(';')[0]]: { schema: toSchema(r.response) } },
       },
     };
-    const hasParams = Object.keys(r.pathParams).length + Object.keys(r.query).length > 0;
+    const hasParams = Object.keys(r.pathParams).length + Object.keys(query).length > 0;
     for (const status of [...(hasParams ? [400] : []), ...r.errors]) {
       responses[status] = {
         description: ERROR_TEXT[status] ?? 'Error',
@@ -139,7 +149,7 @@ export function buildOpenApi(routes: readonly RouteSpec[], basePath: string): Js
         operationId: r.operationId, summary: r.summary, ...(r.description ? { description: r.description } : {}), tags: [r.tag],
         // An empty requirement first: the session is optional, anonymous calls are the norm.
         ...(r.errors.includes(401) ? { security: [{}, { accountSession: [] }] } : {}),
-        parameters: [...parameters(r.pathParams, 'path'), ...parameters(r.query, 'query')],
+        parameters: [...parameters(r.pathParams, 'path'), ...parameters(query, 'query')],
         responses,
       },
     };
@@ -153,7 +163,9 @@ export function buildOpenApi(routes: readonly RouteSpec[], basePath: string): Js
       description: 'Read-only API for published destination maps. Every route also answers HEAD (same headers, no ' +
         'body) and OPTIONS (CORS preflight, 204); any other method gets 405 with an Allow header. Every 200 carries a ' +
         'strong ETag, and If-None-Match answers 304. A request target over 8 KiB gets 414, and every route answers 503 ' +
-        'until the content is loaded. Errors are application/problem+json (RFC 9457).',
+        'until the content is loaded. Errors are application/problem+json (RFC 9457). Texts are served in one language: ' +
+        '`lang`, else Accept-Language, matched against the map\'s languages (a region tag falls back to its base language, ' +
+        'anything else to the map\'s default); Content-Language names it. `langs=all` gives every text as an object keyed by language tag.',
     },
     servers: [{ url: basePath === '' ? '/' : basePath }],
     paths,

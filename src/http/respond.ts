@@ -2,7 +2,7 @@
  * Response building: the runtime-neutral request and response the app works with, the headers every
  * response carries, cache lifetimes, ETags and content negotiation.
  */
-import { hashBytes53 } from './hash.ts';
+import { hash53, hashBytes53 } from './hash.ts';
 
 /** JSON content type. */
 export const JSON_TYPE = 'application/json; charset=utf-8';
@@ -87,10 +87,14 @@ export function utf8(text: string): Uint8Array<ArrayBuffer> {
 
 /**
  * A strong ETag: the content version and a hash of the exact body bytes, so equal answers share a tag and
- * any change of content or request changes it. Each content coding gets its own tag (`-br`, `-gzip`).
+ * any change of content or request changes it. Each content coding gets its own tag (`-br`, `-gzip`). An answer
+ * in a language (`contentLanguage`, its Content-Language) hashes that in too: the same bytes served as another
+ * language (a text with no translation) are another representation, with a tag of their own.
  */
-export function makeEtag(contentVersion: string, body: Uint8Array): string {
-  return `"${contentVersion.slice(0, 12)}-${hashBytes53(body).toString(36)}"`;
+export function makeEtag(contentVersion: string, body: Uint8Array, contentLanguage?: string): string {
+  const bodyHash = hashBytes53(body);
+  const hash = contentLanguage === undefined ? bodyHash : hash53(`${contentLanguage}\u0000${bodyHash}`);
+  return `"${contentVersion.slice(0, 12)}-${hash.toString(36)}"`;
 }
 
 /**

@@ -70,7 +70,7 @@ export class PreparedBody {
         ...routeHeaders,
         'content-type': contentType,
         'content-length': String(body.byteLength),
-        etag: makeEtag(contentVersion, body),
+        etag: makeEtag(contentVersion, body, routeHeaders['content-language']),
         'cache-control': CACHE_CONTROL[cacheClass],
         ...(vary ? { vary } : {}),
       },

@@ -7,6 +7,7 @@ import * as v from 'valibot';
 import type { ServedContent } from '../content/content-store.ts';
 import type { ReadModel } from '../content/model/read-model.ts';
 import { invalidParams, type ParamError } from './errors.ts';
+import { languageQuery, type LanguageChoice } from './language.ts';
 import type { CacheClass } from './respond.ts';
 
 type Entries = v.ObjectEntries;
@@ -24,6 +25,11 @@ export interface RouteContext<P, Q> {
   now: Date;
   /** The base path the routes are mounted under ('' for the root). */
   basePath: string;
+  /**
+   * The language of the answer (`lang`, `langs`, Accept-Language). A handler that writes text itself (event
+   * records) or whose map is not in its parameters calls `forMap`; otherwise the app negotiates after it.
+   */
+  language: LanguageChoice;
 }
 
 /** A body that carries the caller's own data: `Cache-Control: private`, never kept by the response cache. */
@@ -69,6 +75,11 @@ export interface RouteSpec<P extends Entries = Entries, Q extends Entries = Entr
   cacheClass?: (query: ParamsOf<Q>) => 'content' | 'live';
   /** Error statuses the route can answer besides 400 (listed in OpenAPI). */
   errors: number[];
+  /**
+   * False for a route whose answer holds no human-readable text (the OpenAPI document). Every other route takes
+   * `lang` and `langs`, and answers with Content-Language and `Vary: Accept-Language`.
+   */
+  texts?: boolean;
   handle(ctx: RouteContext<ParamsOf<P>, ParamsOf<Q>>): unknown | Promise<unknown>;
 }
 
@@ -84,6 +95,16 @@ export function wholeSecond(now: Date): number {
 /** Declares a route with full typing of its parameters. */
 export function defineRoute<P extends Entries, Q extends Entries>(spec: RouteSpec<P, Q>): RouteSpec<P, Q> {
   return spec;
+}
+
+const withLanguage = new WeakMap<RouteSpec, Entries>();
+
+/** The query parameters a route takes: its own, and `lang` and `langs` when it serves text. */
+export function queryEntries(spec: RouteSpec): Entries {
+  if (spec.texts === false) return spec.query;
+  let entries = withLanguage.get(spec);
+  if (!entries) withLanguage.set(spec, (entries = { ...spec.query, ...languageQuery }));
+  return entries;
 }
 
 /** Parses each parameter on its own (skipping those already in `bad`), so one 400 can name every bad one. */
@@ -109,13 +130,14 @@ export function parseParams<P extends Entries, Q extends Entries>(spec: RouteSpe
   const bad = new Set<string>();
   const params = parseEntries(spec.pathParams, (name) => safeDecode(pathParams[name]), 'path', errors, bad);
   // Repeats of a declared parameter are ambiguous; repeats of unknown ones are ignored like the rest of them.
-  for (const name of Object.keys(spec.query)) {
+  const queryParams = queryEntries(spec as unknown as RouteSpec);
+  for (const name of Object.keys(queryParams)) {
     if (search.getAll(name).length > 1) {
       errors.push({ name, in: 'query', reason: 'must be given at most once (put list items in one comma-separated value)' });
       bad.add(name);
     }
   }
-  const query = parseEntries(spec.query, (name) => search.get(name) ?? undefined, 'query', errors, bad);
+  const query = parseEntries(queryParams, (name) => search.get(name) ?? undefined, 'query', errors, bad);
   if (spec.crossCheck) errors.push(...spec.crossCheck(query as Partial<ParamsOf<Q>>, bad));
   if (errors.length > 0) throw invalidParams(errors);
   return { params: params as ParamsOf<P>, query: query as ParamsOf<Q> };

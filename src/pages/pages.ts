@@ -128,10 +128,10 @@ export function createPages(basePath: string, options: PageOptions = {}): Pages 
 
   /** The enabled maps, by name, with their publisher and published versions (oldest first). */
   function catalogue(model: ReadModel) {
-    return [...model.maps.values()].sort((a, b) => a.doc.name.localeCompare(b.doc.name, 'en')).map((m) => ({
+    return [...model.maps.values()].sort((a, b) => String(a.doc.name).localeCompare(String(b.doc.name), 'en')).map((m) => ({
       id: m.id,
-      name: m.doc.name,
-      description: m.doc.description ?? null,
+      name: String(m.doc.name),
+      description: m.doc.description === undefined ? null : String(m.doc.description),
       publisher: String(model.publishers.get(m.publisherId)?.name ?? ''),
       current_version_id: m.currentVersionId,
       versions: [...m.versionDocs.values()].sort((a, b) => (a.published_at ?? '').localeCompare(b.published_at ?? ''))

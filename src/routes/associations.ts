@@ -19,9 +19,10 @@ export const getPoiAssociations = defineRoute({
   query: {},
   response: v.strictObject({ poi_id: Uuid, poi_type: PoiTypeSchema, associations: v.array(AssociationSchema) }),
   errors: [404],
-  handle({ params, model }) {
+  handle({ params, model, language }) {
     const poi = model.pois.get(params.poi_id);
     if (!poi) throw notFound(`POI ${params.poi_id}`);
+    language.forMap(poi.record.map_id);
     const associations = (model.associationsFrom.get(poi.record.id) ?? []).filter((a) => a.list_id === null);
     return { poi_id: poi.record.id, poi_type: poi.record.type, associations };
   },
@@ -44,8 +45,10 @@ export const batchPoiAssociations = defineRoute({
   },
   response: v.pipe(v.record(Uuid, v.array(AssociationSchema)), v.description('Requested POI id -> its associations')),
   errors: [404],
-  handle({ query, model }) {
+  handle({ query, model, language }) {
     if (query.list_id !== undefined && !model.lists.has(query.list_id)) throw notFound(`List ${query.list_id}`);
+    // A list names its map; POIs alone may be of several maps (the content's languages, then).
+    if (query.list_id !== undefined) language.forMap(model.lists.get(query.list_id)!.mapId);
     const visible = (a: AssociationRecord) => a.list_id === null || a.list_id === query.list_id;
     const body: Record<string, AssociationRecord[]> = {};
     for (const id of query.poi_ids) {

@@ -8,7 +8,7 @@ import { notFound, type ParamError } from '../http/errors.ts';
 import { flag, oneOf, optionalUuid, uuid } from '../http/params.ts';
 import { defineRoute } from '../http/route.ts';
 import { categoryTree } from './maps.ts';
-import { CategoryNode, CategorySchema, PoiSummarySchema, Uuid } from './schemas.ts';
+import { CategoryNode, CategorySchema, LText, PoiSummarySchema, Uuid } from './schemas.ts';
 import { findMap, findVersion, mapIdPath, versionIdParam } from './shared.ts';
 
 /** Alphabetical sibling order: name, then id. */
@@ -56,7 +56,7 @@ export const listIcons = defineRoute({
   pathParams: {},
   query: {},
   response: v.strictObject({
-    icons: v.array(v.strictObject({ id: Uuid, name: v.string(), url: v.string(), color: v.nullable(v.string()) })),
+    icons: v.array(v.strictObject({ id: Uuid, name: LText, url: v.string(), color: v.nullable(v.string()) })),
   }),
   errors: [],
   handle: ({ model }) => ({ icons: model.icons }),

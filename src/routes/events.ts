@@ -51,7 +51,7 @@ export const listEvents = defineRoute({
     to: timestamp('Window end, as from; a date alone means the end of that day (23:59:59.999 UTC). Default: 30 days after from', 'end'),
     event_types: textList('Comma-separated event types (any of them), case-insensitive'),
     tags: textList('Comma-separated free-text tags, case-insensitive; an event matches when it has any of them, or all of them with tags_match=all'),
-    q: searchQuery('Search by title: every word must begin a word of the title, case- and accent-insensitive ("jeronimos" finds "Jerónimos")'),
+    q: searchQuery('Search by title: every word must begin a word of the title in one of the map\'s languages, case- and accent-insensitive ("jeronimos" finds "Jerónimos")'),
     tags_match: oneOf(['any', 'all'], 'How tags match: any (the default: free or outdoor) or all (free and outdoor). Requires tags'),
     bbox: bbox('west,south,east,north in degrees; west > east crosses the antimeridian'),
     near: near('lat,lng (latitude first); used with radius_m'),
@@ -82,8 +82,9 @@ export const listEvents = defineRoute({
   errors: [404],
   // A cursor carries its window, so only a first page with a defaulted `from` depends on the clock.
   cacheClass: (q) => (q.from === undefined && q.cursor === undefined ? 'live' : 'content'),
-  handle({ query, model, now }) {
+  handle({ query, model, now, language }) {
     const map = findMap(model, query.map_id);
+    const lang = map.events.languageIndex(language.forMap(map.id));
     let fromMs = query.from;
     let toMs = query.to;
     const state = query.cursor ?? null;
@@ -109,11 +110,11 @@ export const listEvents = defineRoute({
     const more = first + page.length < matches.length;
     const cursor = more && last >= 0 ? nextCursor(key, { s: map.events.startMs[last], i: map.events.id(last), f: fromMs, t: toMs }) : null;
     // The records are copied as JSON bytes from their columns (EventTable.writeRecord): no string and no object
-    // per event on the busiest route.
+    // per event on the busiest route; each language's texts are bytes of their own.
     const w = pageWriter.reset().ascii('{"events":[');
     for (let k = 0; k < page.length; k++) {
       if (k > 0) w.byte(0x2c);
-      map.events.writeRecord(page[k], w);
+      map.events.writeRecord(page[k], w, lang);
     }
     return new JsonBytes(w.ascii(`],"next_cursor":${JSON.stringify(cursor)},"total":${matches.length}}`).take());
   },
@@ -141,10 +142,12 @@ export const upcomingByPoi = defineRoute({
   cacheClass: (q) => (q.from === undefined ? 'live' : 'content'),
   response: v.pipe(v.record(Uuid, v.array(EventSchema)), v.description('Requested POI id -> its upcoming events, by starts_at then id')),
   errors: [],
-  handle({ query, model, now }) {
+  handle({ query, model, now, language }) {
     const fromMs = query.from ?? wholeSecond(now);
     const toMs = query.to ?? Infinity;
     if (fromMs > toMs) throw invalidParams([{ name: 'to', in: 'query', reason: 'must not be earlier than from (default now)' }]);
+    // POIs of several maps: negotiated against every map's languages; a map without the language served gives its default.
+    const served = language.forContent();
     const body: Record<string, unknown[]> = {};
     for (const id of query.poi_ids) {
       const out: unknown[] = [];
@@ -153,7 +156,7 @@ export const upcomingByPoi = defineRoute({
       if (events) {
         for (const i of events.positionsOfPoi(id)) {
           if (events.startMs[i] > toMs || out.length >= query.limit_per_poi) break;
-          if (events.endMs[i] >= fromMs) out.push(events.summary(i));
+          if (events.endMs[i] >= fromMs) out.push(events.summary(i, events.languageIndex(served)));
         }
       }
       body[id] = out;
@@ -181,11 +184,12 @@ export const getEvent = defineRoute({
     is_saved: v.optional(v.pipe(v.boolean(), v.description('Only for account-session callers'))),
   }),
   errors: [401, 404, 503],
-  async handle({ header, params, model, store, now }) {
+  async handle({ header, params, model, store, now, language }) {
     const found = findEvent(model, params.id);
     if (!found) throw notFound(`Event ${params.id}`);
     const { map, position } = found;
-    const body: Record<string, unknown> = { ...map.events.summary(position), pois: map.events.poiIds(position).map((id) => model.pois.get(id)!.record) };
+    const lang = map.events.languageIndex(language.forMap(map.id));
+    const body: Record<string, unknown> = { ...map.events.summary(position, lang), pois: map.events.poiIds(position).map((id) => model.pois.get(id)!.record) };
     const auth = header('authorization');
     if (auth === null) return body;
     const token = BEARER_RE.exec(auth.trim())?.[1];

@@ -5,7 +5,7 @@ import * as v from 'valibot';
 import { HttpError, notFound } from '../http/errors.ts';
 import { uuid } from '../http/params.ts';
 import { defineRoute } from '../http/route.ts';
-import { ListSummarySchema, PoiSummarySchema, windowOf } from './schemas.ts';
+import { ListSummarySchema, NLText, PoiSummarySchema, windowOf } from './schemas.ts';
 import { checkWindow, findMap, mapIdPath, sliceWindow, windowQuery } from './shared.ts';
 
 /** GET /maps/:map_id/lists */
@@ -41,7 +41,7 @@ export const getMapList = defineRoute({
   query: {},
   response: v.strictObject({
     ...ListSummarySchema.entries,
-    items: v.array(v.strictObject({ ...PoiSummarySchema.entries, note: v.nullable(v.string()) })),
+    items: v.array(v.strictObject({ ...PoiSummarySchema.entries, note: NLText })),
   }),
   errors: [404],
   handle({ params, model }) {

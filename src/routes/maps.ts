@@ -8,7 +8,7 @@ import { flag } from '../http/params.ts';
 import { defineRoute } from '../http/route.ts';
 import {
   BrandingSchema, CategoryNode, type CategoryNodeT, CategorySchema, ContentBlockSchema, MarkerRecord, PathRecord,
-  PolygonRecord, PublisherSchema, Time, Uuid, VersionSchema,
+  LText, NLText, PolygonRecord, PublisherSchema, Time, Uuid, VersionSchema,
 } from './schemas.ts';
 import { findMap, findVersion, mapIdPath, versionIdParam } from './shared.ts';
 
@@ -34,7 +34,7 @@ export function categoryTree(version: VersionContent, options: {
     const kids = (version.children.get(parent) ?? []).filter((c) => !options.keep || options.keep(c));
     if (options.sort) kids.sort(options.sort);
     return kids.map((c) => ({
-      ...c,
+      ...c as unknown as CategoryNodeT,
       ...(options.counts ? { count: version.subtreePois.get(c.id)!.size } : {}),
       children: build(c.id),
     }));
@@ -63,11 +63,11 @@ const SECTIONS = {
 } as const;
 
 const MapBody = v.strictObject({
-  id: Uuid, publisher_id: Uuid, name: v.string(), slug: v.string(), enabled: v.literal(true), description: v.nullable(v.string()),
+  id: Uuid, publisher_id: Uuid, name: LText, slug: v.string(), enabled: v.literal(true), description: NLText,
   time_zone: v.string(), created_at: Time, current_version_id: Uuid,
   version: v.pipe(VersionSchema, v.description('The version the versioned sections come from')),
   branding: BrandingSchema,
-  info: v.optional(v.object({ summary: v.optional(v.string()), languages: v.optional(v.array(v.string())), website: v.optional(v.string()), opening_season: v.optional(v.string()) })),
+  info: v.optional(v.object({ summary: v.optional(LText), languages: v.optional(v.array(v.string())), website: v.optional(v.string()), opening_season: v.optional(LText) })),
   all_categories: v.optional(v.array(CategorySchema)),
   categories: v.optional(v.array(CategoryNode)),
   markers: v.optional(v.array(MarkerRecord)),
@@ -119,10 +119,10 @@ export const getMap = defineRoute({
 
 const DetailsBody = v.union([
   v.strictObject({
-    id: Uuid, publisher_id: Uuid, name: v.string(), slug: v.string(), enabled: v.literal(true), description: v.nullable(v.string()),
+    id: Uuid, publisher_id: Uuid, name: LText, slug: v.string(), enabled: v.literal(true), description: NLText,
     time_zone: v.string(), created_at: Time, current_version_id: Uuid, version: VersionSchema, branding: BrandingSchema,
   }),
-  v.pipe(v.strictObject({ id: Uuid, publisher_id: Uuid, name: v.string(), slug: v.string(), enabled: v.literal(false), branding: BrandingSchema }),
+  v.pipe(v.strictObject({ id: Uuid, publisher_id: Uuid, name: LText, slug: v.string(), enabled: v.literal(false), branding: BrandingSchema }),
     v.description('A disabled map: limited identity and branding only')),
 ]);
 

@@ -10,6 +10,7 @@ export function openApiRoute(routes: readonly RouteSpec[]): RouteSpec {
   const cache = new Map<string, unknown>();
   const self = defineRoute({
     path: '/openapi.json',
+    texts: false,
     operationId: 'getOpenApi',
     summary: 'This OpenAPI 3.1 document',
     tag: 'Meta',

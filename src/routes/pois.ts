@@ -24,12 +24,13 @@ function findPoi(model: ReadModel, id: string, type?: PoiType): PoiEntry {
 
 const capitalise = (s: string) => s[0].toUpperCase() + s.slice(1);
 
-/** Names made searchable, kept per record (records live as long as their content version). */
-const searchableNames = new WeakMap<object, string>();
-function searchableName(record: { name: string }): string {
-  let text = searchableNames.get(record);
-  if (text === undefined) searchableNames.set(record, (text = searchable(record.name)));
-  return text;
+/** Names made searchable, one text per distinct name in the map's languages, kept per record (records live as long as their content version). */
+const searchableNames = new WeakMap<object, string[]>();
+function nameMatches(record: PoiRecord, languages: readonly string[], q: readonly string[]): boolean {
+  let texts = searchableNames.get(record);
+  if (texts === undefined) searchableNames.set(record, (texts = [...new Set(languages.map((lang) => searchable(record.name.in(lang))))]));
+  for (const text of texts) if (matchesQuery(text, q)) return true;
+  return false;
 }
 
 /** GET /maps/:map_id/pois */
@@ -43,7 +44,7 @@ export const listPoisByTag = defineRoute({
   pathParams: mapIdPath,
   query: {
     tags: uuidList('Comma-separated category/tag ids from GET /places-of-interest/items/:map_id; spaces are ignored'),
-    q: searchQuery('Search by name among the tagged POIs: every word must begin a word of the name, case- and accent-insensitive'),
+    q: searchQuery('Search by name among the tagged POIs: every word must begin a word of the name in one of the map\'s languages, case- and accent-insensitive'),
     ...windowQuery,
   },
   crossCheck: checkWindow,
@@ -55,7 +56,8 @@ export const listPoisByTag = defineRoute({
     const wanted = new Set<string>();
     for (const tag of query.tags) for (const id of version.subtreePois.get(tag) ?? []) wanted.add(id);
     const q = query.q;
-    const all = version.pois.filter((p) => wanted.has(p.record.id) && (!q || matchesQuery(searchableName(p.record), q))).map((p) => p.record);
+    const languages = map.languages.offered;
+    const all = version.pois.filter((p) => wanted.has(p.record.id) && (!q || nameMatches(p.record, languages, q))).map((p) => p.record);
     return sliceWindow(all, query.start, query.end);
   },
 });
@@ -112,7 +114,11 @@ function kindRoutes(type: PoiType): RouteSpec[] {
     query: {},
     response: record,
     errors: [404],
-    handle: ({ params, model }) => findPoi(model, params[idParam] as string, type).record,
+    handle({ params, model, language }) {
+      const poi = findPoi(model, params[idParam] as string, type);
+      language.forMap(poi.record.map_id);
+      return poi.record;
+    },
   });
   return [list, scoped, single] as unknown as RouteSpec[];
 }
@@ -163,8 +169,9 @@ export const resolvePoi = defineRoute({
   query: {},
   response: v.strictObject({ type: PoiTypeSchema, record: PoiRecordSchema }),
   errors: [404],
-  handle({ params, model }) {
+  handle({ params, model, language }) {
     const poi = findPoi(model, params.poiId);
+    language.forMap(poi.record.map_id);
     return { type: poi.record.type, record: poi.record };
   },
 });

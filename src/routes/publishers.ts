@@ -7,7 +7,7 @@ import { distanceM } from '../geo/point-index.ts';
 import type { ParamError } from '../http/errors.ts';
 import { coordinate, uuid } from '../http/params.ts';
 import { defineRoute } from '../http/route.ts';
-import { BrandingSchema, PublisherSchema, Uuid } from './schemas.ts';
+import { BrandingSchema, LText, NLText, PublisherSchema, Uuid } from './schemas.ts';
 import { findPublisher } from './shared.ts';
 
 const publisherIdPath = { publisher_id: uuid('Publisher UUID') };
@@ -26,7 +26,7 @@ export const getPublisher = defineRoute({
 });
 
 const PublisherMap = v.strictObject({
-  id: Uuid, name: v.string(), slug: v.string(), description: v.nullable(v.string()), time_zone: v.string(),
+  id: Uuid, name: LText, slug: v.string(), description: NLText, time_zone: v.string(),
   center: v.strictObject({ lat: v.number(), lng: v.number() }), branding: BrandingSchema,
   distance_m: v.optional(v.pipe(v.number(), v.description('Great-circle distance from lat/lng to the map centre, in metres; only with lat/lng'))),
 });

@@ -8,6 +8,15 @@ import * as v from 'valibot';
 const Uuid = v.pipe(v.string(), v.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/), v.description('UUID, lowercase'));
 const Time = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/), v.description('RFC 3339 date-time in UTC'));
 const NStr = v.nullable(v.string());
+/**
+ * A human-readable text: a string in the served language (Content-Language), or with `langs=all` an object of
+ * the text in every language it has, keyed by BCP 47 tag.
+ */
+const LText = v.union([
+  v.string(),
+  v.pipe(v.record(v.string(), v.string()), v.description('With langs=all: the text in every language it has, keyed by BCP 47 language tag')),
+]);
+const NLText = v.nullable(LText);
 const Lat = v.pipe(v.number(), v.minValue(-90), v.maxValue(90));
 const Lng = v.pipe(v.number(), v.minValue(-180), v.maxValue(180));
 const Position = v.tuple([Lng, Lat]);
@@ -21,7 +30,7 @@ export const LineGeometry = v.strictObject({ type: v.literal('LineString'), coor
 export const PolygonGeometry = v.strictObject({ type: v.literal('Polygon'), coordinates: v.array(v.array(Position)) });
 
 const PoiCommon = {
-  id: Uuid, map_id: Uuid, name: v.string(), description: NStr, category_ids: v.array(Uuid), icon_id: v.nullable(Uuid),
+  id: Uuid, map_id: Uuid, name: LText, description: NLText, category_ids: v.array(Uuid), icon_id: v.nullable(Uuid),
   image_url: NStr, website: NStr, version_ids: v.pipe(v.array(Uuid), v.description('Published map versions that contain the POI')),
   created_at: Time,
 };
@@ -30,7 +39,7 @@ const PoiCommon = {
 export const MarkerRecord = v.strictObject({
   ...PoiCommon, type: v.literal('marker'), lat: Lat, lng: Lng,
   external_id: v.pipe(NStr, v.description('Id in the CRM the destination is synchronised from')),
-  address: NStr, phone: NStr, opening_hours: NStr,
+  address: NStr, phone: NStr, opening_hours: NLText,
 });
 /** A path record. */
 export const PathRecord = v.strictObject({
@@ -43,11 +52,11 @@ export const PolygonRecord = v.strictObject({ ...PoiCommon, type: v.literal('pol
 export const PoiRecordSchema = v.variant('type', [MarkerRecord, PathRecord, PolygonRecord]);
 
 /** The small form of a POI used in events, lists and associations; lat/lng is a representative point. */
-export const PoiSummarySchema = v.strictObject({ id: Uuid, type: PoiTypeSchema, name: v.string(), lat: Lat, lng: Lng });
+export const PoiSummarySchema = v.strictObject({ id: Uuid, type: PoiTypeSchema, name: LText, lat: Lat, lng: Lng });
 
 /** A category or tag. */
 export const CategorySchema = v.strictObject({
-  id: Uuid, map_id: Uuid, parent_id: v.nullable(Uuid), kind: v.picklist(['category', 'tag']), name: v.string(),
+  id: Uuid, map_id: Uuid, parent_id: v.nullable(Uuid), kind: v.picklist(['category', 'tag']), name: LText,
   icon_id: v.nullable(Uuid), color: NStr, sort_order: v.number(), version_ids: v.array(Uuid),
 });
 
@@ -71,27 +80,27 @@ export const VersionSchema = v.strictObject({ id: Uuid, name: v.string(), status
 
 /** A content block. */
 export const ContentBlockSchema = v.strictObject({
-  id: Uuid, kind: v.picklist(['text', 'image', 'video', 'link', 'notice']), title: v.string(), body: NStr, url: NStr,
+  id: Uuid, kind: v.picklist(['text', 'image', 'video', 'link', 'notice']), title: LText, body: NLText, url: NStr,
   image_url: NStr, sort_order: v.number(),
 });
 
 /** A publisher. */
 export const PublisherSchema = v.strictObject({
-  id: Uuid, name: v.string(), slug: v.string(), description: NStr, website: NStr, logo_url: NStr, email: NStr,
+  id: Uuid, name: LText, slug: v.string(), description: NLText, website: NStr, logo_url: NStr, email: NStr,
   phone: NStr, address: NStr, location: v.nullable(v.strictObject({ lat: Lat, lng: Lng })),
 });
 
 /** An event as listed. */
 export const EventSchema = v.strictObject({
-  id: Uuid, map_id: Uuid, title: v.string(), description: NStr, event_type: v.string(), tags: v.array(v.string()),
+  id: Uuid, map_id: Uuid, title: LText, description: NLText, event_type: v.string(), tags: v.array(v.string()),
   starts_at: Time, ends_at: Time, time_zone: v.pipe(v.string(), v.description("The map's IANA time zone")),
-  url: NStr, image_url: NStr, price: NStr, created_at: Time,
+  url: NStr, image_url: NStr, price: NLText, created_at: Time,
   anchors: v.pipe(v.array(v.strictObject({ id: Uuid, type: PoiTypeSchema })), v.description('POIs the event is anchored to')),
 });
 
 /** A list as summarised in a window. */
 export const ListSummarySchema = v.strictObject({
-  id: Uuid, map_id: Uuid, name: v.string(), description: NStr, verified: v.literal(true), cover_image_url: NStr,
+  id: Uuid, map_id: Uuid, name: LText, description: NLText, verified: v.literal(true), cover_image_url: NStr,
   created_at: Time, item_count: v.number(),
 });
 
@@ -99,7 +108,7 @@ export const ListSummarySchema = v.strictObject({
 export const AssociationSchema = v.strictObject({
   id: Uuid, poi_id: Uuid, associated_poi_id: Uuid, associated_poi: PoiSummarySchema, mutual: v.boolean(),
   list_id: v.pipe(v.nullable(Uuid), v.description('null for a universal association; the list it is visible from otherwise')),
-  label: NStr, sort_order: v.number(), created_at: Time,
+  label: NLText, sort_order: v.number(), created_at: Time,
   direction: v.pipe(v.picklist(['forward', 'reverse']), v.description('reverse: a mutual association where the requested POI is the associated one')),
 });
 
@@ -123,4 +132,4 @@ export function windowOf(item: v.GenericSchema) {
   });
 }
 
-export { Uuid, Time };
+export { Uuid, Time, LText, NLText };

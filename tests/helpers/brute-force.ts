@@ -3,6 +3,7 @@
  * no geokdbush, no read model), so the service's indexed answers can be checked against them.
  */
 import type { BundleT } from '../../src/content/bundle/bundle-schema.ts';
+import { textsOf } from './texts.ts';
 
 /** Earth radius used for great-circle distances, in metres. */
 export const EARTH_RADIUS_M = 6_371_000;
@@ -29,6 +30,8 @@ export interface RefEvent {
   startMs: number;
   endMs: number;
   title: string;
+  /** The title in every language it has. */
+  titles: string[];
   type: string; // lowercase
   tags: string[]; // lowercase
   /** Public anchored POIs: deduplicated, in bundle order. */
@@ -127,7 +130,7 @@ export function buildReference(bundle: BundleT): Reference {
     const anchors = anchorIds.map((id) => pois.get(id)!);
     events.push({
       id: lc(e.id), mapId, timeZone: zones.get(mapId)!, startMs: Date.parse(e.starts_at), endMs: Date.parse(e.ends_at),
-      title: e.title, type: lc(e.event_type), tags: e.tags.map(lc), anchors, points: anchors.flatMap((p) => p.points),
+      title: textsOf(e.title)[0], titles: textsOf(e.title), type: lc(e.event_type), tags: e.tags.map(lc), anchors, points: anchors.flatMap((p) => p.points),
     });
   }
   events.sort(compareKeyset);
@@ -170,7 +173,7 @@ export function filterEvents(ref: Reference, q: RefEventQuery): RefEvent[] {
     e.startMs <= q.toMs && e.endMs >= q.fromMs &&
     (!types || types.includes(e.type)) &&
     (!tags || (q.tagsMatch === 'all' ? tags.every((t) => e.tags.includes(t)) : e.tags.some((t) => tags.includes(t)))) &&
-    (!q.q || nameMatches(e.title, typeof q.q === 'string' ? q.q : q.q.join(' '))) &&
+    (!q.q || e.titles.some((title) => nameMatches(title, typeof q.q === 'string' ? q.q : q.q!.join(' ')))) &&
     (!q.bbox || eventInBbox(e, q.bbox)) &&
     (!q.near || eventNear(e, q.near)));
 }

@@ -38,8 +38,8 @@ for (const [key, name, center] of extraMaps) {
 // ---- Brute force -----------------------------------------------------------------------------
 
 const collator = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
-const byName = (a: { name: string; id: string }, b: { name: string; id: string }) =>
-  collator.compare(a.name, b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byName = (a: { name: unknown; id: string }, b: { name: unknown; id: string }) =>
+  collator.compare(String(a.name), String(b.name)) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 const custom = (a: CategoryT, b: CategoryT) => a.sort_order - b.sort_order || byName(a, b);
 
 interface Versioned { map_id: string; version_ids?: string[] }
@@ -594,7 +594,7 @@ describe('categories, icons and orders', () => {
       const under = subtreePois(M, F.v2, c.id);
       const curated = [...new Set(c.poi_order ?? [])].filter((id) => under.has(id));
       const rest = versionPois(M, F.v2).filter((p) => under.has(p.id) && !curated.includes(p.id)).sort(byName).map((p) => p.id);
-      assert.deepEqual(ids(body.pois), [...curated, ...rest], c.name);
+      assert.deepEqual(ids(body.pois), [...curated, ...rest], String(c.name));
       assert.deepEqual(body.pois.map((p: { position: number }) => p.position), body.pois.map((_: unknown, i: number) => i + 1));
       for (const p of body.pois) {
         assert.deepEqual(Object.keys(p).sort(), ['id', 'lat', 'lng', 'name', 'position', 'type']);

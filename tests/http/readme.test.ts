@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 import { readDemoBundle, readDemoSessions } from '../helpers/app.ts';
 import { openTarget, type TestTarget } from '../helpers/target.ts';
+import { textsOf, type BundleText } from '../helpers/texts.ts';
 
 const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
 const examples = [...readme.matchAll(/^curl (.*)'http:\/\/localhost:8787([^']+)'$/gm)].map((m) => ({ flags: m[1], target: m[2] }));
@@ -49,14 +50,16 @@ test('the demo ids in the README name the content the README says they do', asyn
   const demo = await readDemoBundle();
   const rows = [...readme.matchAll(/^\| (.+?) \| `([0-9a-f-]{36})`/gm)];
   assert.ok(rows.length >= 12);
-  const names = new Map<string, string>([
-    ...demo.maps.map((m) => [m.id, m.name] as const), ...demo.publishers.map((p) => [p.id, p.name] as const),
-    ...demo.markers.map((m) => [m.id, m.name] as const), ...demo.paths.map((m) => [m.id, m.name] as const),
-    ...demo.polygons.map((m) => [m.id, m.name] as const), ...demo.categories.map((m) => [m.id, m.name] as const),
-    ...demo.lists.map((m) => [m.id, m.name] as const),
+  // A name in any of its languages.
+  const named = (r: { id: string; name: BundleText }) => [r.id, textsOf(r.name)] as const;
+  const names = new Map<string, string[]>([
+    ...demo.maps.map(named), ...demo.publishers.map(named), ...demo.markers.map(named), ...demo.paths.map(named),
+    ...demo.polygons.map(named), ...demo.categories.map(named), ...demo.lists.map(named),
   ]);
   for (const [, label, id] of rows) {
-    const name = names.get(id);
-    if (name && !label.startsWith('unverified')) assert.ok(label.includes(name.replace(/ \(.*\)$/, '')), `${label} -> ${name}`);
+    const texts = names.get(id);
+    if (texts && !label.startsWith('unverified')) {
+      assert.ok(texts.some((name) => label.includes(name.replace(/ \(.*\)$/, ''))), `${label} -> ${texts.join(' / ')}`);
+    }
   }
 });

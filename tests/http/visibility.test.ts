@@ -276,7 +276,7 @@ describe('lists', () => {
 
   test('GET /maps/:id/lists returns only the verified lists of the map', async () => {
     const expected = bundle.lists.filter((l) => l.map_id === M && l.verified)
-      .sort((a, b) => compareName.compare(a.name, b.name) || (a.id < b.id ? -1 : 1)).map((l) => l.id);
+      .sort((a, b) => compareName.compare(String(a.name), String(b.name)) || (a.id < b.id ? -1 : 1)).map((l) => l.id);
     assert.ok(bundle.lists.some((l) => l.map_id === M && !l.verified), 'the fixture has an unverified list');
     for (const qs of ['?start=0&end=500', '?verified=true&start=0&end=500']) {
       const body = await expect200(`/maps/${M}/lists${qs}`);

@@ -7,6 +7,7 @@
  */
 import * as v from 'valibot';
 import { parseTimestamp } from '../rfc3339.ts';
+import { canonicalTag } from '../model/local-text.ts';
 
 /** Format identifier every bundle must declare. */
 export const BUNDLE_FORMAT = 'destination-bundle/1';
@@ -18,6 +19,24 @@ const RFC3339_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{
 const Id = v.pipe(v.string(), v.regex(UUID_RE, 'must be a UUID'), v.toLowerCase(), v.description('UUID'));
 const Text = v.pipe(v.string(), v.minLength(1, 'must not be empty'));
 const OptText = v.optional(v.string());
+/** A well-formed BCP 47 language tag. */
+export const LanguageTag = v.pipe(
+  v.string(),
+  v.check((tag) => canonicalTag(tag) !== null, 'must be a BCP 47 language tag such as "pt" or "pt-BR"'),
+  v.description('BCP 47 language tag'),
+);
+const TEXT_OBJECT_NOTE = 'A text in several languages: an object keyed by BCP 47 language tag';
+/** A human-readable text: a plain string (in the map's default language) or an object keyed by language tag. */
+const LText = v.union([
+  Text,
+  v.pipe(v.record(LanguageTag, Text), v.check((o) => Object.keys(o).length > 0, 'must hold a text in at least one language'),
+    v.description(TEXT_OBJECT_NOTE)),
+]);
+const OptLText = v.optional(v.union([
+  v.string(),
+  v.pipe(v.record(LanguageTag, v.string()), v.check((o) => Object.keys(o).length > 0, 'must hold a text in at least one language'),
+    v.description(TEXT_OBJECT_NOTE)),
+]));
 const Url = v.pipe(v.string(), v.url('must be an absolute URL'));
 const OptUrl = v.optional(Url);
 const Timestamp = v.pipe(
@@ -49,9 +68,9 @@ const VersionIds = v.optional(
 /** A destination organization that maintains maps. */
 export const Publisher = v.object({
   id: Id,
-  name: Text,
+  name: LText,
   slug: Text,
-  description: OptText,
+  description: OptLText,
   website: OptUrl,
   logo_url: OptUrl,
   email: OptText,
@@ -82,8 +101,8 @@ export const Branding = v.object({
 export const ContentBlock = v.object({
   id: Id,
   kind: v.picklist(['text', 'image', 'video', 'link', 'notice'], 'must be one of text, image, video, link, notice'),
-  title: Text,
-  body: OptText,
+  title: LText,
+  body: OptLText,
   url: OptUrl,
   image_url: OptUrl,
   sort_order: SortOrder,
@@ -101,18 +120,22 @@ export const Sponsor = v.object({
 export const Map = v.object({
   id: Id,
   publisher_id: Id,
-  name: Text,
+  name: LText,
   slug: Text,
   enabled: v.boolean(),
   time_zone: TimeZone,
-  description: OptText,
+  default_language: v.optional(v.pipe(LanguageTag,
+    v.description('The language of its plain-string texts, served when no offered language fits what a client asks for. Default "en"'))),
+  languages: v.optional(v.pipe(v.array(LanguageTag), v.minLength(1, 'must list at least one language'),
+    v.description('The languages the map offers, its default language among them. Default: the default language alone'))),
+  description: OptLText,
   created_at: Timestamp,
   branding: Branding,
   info: v.object({
-    summary: OptText,
-    languages: v.optional(v.array(v.string())),
+    summary: OptLText,
+    languages: v.optional(v.pipe(v.array(v.string()), v.description('Languages spoken at the destination, for display (not what the map is served in: see `languages`)'))),
     website: OptUrl,
-    opening_season: OptText,
+    opening_season: OptLText,
   }),
   map_data: v.object({
     center: LatLng,
@@ -138,7 +161,7 @@ export const Map = v.object({
 /** An icon of the category and tag vocabulary. */
 export const Icon = v.object({
   id: Id,
-  name: Text,
+  name: LText,
   url: Url,
   color: v.optional(v.pipe(v.string(), v.regex(/^#[0-9a-fA-F]{6}$/, 'must be a #rrggbb colour'))),
 });
@@ -149,7 +172,7 @@ export const Category = v.object({
   map_id: Id,
   parent_id: v.nullable(Id),
   kind: v.picklist(['category', 'tag'], 'must be "category" or "tag"'),
-  name: Text,
+  name: LText,
   icon_id: v.optional(v.nullable(Id)),
   color: v.optional(v.pipe(v.string(), v.regex(/^#[0-9a-fA-F]{6}$/, 'must be a #rrggbb colour'))),
   sort_order: SortOrder,
@@ -160,8 +183,8 @@ export const Category = v.object({
 const PoiCommon = {
   id: Id,
   map_id: Id,
-  name: Text,
-  description: OptText,
+  name: LText,
+  description: OptLText,
   category_ids: v.array(Id),
   icon_id: v.optional(v.nullable(Id)),
   image_url: OptUrl,
@@ -178,7 +201,7 @@ export const Marker = v.object({
   external_id: v.optional(Text),
   address: OptText,
   phone: OptText,
-  opening_hours: OptText,
+  opening_hours: OptLText,
 });
 
 /** A trail, route or tour as a GeoJSON LineString. */
@@ -208,8 +231,8 @@ export const Polygon = v.object({
 export const Event = v.object({
   id: Id,
   map_id: Id,
-  title: Text,
-  description: OptText,
+  title: LText,
+  description: OptLText,
   event_type: v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be a lowercase slug such as "concert"')),
   tags: v.array(Text),
   starts_at: Timestamp,
@@ -217,19 +240,19 @@ export const Event = v.object({
   poi_ids: v.array(Id),
   url: OptUrl,
   image_url: OptUrl,
-  price: OptText,
+  price: OptLText,
   created_at: Timestamp,
 });
 
 /** A POI entry of a list. */
-export const ListItem = v.object({ poi_id: Id, note: OptText });
+export const ListItem = v.object({ poi_id: Id, note: OptLText });
 
 /** A curated list; only verified lists are public. */
 export const List = v.object({
   id: Id,
   map_id: Id,
-  name: Text,
-  description: OptText,
+  name: LText,
+  description: OptLText,
   verified: v.boolean(),
   cover_image_url: OptUrl,
   created_at: Timestamp,
@@ -243,7 +266,7 @@ export const Association = v.object({
   associated_poi_id: Id,
   mutual: v.boolean(),
   list_id: v.nullable(Id),
-  label: OptText,
+  label: OptLText,
   sort_order: SortOrder,
   created_at: Timestamp,
 });

@@ -7,6 +7,8 @@
  * (swapped coordinates put Lisbon's places in East Africa).
  */
 import { Bundle } from './bundle-schema.ts';
+import { mapLanguages } from '../model/read-model.ts';
+import { canonicalTag } from '../model/local-text.ts';
 import { BundleError, describeLocation, formatJsonPath, showValue, validateBundle } from './validate-bundle.ts';
 
 /** One problem or warning: the JSON path it is about, and a message that names its record. */
@@ -75,7 +77,7 @@ export function checkBundle(source: string | Uint8Array): CheckReport {
     if (!(err instanceof BundleError)) throw err;
     problems.push(...err.problems);
   }
-  const warnings = [...findUnknownKeys(input), ...findFarPois(input), ...findBundledSessions(input)];
+  const warnings = [...findUnknownKeys(input), ...findFarPois(input), ...findBundledSessions(input), ...findTranslationGaps(input)];
   return { ok: problems.length === 0, problems, warnings, summary: summarize(input) };
 }
 
@@ -87,6 +89,66 @@ function summarize(input: unknown): CheckSummary {
     publishers: countOf(b.publishers), maps: countOf(b.maps), categories: countOf(b.categories), markers, paths, polygons,
     pois: markers + paths + polygons, events: countOf(b.events), lists: countOf(b.lists),
   };
+}
+
+/** The texts of each kind of record of a map: the collection, how to find a record's map, and its text fields (dotted paths). */
+const MAP_TEXTS: readonly { collection: string; fields: readonly string[] }[] = [
+  { collection: 'categories', fields: ['name'] },
+  { collection: 'markers', fields: ['name', 'description', 'opening_hours'] },
+  { collection: 'paths', fields: ['name', 'description'] },
+  { collection: 'polygons', fields: ['name', 'description'] },
+  { collection: 'events', fields: ['title', 'description', 'price'] },
+  { collection: 'lists', fields: ['name', 'description', 'items[].note'] },
+];
+
+/**
+ * Texts of a map given as language objects that lack one of the map's languages (it gets the default
+ * language's text in that language) or hold one the map does not offer (served only with `langs=all`). A plain
+ * string is the default language's text and is not reported: proper names often need no translation.
+ */
+function findTranslationGaps(input: unknown): Finding[] {
+  if (!isRecord(input) || !Array.isArray(input.maps)) return [];
+  const languagesOf = new Map<string, readonly string[]>();
+  const out: Finding[] = [];
+  const checkText = (value: unknown, path: string, offered: readonly string[] | undefined) => {
+    if (!offered || !isRecord(value)) return;
+    const tags = Object.keys(value).map((t) => canonicalTag(t) ?? t);
+    const { record, field } = describeLocation(input, path);
+    const where = record ? `${record}: ${field}` : field;
+    const missing = offered.filter((t) => !tags.includes(t));
+    if (missing.length > 0) out.push({ path, message: `${where} has no text in ${missing.join(', ')}: the default language's is served instead` });
+    const extra = tags.filter((t) => !offered.includes(t));
+    if (extra.length > 0) out.push({ path, message: `${where} has text in ${extra.join(', ')}, which its map does not offer (see the map's languages): served only with langs=all` });
+  };
+  input.maps.forEach((m, i) => {
+    if (!isRecord(m) || typeof m.id !== 'string') return;
+    const declared = { default_language: typeof m.default_language === 'string' ? m.default_language : undefined,
+      languages: Array.isArray(m.languages) ? m.languages.filter((t): t is string => typeof t === 'string') : undefined };
+    const offered = mapLanguages(declared).offered;
+    languagesOf.set(m.id.toLowerCase(), offered);
+    const at = `$.maps[${i}]`;
+    for (const key of ['name', 'description']) checkText(m[key], `${at}.${key}`, offered);
+    if (isRecord(m.info)) for (const key of ['summary', 'opening_season']) checkText(m.info[key], `${at}.info.${key}`, offered);
+    if (Array.isArray(m.content_blocks)) {
+      m.content_blocks.forEach((c, j) => {
+        if (isRecord(c)) for (const key of ['title', 'body']) checkText(c[key], `${at}.content_blocks[${j}].${key}`, offered);
+      });
+    }
+  });
+  for (const { collection, fields } of MAP_TEXTS) {
+    const items = input[collection];
+    if (!Array.isArray(items)) continue;
+    items.forEach((item, i) => {
+      if (!isRecord(item) || typeof item.map_id !== 'string') return;
+      const offered = languagesOf.get(item.map_id.toLowerCase());
+      for (const field of fields) {
+        if (field === 'items[].note') {
+          if (Array.isArray(item.items)) item.items.forEach((it, k) => isRecord(it) && checkText(it.note, `$.${collection}[${i}].items[${k}].note`, offered));
+        } else checkText(item[field], `$.${collection}[${i}].${field}`, offered);
+      }
+    });
+  }
+  return out;
 }
 
 /** Sessions in a bundle are accepted for compatibility but ignored: they are account data, not content. */

@@ -8,6 +8,7 @@
  */
 import * as v from 'valibot';
 import { Bundle, Event, type BundleT, type EventT } from './bundle-schema.ts';
+import { canonicalTag } from '../model/local-text.ts';
 
 /** One thing wrong with a bundle. */
 export interface BundleProblem {
@@ -354,6 +355,11 @@ function referenceChecker(b: BundleT): ReferenceChecker {
       add(`${at}.current_version_id`, `must name a published version, but ${currentId} (${showValue(current.name)}) is a draft`);
     }
     eachRecord(m.content_blocks, (c, j) => seeBlock(c.id, `${at}.content_blocks[${j}].id`));
+    const defaultLanguage = typeof m.default_language === 'string' ? canonicalTag(m.default_language) : null;
+    const languages = Array.isArray(m.languages) ? m.languages.map((t) => (typeof t === 'string' ? canonicalTag(t) : null)) : null;
+    if (defaultLanguage && languages && !languages.includes(defaultLanguage)) {
+      add(`${at}.languages`, `must include the default language ${showValue(defaultLanguage)}, got ${showValue(m.languages)}`);
+    }
     const bounds = isRecord(m.map_data) ? m.map_data.bounds : undefined;
     if (Array.isArray(bounds) && bounds[1] > bounds[3]) {
       add(`${at}.map_data.bounds`, `has its south greater than its north: it must be [west, south, east, north], got ${showValue(bounds)}`);

@@ -5,12 +5,15 @@
  * so a start from the snapshot reads it back instead of parsing the bundle's events again.
  *
  * A served event record is made on demand (`summary`) from the columns; the response cache keeps the
- * answers that use it.
+ * answers that use it. Each event's texts are kept once per language of its map (each already fallen back to
+ * the default language where a translation is missing), then once more with every language (`langs=all`):
+ * a record is written in any language by copying bytes.
  */
 import type { EventT } from '../bundle/bundle-schema.ts';
 import { writeUtc } from '../rfc3339.ts';
 import { ByteWriter, utf8Bytes } from './byte-writer.ts';
 import { runNow, STRIDE, type Steps } from './steps.ts';
+import { LocalText } from './local-text.ts';
 import { matchesQuery, searchable } from './text-search.ts';
 
 /** The three kinds of POI an event can be anchored to. */
@@ -64,7 +67,9 @@ export interface EventDictionaries {
 /** The typed-array columns of a table, one entry per event unless said otherwise. */
 interface EventColumns {
   idBytes: Uint8Array; idOffsets: Uint32Array;
-  textBytes: Uint8Array; textOffsets: Uint32Array; // `"title":…,"description":…` TEXT_SEPARATOR `"url":…,"image_url":…,"price":…`
+  // Per event, one piece per language of the map, then one with every language (`segments` pieces in all), each
+  // `"title":…,"description":…` TEXT_SEPARATOR `"url":…,"image_url":…,"price":…`.
+  textBytes: Uint8Array; textOffsets: Uint32Array;
   startMs: Float64Array; endMs: Float64Array; createdMs: Float64Array;
   typeCode: Uint32Array;
   tagStart: Uint32Array; tagCode: Uint32Array; // event i's tags: tagCode[tagStart[i] .. tagStart[i + 1])
@@ -81,7 +86,7 @@ type ColumnName = keyof typeof COLUMN_TYPES;
 const COLUMN_NAMES = Object.keys(COLUMN_TYPES) as ColumnName[];
 
 /** What identifies a table apart from its columns. */
-interface TableHead { mapId: string; timeZone: string; length: number; dictionaries: EventDictionaries }
+interface TableHead { mapId: string; timeZone: string; length: number; dictionaries: EventDictionaries; languages: string[] }
 
 /** A table's lookups, made from its columns. */
 interface TableIndex { longestEventMs: number; idSlots: Int32Array; poiIndex: Map<string, number>; poiEventStart: Uint32Array; poiEvents: Int32Array }
@@ -100,6 +105,9 @@ export class EventTable {
   readonly endMs: Float64Array;
   /** The longest event's duration, so a window scan can start by binary search. */
   readonly longestEventMs: number;
+  /** The map's languages, its default first: language k's texts are piece k of an event, and piece `languages.length` has them all. */
+  readonly languages: readonly string[];
+  private readonly segments: number;
   private readonly dict: EventDictionaries;
   private readonly columns: EventColumns;
   private readonly ids: StringColumn;
@@ -114,6 +122,8 @@ export class EventTable {
     this.mapId = head.mapId;
     this.timeZone = head.timeZone;
     this.length = head.length;
+    this.languages = head.languages;
+    this.segments = head.languages.length + 1;
     this.dict = head.dictionaries;
     this.columns = columns;
     this.startMs = columns.startMs;
@@ -167,8 +177,9 @@ export class EventTable {
   }
 
   /** Builds the table of one map from its events, in any order. */
-  static build(mapId: string, timeZone: string, events: readonly EventInput[], poiType: (id: string) => AnchorType): EventTable {
-    const builder = new EventTableBuilder(mapId, timeZone);
+  static build(mapId: string, timeZone: string, events: readonly EventInput[], poiType: (id: string) => AnchorType,
+    languages: readonly string[] = ['en']): EventTable {
+    const builder = new EventTableBuilder(mapId, timeZone, languages);
     for (const e of events) builder.add(e);
     return builder.finish(poiType);
   }
@@ -260,19 +271,36 @@ export class EventTable {
    * Event titles made searchable (text-search.ts), each folded the first time a search by name tests it, then
    * kept: a search costs what the candidates of its time window cost, never a pass over the whole table.
    */
-  private titles: (string | undefined)[] | null = null;
+  private titles: (string | string[] | undefined)[] | null = null;
 
-  /** Event i's title. */
-  title(i: number): string {
-    const texts = this.texts.get(i);
+  /**
+   * The piece of an event's texts for a language of `languages` (exactly), its default language's for any
+   * other, and the piece with every language for null (`langs=all`).
+   */
+  languageIndex(lang: string | null): number {
+    if (lang === null) return this.languages.length;
+    const k = this.languages.indexOf(lang);
+    return k < 0 ? 0 : k;
+  }
+
+  /** Event i's title in language piece `lang` (default: the map's default language). */
+  title(i: number, lang = 0): string {
+    const texts = this.texts.get(i * this.segments + lang);
     return (JSON.parse(`{${texts.slice(0, texts.indexOf(TEXT_SEPARATOR))}}`) as { title: string }).title;
   }
 
-  /** True when every query word begins a word of event i's title. */
+  /** True when every query word begins a word of event i's title in one of the map's languages. */
   titleMatches(i: number, queryWords: readonly string[]): boolean {
-    this.titles ??= new Array<string | undefined>(this.length);
-    const title = (this.titles[i] ??= searchable(this.title(i)));
-    return matchesQuery(title, queryWords);
+    this.titles ??= new Array<string | string[] | undefined>(this.length);
+    let title = this.titles[i];
+    if (title === undefined) {
+      // One searchable text per distinct title (a title not translated is its default language's).
+      const texts = [...new Set(Array.from(this.languages, (_, k) => searchable(this.title(i, k))))];
+      title = this.titles[i] = texts.length === 1 ? texts[0] : texts;
+    }
+    if (typeof title === 'string') return matchesQuery(title, queryWords);
+    for (const text of title) if (matchesQuery(text, queryWords)) return true;
+    return false;
   }
 
   /** True when one of event i's tags is in the mask. */
@@ -306,9 +334,10 @@ export class EventTable {
   /**
    * Writes event i as served, as JSON bytes: the columns' own bytes (ids, the texts kept as JSON) and pieces
    * encoded once (the dictionaries' entries), copied one after another, with no string, no object and no
-   * JSON.stringify per event: the busiest route's pages are made this way.
+   * JSON.stringify per event: the busiest route's pages are made this way. `lang` is the piece of texts to write
+   * (`languageIndex`): the map's default language unless said.
    */
-  writeRecord(i: number, w: ByteWriter): void {
+  writeRecord(i: number, w: ByteWriter, lang = 0): void {
     const { tagStart, tagCode, anchorStart, anchorPoi, typeCode, createdMs, idBytes, idOffsets, textBytes, textOffsets } = this.columns;
     const json = (this.json ??= {
       mapId: utf8Bytes(JSON.stringify(this.mapId)), timeZone: utf8Bytes(JSON.stringify(this.timeZone)),
@@ -317,10 +346,11 @@ export class EventTable {
     });
     // The texts are `"title":…,"description":…` TEXT_SEPARATOR `"url":…,…`: JSON holds no raw line feed, so the
     // first one is the separator.
-    const textEnd = textOffsets[i + 1];
+    const piece = i * this.segments + lang;
+    const textEnd = textOffsets[piece + 1];
     // Ids are UUIDs (the bundle's schema): nothing in them to escape.
     w.ascii('{"id":"').bytes(idBytes, idOffsets[i], idOffsets[i + 1]).ascii('","map_id":').bytes(json.mapId).byte(COMMA);
-    const split = w.bytesUntil(textBytes, textOffsets[i], textEnd, SEPARATOR_BYTE);
+    const split = w.bytesUntil(textBytes, textOffsets[piece], textEnd, SEPARATOR_BYTE);
     w.ascii(',"event_type":').bytes(json.types[typeCode[i]]).ascii(',"tags":[');
     for (let t = tagStart[i]; t < tagStart[i + 1]; t++) {
       if (t > tagStart[i]) w.byte(COMMA);
@@ -344,15 +374,15 @@ export class EventTable {
   /** The JSON of the dictionaries' entries as bytes, made the first time a record is. */
   private json: { mapId: Uint8Array; timeZone: Uint8Array; types: Uint8Array[]; tags: Uint8Array[]; anchors: (Uint8Array | undefined)[] } | null = null;
 
-  /** Event i as served, as JSON text (`writeRecord`'s bytes). */
-  recordJson(i: number): string {
-    this.writeRecord(i, scratch.reset());
+  /** Event i as served, as JSON text (`writeRecord`'s bytes), in language piece `lang`. */
+  recordJson(i: number, lang = 0): string {
+    this.writeRecord(i, scratch.reset(), lang);
     return decoder.decode(scratch.take());
   }
 
-  /** Event i as served. */
-  summary(i: number): Record<string, unknown> {
-    return JSON.parse(this.recordJson(i)) as Record<string, unknown>;
+  /** Event i as served, in language piece `lang` (`languageIndex`). */
+  summary(i: number, lang = 0): Record<string, unknown> {
+    return JSON.parse(this.recordJson(i, lang)) as Record<string, unknown>;
   }
 
   /**
@@ -370,7 +400,7 @@ export class EventTable {
         columns[name] = [at, col.length];
         at += col.byteLength;
       }
-      return { mapId: t.mapId, timeZone: t.timeZone, length: t.length, dictionaries: t.dict, columns };
+      return { mapId: t.mapId, timeZone: t.timeZone, length: t.length, dictionaries: t.dict, languages: t.languages, columns };
     });
     const header = encoder.encode(JSON.stringify({ format: TABLE_FORMAT, littleEndian: LITTLE_ENDIAN, tables: heads }));
     const base = align8(4 + header.length);
@@ -427,8 +457,10 @@ function* checkShape(head: TableHead, c: EventColumns): Steps<void> {
   const n = head.length;
   const fail = (what: string) => { throw new Error(`event tables are inconsistent: ${what}`); };
   for (const name of ['startMs', 'endMs', 'createdMs', 'typeCode'] as const) if (c[name].length !== n) fail(name);
-  for (const name of ['idOffsets', 'textOffsets', 'tagStart', 'anchorStart'] as const) if (c[name].length !== n + 1) fail(name);
-  if (c.idOffsets[n] !== c.idBytes.length || c.textOffsets[n] !== c.textBytes.length) fail('string offsets');
+  for (const name of ['idOffsets', 'tagStart', 'anchorStart'] as const) if (c[name].length !== n + 1) fail(name);
+  if (!Array.isArray(head.languages) || head.languages.length === 0) fail('languages');
+  if (c.textOffsets.length !== n * (head.languages.length + 1) + 1) fail('textOffsets');
+  if (c.idOffsets[n] !== c.idBytes.length || c.textOffsets[c.textOffsets.length - 1] !== c.textBytes.length) fail('string offsets');
   if (c.tagStart[n] !== c.tagCode.length || c.anchorStart[n] !== c.anchorPoi.length) fail('list offsets');
   const { types, tags, pois, poiTypes } = head.dictionaries;
   if (pois.length !== poiTypes.length) fail('anchor dictionary');
@@ -486,6 +518,7 @@ class Growable<A extends Float64Array | Uint32Array | Uint8Array> {
 export class EventTableBuilder {
   private readonly mapId: string;
   private readonly timeZone: string;
+  private readonly languages: string[];
   private readonly dictionaries: EventDictionaries = { types: [], tags: [], pois: [], poiTypes: [] };
   private readonly codes = { types: new Map<string, number>(), tags: new Map<string, number>(), pois: new Map<string, number>() };
   private readonly idBytes = new Growable((n) => new Uint8Array(n), 1 << 16);
@@ -505,9 +538,11 @@ export class EventTableBuilder {
   private lastId = '';
   private sorted = true;
 
-  constructor(mapId: string, timeZone: string) {
+  /** `languages`: the map's, its default first (see `mapLanguages`). */
+  constructor(mapId: string, timeZone: string, languages: readonly string[] = ['en']) {
     this.mapId = mapId;
     this.timeZone = timeZone;
+    this.languages = [...languages];
     for (const offsets of [this.idOffsets, this.textOffsets, this.tagStart, this.anchorStart]) offsets.push(0);
   }
 
@@ -524,11 +559,21 @@ export class EventTableBuilder {
     this.lastId = doc.id;
     this.idBytes.pushUtf8(doc.id);
     this.idOffsets.push(this.idBytes.length);
-    const head = JSON.stringify({ title: doc.title, description: orNull(doc.description) });
-    const tail = JSON.stringify({ url: orNull(doc.url), image_url: orNull(doc.image_url), price: orNull(doc.price) });
-    this.textBytes.pushUtf8(`${head.slice(1, -1)}${TEXT_SEPARATOR}${tail.slice(1, -1)}`);
-    if (this.textBytes.length > 0xffffffff) throw new Error('event texts exceed 4 GiB');
-    this.textOffsets.push(this.textBytes.length);
+    const [fallback] = this.languages;
+    const local = (value: EventT['title'] | undefined) => (value === undefined ? null : new LocalText(value, fallback, this.languages));
+    const title = local(doc.title)!;
+    const description = local(doc.description);
+    const price = local(doc.price);
+    const urls = { url: orNull(doc.url), image_url: orNull(doc.image_url) };
+    // One piece per language, then the piece with every language; the JSON of each written as it is served.
+    for (let k = 0; k <= this.languages.length; k++) {
+      const pick = (text: LocalText | null) => (text === null ? null : k < this.languages.length ? text.in(this.languages[k]) : text.values);
+      const head = JSON.stringify({ title: pick(title), description: pick(description) });
+      const tail = JSON.stringify({ ...urls, price: pick(price) });
+      this.textBytes.pushUtf8(`${head.slice(1, -1)}${TEXT_SEPARATOR}${tail.slice(1, -1)}`);
+      if (this.textBytes.length > 0xffffffff) throw new Error('event texts exceed 4 GiB');
+      this.textOffsets.push(this.textBytes.length);
+    }
     this.startMs.push(startMs);
     this.endMs.push(Date.parse(doc.ends_at));
     this.createdMs.push(Date.parse(doc.created_at));
@@ -547,8 +592,8 @@ export class EventTableBuilder {
       tagStart: this.tagStart.view, tagCode: this.tagCode.view, anchorStart: this.anchorStart.view, anchorPoi: this.anchorPoi.view,
     };
     const dictionaries = { ...this.dictionaries, poiTypes: this.dictionaries.pois.map(poiType) };
-    return EventTable.fromColumns({ mapId: this.mapId, timeZone: this.timeZone, length: this.length, dictionaries },
-      this.sorted ? columns : inKeysetOrder(columns));
+    return EventTable.fromColumns({ mapId: this.mapId, timeZone: this.timeZone, length: this.length, dictionaries, languages: this.languages },
+      this.sorted ? columns : inKeysetOrder(columns, this.languages.length + 1));
   }
 
   private code(kind: 'types' | 'tags' | 'pois', value: string): number {
@@ -560,7 +605,7 @@ export class EventTableBuilder {
 }
 
 /** The same columns with the events put in keyset order: starts_at in ms, then id (UTF-8 bytes compare as the strings do). */
-function inKeysetOrder(c: EventColumns): EventColumns {
+function inKeysetOrder(c: EventColumns, segments: number): EventColumns {
   const n = c.startMs.length;
   const ids = new StringColumn(c.idBytes, c.idOffsets);
   const compareIds = (a: number, b: number) => {
@@ -587,7 +632,16 @@ function inKeysetOrder(c: EventColumns): EventColumns {
     return out;
   };
   const [idBytes, idOffsets] = reorder(c.idBytes, c.idOffsets);
-  const [textBytes, textOffsets] = reorder(c.textBytes, c.textOffsets);
+  // An event's texts are `segments` pieces in a row: moved together, their offsets shifted.
+  const textBytes = new Uint8Array(c.textBytes.length);
+  const textOffsets = new Uint32Array(c.textOffsets.length);
+  for (let i = 0, at = 0; i < n; i++) {
+    const k = order[i];
+    const start = c.textOffsets[k * segments];
+    textBytes.set(c.textBytes.subarray(start, c.textOffsets[(k + 1) * segments]), at);
+    for (let s = 1; s <= segments; s++) textOffsets[i * segments + s] = at + c.textOffsets[k * segments + s] - start;
+    at += c.textOffsets[(k + 1) * segments] - start;
+  }
   const [tagCode, tagStart] = reorder(c.tagCode, c.tagStart);
   const [anchorPoi, anchorStart] = reorder(c.anchorPoi, c.anchorStart);
   return { idBytes, idOffsets, textBytes, textOffsets, startMs: pick(c.startMs), endMs: pick(c.endMs), createdMs: pick(c.createdMs),
@@ -605,7 +659,7 @@ const COMMA = 0x2c;
 const scratch = new ByteWriter(4096);
 
 /** Changes whenever the encoding does, so a snapshot in an older encoding is rebuilt, not misread. */
-export const TABLE_FORMAT = 2;
+export const TABLE_FORMAT = 3;
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 /** The next multiple of 8 (typed arrays in shared bytes start on 8-byte boundaries). */
 export const align8 = (n: number) => (n + 7) & ~7;

@@ -12,6 +12,7 @@ import { EventIndex } from './event-index.ts';
 import { EventTable, EventTableBuilder } from './event-table.ts';
 import { runNow, sortSteps, STRIDE, type Steps } from './steps.ts';
 import { toUtc } from '../rfc3339.ts';
+import { canonicalTag, LocalText, localText, type Languages } from './local-text.ts';
 import type {
   AssociationT, CategoryT, EventT, IconT, ListT, MapT, MarkerT, PathT, PolygonT, PublisherT,
 } from '../bundle/bundle-schema.ts';
@@ -24,12 +25,12 @@ export interface PoiRecord {
   id: string;
   map_id: string;
   type: PoiType;
-  name: string;
+  name: LocalText;
   [field: string]: unknown;
 }
 
 /** The small form of a POI used inside events, lists and associations. */
-export interface PoiSummary { id: string; type: PoiType; name: string; lat: number; lng: number }
+export interface PoiSummary { id: string; type: PoiType; name: LocalText; lat: number; lng: number }
 
 /** A POI with what the model needs to filter and serve it. */
 export interface PoiEntry {
@@ -46,7 +47,7 @@ export interface CategoryRecord {
   map_id: string;
   parent_id: string | null;
   kind: 'category' | 'tag';
-  name: string;
+  name: LocalText;
   icon_id: string | null;
   color: string | null;
   sort_order: number;
@@ -66,10 +67,19 @@ export interface VersionContent {
   subtreePois: Map<string, Set<string>>; // category id -> POIs assigned to it or any descendant
 }
 
+/** A map's record with its texts in every language (LocalText). */
+export type MapDoc = Omit<MapT, 'name' | 'description' | 'info'> & {
+  name: LocalText;
+  description?: LocalText;
+  info: Omit<MapT['info'], 'summary' | 'opening_season'> & { summary?: LocalText; opening_season?: LocalText };
+};
+
 /** Everything served for one enabled map. */
 export interface MapView {
   id: string;
-  doc: MapT;
+  doc: MapDoc;
+  /** The languages the map offers, its default first. */
+  languages: Languages;
   publisherId: string;
   currentVersionId: string;
   versionDocs: Map<string, MapT['versions'][number]>; // published versions
@@ -94,14 +104,14 @@ export interface AssociationRecord {
   associated_poi: PoiSummary;
   mutual: boolean;
   list_id: string | null;
-  label: string | null;
+  label: LocalText | null;
   sort_order: number;
   created_at: string;
   direction: 'forward' | 'reverse';
 }
 
 /** The limited identity and branding a disabled map still shows. */
-export interface DisabledMap { id: string; publisher_id: string; name: string; slug: string; branding: MapT['branding'] }
+export interface DisabledMap { id: string; publisher_id: string; name: LocalText; slug: string; branding: MapT['branding'] }
 
 /** The whole read model of one content version. */
 export interface ReadModel {
@@ -119,13 +129,49 @@ export interface ReadModel {
   lists: Map<string, { mapId: string; entry: ListEntry }>;
   associationsFrom: Map<string, AssociationRecord[]>; // POI id -> associations where it is the source
   associationsTo: Map<string, AssociationRecord[]>; // POI id -> mutual associations where it is the target (seen from it)
+  /** The languages of every map, enabled or not, by map id. */
+  languages: Map<string, Languages>;
+  /**
+   * What answers not about one map (publishers, icons, batches across maps) are negotiated against: every
+   * language of the enabled maps, and as default the default language most of them have.
+   */
+  contentLanguages: Languages;
+}
+
+/** The default language of a map that declares none. */
+export const DEFAULT_LANGUAGE = 'en';
+
+/**
+ * The languages a map offers: its default first (`default_language`, else the first of `languages`, else "en"),
+ * then `languages` in declared order.
+ */
+export function mapLanguages(m: Pick<MapT, 'default_language' | 'languages'>): Languages {
+  const def = canonicalTag(m.default_language ?? m.languages?.[0] ?? DEFAULT_LANGUAGE) ?? DEFAULT_LANGUAGE;
+  const offered = [def];
+  for (const tag of m.languages ?? []) {
+    const t = canonicalTag(tag);
+    if (t && !offered.includes(t)) offered.push(t);
+  }
+  return { default: def, offered };
+}
+
+/** The languages of the whole content: the union of the maps', the most common default first (ties: first seen). */
+export function contentLanguages(maps: readonly Languages[]): Languages {
+  if (maps.length === 0) return { default: DEFAULT_LANGUAGE, offered: [DEFAULT_LANGUAGE] };
+  const votes = new Map<string, number>();
+  for (const m of maps) votes.set(m.default, (votes.get(m.default) ?? 0) + 1);
+  let def = maps[0].default;
+  for (const [tag, n] of votes) if (n > votes.get(def)!) def = tag;
+  const offered = [def];
+  for (const m of maps) for (const t of m.offered) if (!offered.includes(t)) offered.push(t);
+  return { default: def, offered };
 }
 
 const collator = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
 
 /** Orders by name (case- and accent-insensitive), then id: the documented order of POI and list windows. */
-export function compareByName(a: { name: string; id: string }, b: { name: string; id: string }): number {
-  return collator.compare(a.name, b.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+export function compareByName(a: { name: unknown; id: string }, b: { name: unknown; id: string }): number {
+  return collator.compare(String(a.name), String(b.name)) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
 /** Custom order: sort_order, then name, then id. */
@@ -156,7 +202,7 @@ const NO_PLACES = EventIndex.build(NO_EVENTS, () => []);
 
 /** Event table builders for every enabled map: `add` takes an event record (other maps' are left out), `finish` makes the tables. */
 function eventTableBuilders({ maps, pois }: Pick<ReadModel, 'maps' | 'pois'>) {
-  const builders = new Map([...maps.values()].map((m) => [m.id, new EventTableBuilder(m.id, m.doc.time_zone)]));
+  const builders = new Map([...maps.values()].map((m) => [m.id, new EventTableBuilder(m.id, m.doc.time_zone, m.languages.offered)]));
   return {
     add(doc: EventT): void {
       // Each event keeps its public anchors, once each, in bundle order.
@@ -203,6 +249,14 @@ export function* readModelSteps(docs: ContentDocs, eventTables?: readonly EventT
   kdbush?: ReadonlyMap<string, ArrayBuffer>): Steps<ReadModel> {
   const publisherDocs = [...docs.publishers].sort(byId);
   const mapDocs = [...docs.maps].sort(byId);
+  const languages = new Map(mapDocs.map((m) => [m.id, mapLanguages(m)]));
+  const content = contentLanguages(mapDocs.filter((m) => m.enabled).map((m) => languages.get(m.id)!));
+  /** A text of a map's record, falling back to its default language; of no map's, to the content's. */
+  const textOf = (value: Parameters<typeof localText>[0], mapId?: string) => {
+    const langs = (mapId && languages.get(mapId)) || content;
+    return localText(value, langs.default, langs.offered);
+  };
+  const textOfMap = (value: Parameters<typeof localText>[0], mapId: string) => textOf(value, mapId)!;
   const iconDocs = yield* sortSteps([...docs.icons], byId);
   const categoryDocs = yield* sortSteps([...docs.categories], byId);
   const poiRows = yield* sortSteps([...docs.pois], (a, b) => byId(a.doc, b.doc));
@@ -211,7 +265,7 @@ export function* readModelSteps(docs: ContentDocs, eventTables?: readonly EventT
   const associationDocs = yield* sortSteps([...docs.associations], byId);
 
   const publishers = new Map(publisherDocs.map((p) => [p.id, {
-    id: p.id, name: p.name, slug: p.slug, description: orNull(p.description), website: orNull(p.website),
+    id: p.id, name: textOf(p.name), slug: p.slug, description: textOf(p.description), website: orNull(p.website),
     logo_url: orNull(p.logo_url), email: orNull(p.email), phone: orNull(p.phone), address: orNull(p.address),
     location: orNull(p.location),
   } as Record<string, unknown>]));
@@ -222,7 +276,7 @@ export function* readModelSteps(docs: ContentDocs, eventTables?: readonly EventT
   const enabledDocs: MapT[] = [];
   for (const m of mapDocs) {
     if (!m.enabled) {
-      disabledMaps.set(m.id, { id: m.id, publisher_id: m.publisher_id, name: m.name, slug: m.slug, branding: m.branding });
+      disabledMaps.set(m.id, { id: m.id, publisher_id: m.publisher_id, name: textOfMap(m.name, m.id), slug: m.slug, branding: m.branding });
       continue;
     }
     enabledDocs.push(m);
@@ -249,7 +303,7 @@ export function* readModelSteps(docs: ContentDocs, eventTables?: readonly EventT
     if (!isPublic(c.id)) continue;
     categories.set(c.id, {
       id: c.id, map_id: c.map_id, parent_id: c.parent_id && isPublic(c.parent_id) ? c.parent_id : null, kind: c.kind,
-      name: c.name, icon_id: orNull(c.icon_id), color: orNull(c.color), sort_order: c.sort_order, version_ids: publicVersionIds(c.id),
+      name: textOfMap(c.name, c.map_id), icon_id: orNull(c.icon_id), color: orNull(c.color), sort_order: c.sort_order, version_ids: publicVersionIds(c.id),
     });
   }
   const pois = new Map<string, PoiEntry>();
@@ -258,7 +312,8 @@ export function* readModelSteps(docs: ContentDocs, eventTables?: readonly EventT
     if ((i & 31) === 0) yield;
     const { poi_type, doc } = poiRows[i];
     if (!isPublic(doc.id)) continue;
-    pois.set(doc.id, buildPoi(poi_type, doc, publicVersionIds(doc.id), doc.category_ids.filter((id) => categories.has(id))));
+    pois.set(doc.id, buildPoi(poi_type, doc, publicVersionIds(doc.id), doc.category_ids.filter((id) => categories.has(id)),
+      (value) => textOf(value, doc.map_id)));
   }
 
   // Sorted once: each version's POIs keep this order.
@@ -268,10 +323,16 @@ export function* readModelSteps(docs: ContentDocs, eventTables?: readonly EventT
     const versionDocs = new Map(m.versions.filter((ver) => ver.status === 'published').map((ver) => [ver.id, ver]));
     const versions = new Map<string, VersionContent>();
     for (const versionId of versionDocs.keys()) versions.set(versionId, yield* versionSteps(versionId, m.id, poisByName, categories));
+    const { summary, opening_season, ...info } = m.info;
+    const doc: MapDoc = {
+      ...m, name: textOfMap(m.name, m.id), description: textOf(m.description, m.id) ?? undefined,
+      info: { ...info, ...(summary !== undefined ? { summary: textOfMap(summary, m.id) } : {}),
+        ...(opening_season !== undefined ? { opening_season: textOfMap(opening_season, m.id) } : {}) },
+    };
     maps.set(m.id, {
-      id: m.id, doc: m, publisherId: m.publisher_id, currentVersionId: m.current_version_id, versionDocs, versions,
+      id: m.id, doc, languages: languages.get(m.id)!, publisherId: m.publisher_id, currentVersionId: m.current_version_id, versionDocs, versions,
       contentBlocks: [...m.content_blocks].sort((a, b) => a.sort_order - b.sort_order || (a.id < b.id ? -1 : 1))
-        .map((c) => ({ id: c.id, kind: c.kind, title: c.title, body: orNull(c.body), url: orNull(c.url),
+        .map((c) => ({ id: c.id, kind: c.kind, title: textOfMap(c.title, m.id), body: textOf(c.body, m.id), url: orNull(c.url),
           image_url: orNull(c.image_url), sort_order: c.sort_order })),
       sponsors: m.sponsors.map((sp) => ({ name: sp.name, url: orNull(sp.url), logo_url: orNull(sp.logo_url), tier: orNull(sp.tier) })),
       lists: [], events: NO_EVENTS, eventIndex: NO_PLACES, matchCache: new Map(), categoryPoiOrder: new Map(),
@@ -286,9 +347,9 @@ export function* readModelSteps(docs: ContentDocs, eventTables?: readonly EventT
     const map = maps.get(l.map_id);
     if (!map || !l.verified) continue;
     const items = l.items.filter((it) => pois.has(it.poi_id))
-      .map((it) => ({ ...pois.get(it.poi_id)!.summary, note: orNull(it.note) }));
+      .map((it) => ({ ...pois.get(it.poi_id)!.summary, note: textOf(it.note, l.map_id) }));
     const summary = {
-      id: l.id, map_id: l.map_id, name: l.name, description: orNull(l.description), verified: true,
+      id: l.id, map_id: l.map_id, name: textOfMap(l.name, l.map_id), description: textOf(l.description, l.map_id), verified: true,
       cover_image_url: orNull(l.cover_image_url), created_at: toUtc(Date.parse(l.created_at)), item_count: items.length,
     };
     const entry = { summary, items };
@@ -296,7 +357,7 @@ export function* readModelSteps(docs: ContentDocs, eventTables?: readonly EventT
     lists.set(l.id, { mapId: l.map_id, entry });
   }
   for (const map of maps.values()) {
-    map.lists.sort((a, b) => compareByName(a.summary as { name: string; id: string }, b.summary as { name: string; id: string }));
+    map.lists.sort((a, b) => compareByName(a.summary as { name: LocalText; id: string }, b.summary as { name: LocalText; id: string }));
   }
 
   // Events: one table per map, in keyset order (starts_at, then id), the order of every page.
@@ -330,7 +391,7 @@ export function* readModelSteps(docs: ContentDocs, eventTables?: readonly EventT
     const from = pois.get(a.poi_id);
     const to = pois.get(a.associated_poi_id);
     if (!from || !to || (a.list_id && !lists.has(a.list_id))) continue;
-    const base = { id: a.id, mutual: a.mutual, list_id: a.list_id, label: orNull(a.label), sort_order: a.sort_order,
+    const base = { id: a.id, mutual: a.mutual, list_id: a.list_id, label: textOf(a.label, from.record.map_id), sort_order: a.sort_order,
       created_at: toUtc(Date.parse(a.created_at)) };
     push(associationsFrom, a.poi_id, { ...base, poi_id: a.poi_id, associated_poi_id: to.summary.id,
       associated_poi: to.summary, direction: 'forward' });
@@ -347,12 +408,12 @@ export function* readModelSteps(docs: ContentDocs, eventTables?: readonly EventT
     }
   }
 
-  const icons = iconDocs.map((ic) => ({ id: ic.id, name: ic.name, url: ic.url, color: orNull(ic.color) }))
+  const icons = iconDocs.map((ic) => ({ id: ic.id, name: textOf(ic.name)!, url: ic.url, color: orNull(ic.color) }))
     .sort(compareByName);
 
   return {
     checksum: docs.checksum, version: 0, publishedAt: '', publishers, maps, disabledMaps, pois, icons, lists,
-    associationsFrom, associationsTo,
+    associationsFrom, associationsTo, languages, contentLanguages: content,
   };
 }
 
@@ -372,9 +433,11 @@ export function compareAssociations(a: AssociationRecord, b: AssociationRecord):
     (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
-function buildPoi(type: PoiType, doc: MarkerT | PathT | PolygonT, versionIds: string[], categoryIds: string[]): PoiEntry {
+function buildPoi(type: PoiType, doc: MarkerT | PathT | PolygonT, versionIds: string[], categoryIds: string[],
+  text: (value: MarkerT['name'] | undefined) => LocalText | null): PoiEntry {
+  const name = text(doc.name)!;
   const common = {
-    id: doc.id, map_id: doc.map_id, type, name: doc.name, description: orNull(doc.description),
+    id: doc.id, map_id: doc.map_id, type, name, description: text(doc.description),
     category_ids: [...new Set(categoryIds)], icon_id: orNull(doc.icon_id), image_url: orNull(doc.image_url),
     website: orNull(doc.website), version_ids: versionIds, created_at: toUtc(Date.parse(doc.created_at)),
   };
@@ -384,7 +447,7 @@ function buildPoi(type: PoiType, doc: MarkerT | PathT | PolygonT, versionIds: st
     const m = doc as MarkerT;
     geometry = { type: 'Point', coordinates: roundPosition([m.lng, m.lat]) };
     record = { ...common, lat: round7(m.lat), lng: round7(m.lng), external_id: orNull(m.external_id),
-      address: orNull(m.address), phone: orNull(m.phone), opening_hours: orNull(m.opening_hours) };
+      address: orNull(m.address), phone: orNull(m.phone), opening_hours: text(m.opening_hours) };
   } else if (type === 'path') {
     const p = doc as PathT;
     geometry = { type: 'LineString', coordinates: p.geometry.coordinates.map(roundPosition) };
@@ -395,7 +458,7 @@ function buildPoi(type: PoiType, doc: MarkerT | PathT | PolygonT, versionIds: st
   }
   const at = representativePoint(geometry);
   return { record, geometry, versionIds, categoryIds: common.category_ids,
-    summary: { id: doc.id, type, name: doc.name, lat: at.lat, lng: at.lng } };
+    summary: { id: doc.id, type, name, lat: at.lat, lng: at.lng } };
 }
 
 function* versionSteps(versionId: string, mapId: string, poisByName: readonly PoiEntry[],
