@@ -17,7 +17,7 @@ export class EventIndex {
    * Each anchored POI's events (positions, ascending), laid out POI after POI in the spatial index's order, so
    * the lists of the POIs one area holds lie together in memory: a query reads a few runs, not a list per cache miss.
    */
-  private readonly nearby: { start: Uint32Array; end: Uint32Array; positions: Int32Array };
+  private readonly nearby: { bounds: Uint32Array; positions: Int32Array }; // POI k's list: positions[bounds[2k] .. bounds[2k + 1])
 
   private constructor(events: EventTable, pois: PointIndex, pointsBefore: Float64Array, nearby: EventIndex['nearby']) {
     this.events = events;
@@ -58,20 +58,19 @@ export class EventIndex {
       pointsBefore[i + 1] = pointsBefore[i] + points;
       if ((i & (STRIDE - 1)) === 0) yield;
     }
-    const start = new Uint32Array(anchored.length);
-    const end = new Uint32Array(anchored.length);
+    const bounds = new Uint32Array(2 * anchored.length);
     const positions = new Int32Array(anchorPoi.length);
     let at = 0;
     const order = pois.ownersInIndexOrder();
     for (let r = 0; r < order.length; r++) {
       const list = events.positionsOfCode(order[r]);
-      start[order[r]] = at;
+      bounds[2 * order[r]] = at;
       positions.set(list, at);
       at += list.length;
-      end[order[r]] = at;
+      bounds[2 * order[r] + 1] = at;
       if ((r & (STRIDE - 1)) === 0) yield;
     }
-    return new EventIndex(events, pois, pointsBefore, { start, end, positions: positions.subarray(0, at) });
+    return new EventIndex(events, pois, pointsBefore, { bounds, positions: positions.subarray(0, at) });
   }
 
   /** The time slabs' spatial indexes (event-slabs.ts), one set per slab size, made as queries need them. */
@@ -120,29 +119,58 @@ export class EventIndex {
    * POIs and their events in the window, never the table's size.
    */
   eventsOfPoisBetween(pois: Int32Array, first: number, end: number): Int32Array {
-    const found: number[] = [];
-    const { start, end: stop, positions: list } = this.nearby;
+    const { bounds, positions: list } = this.nearby;
+    // Found positions are marked in a bitmap over [first, end), then read in order: sorted and each once, with no
+    // sort (a typed array's sort of the ~1,800 events near a point in a year took a quarter of the search).
+    const words = Math.ceil((end - first) / 32);
+    if (this.marks.length < words) {
+      this.marks = new Uint32Array(Math.max(words, this.marks.length * 2));
+      this.marked = new Uint32Array(Math.ceil(this.marks.length / 32));
+    }
+    const { marks, marked } = this;
+    let count = 0;
     for (let p = 0; p < pois.length; p++) {
       // Binary search for the POI's first event at or after `first`, then its events before `end`.
-      let lo = start[pois[p]];
-      let hi = stop[pois[p]];
+      let lo = bounds[2 * pois[p]];
+      let hi = bounds[2 * pois[p] + 1];
       const last = hi;
       while (lo < hi) {
         const mid = (lo + hi) >>> 1;
         if (list[mid] < first) lo = mid + 1;
         else hi = mid;
       }
-      for (let a = lo; a < last && list[a] < end; a++) found.push(list[a]);
+      for (let a = lo; a < last && list[a] < end; a++) {
+        const bit = list[a] - first;
+        const w = bit >>> 5;
+        marks[w] |= 1 << (bit & 31);
+        marked[w >>> 5] |= 1 << (w & 31);
+        count++;
+      }
     }
-    const positions = Int32Array.from(found);
-    return pois.length > 1 ? sortedUnique(positions) : positions;
+    // The words marked, by the bitmap of marked words (a year's window is 10,000 words, a few hundred marked).
+    const out = new Int32Array(count);
+    let n = 0;
+    for (let m = 0; m < marked.length && m * 32 < words; m++) {
+      let summary = marked[m];
+      if (summary === 0) continue;
+      marked[m] = 0;
+      while (summary !== 0) {
+        const lowestWord = summary & -summary;
+        const w = (m << 5) + 31 - Math.clz32(lowestWord);
+        summary ^= lowestWord;
+        let word = marks[w];
+        marks[w] = 0;
+        while (word !== 0) {
+          const lowest = word & -word;
+          out[n++] = first + (w << 5) + 31 - Math.clz32(lowest);
+          word ^= lowest;
+        }
+      }
+    }
+    return out.subarray(0, n);
   }
-}
 
-/** Sorts integers ascending in place and answers the view of them with repeats removed. */
-function sortedUnique(xs: Int32Array): Int32Array {
-  xs.sort();
-  let n = 0;
-  for (let i = 0; i < xs.length; i++) if (i === 0 || xs[i] !== xs[i - 1]) xs[n++] = xs[i];
-  return xs.subarray(0, n);
+  /** The bitmap `eventsOfPoisBetween` marks positions in, and one of its words marked; reused (all zero between queries). */
+  private marks = new Uint32Array(1024);
+  private marked = new Uint32Array(32);
 }
