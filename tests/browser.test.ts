@@ -2,7 +2,7 @@
  * The pages in a real browser: headless Debian Chromium driven by playwright-core, against the service on Node
  * over a real port, serving the demo at a pinned time. The explorer: pick the demo map, click a category and see
  * its markers drawn, click the map and see the events near that point listed, open an event and see its anchored
- * POIs; a place whose coordinates were swapped is named and shown. The kiosk (--kiosk, under a base path): the upcoming-events rail, and back to its start view after a
+ * POIs, open one of them and see its upcoming events, narrow the events to a date window; a place whose coordinates were swapped is named and shown. The kiosk (--kiosk, under a base path): the upcoming-events rail, and back to its start view after a
  * minute with no touch (the page's clock is driven by Playwright). /docs renders every endpoint of /openapi.json.
  * Every request each page makes is recorded: all go to 127.0.0.1, and no page logs an error (a CSP violation
  * would be one). The first render of /explore is measured and printed.
@@ -74,7 +74,7 @@ after(async () => {
 });
 
 describe('the explorer in Chromium', () => {
-  test('picks the demo map, draws a category\'s markers, lists events near a clicked point and opens one', async () => {
+  test('picks the demo map, draws a category\'s markers, lists events near a clicked point and opens one, then one of its places; a date window', async () => {
     const recorded = await newPage();
     const { page } = recorded;
     const began = performance.now();
@@ -119,6 +119,26 @@ describe('the explorer in Chromium', () => {
       first.pois.map((p: { name: string }) => p.name));
     assert.ok(await page.locator('.poi-highlight').count() >= first.pois.length, 'its places are outlined on the map');
     assert.equal(await page.isVisible('#detail'), true);
+
+    // One of its places: its details and its upcoming events, as /events/upcoming-by-poi gives them.
+    const place = first.pois[0];
+    const upcoming = await api(server.base, `/events/upcoming-by-poi?poi_ids=${place.id}&limit_per_poi=5`);
+    assert.ok(upcoming[place.id].length > 0, `${place.name} has upcoming events`);
+    await page.click('#event-pois button.poi >> nth=0');
+    await page.waitForFunction((name) => document.querySelector('#detail-body h2')?.textContent === name, place.name);
+    await page.waitForFunction(() => !/Loading/.test(document.querySelector('#detail-body .event-list')!.textContent!));
+    assert.deepEqual(await page.locator('#detail-body .event-list button.event strong').allTextContents(),
+      upcoming[place.id].map((e: { title: string }) => e.title));
+
+    // A date window, with the point: the list is the API's for both.
+    await page.fill('#event-from', '2027-06-12');
+    await page.fill('#event-to', '2027-06-13');
+    await page.click('#event-form button[type="submit"]');
+    const windowed = await api(server.base, `/events?map_id=${MAIN}&limit=25&near=${near}&radius_m=2000&from=2027-06-12&to=2027-06-13`);
+    assert.ok(windowed.total > 0 && windowed.total < events.total, `${windowed.total} events on 12 and 13 June`);
+    await page.waitForFunction((total) => document.getElementById('event-list')!.dataset.total === String(total), windowed.total);
+    assert.deepEqual(await page.locator('#event-list button.event').evaluateAll((b) => b.map((x) => (x as HTMLElement).dataset.id)),
+      windowed.events.map((e: { id: string }) => e.id));
     assertStayedHome(recorded);
   });
 

@@ -247,7 +247,7 @@ async function openPoi(poi) {
   highlight([poi]);
   try {
     const answer = await api('/events/upcoming-by-poi', { poi_ids: poi.id, limit_per_poi: 5 });
-    const events = answer[poi.id]?.events ?? [];
+    const events = answer[poi.id] ?? [];
     upcoming.replaceChildren(...(events.length ? events.map((e) => el('li', {}, el('button', { type: 'button', className: 'event', onclick: () => openEvent(e.id) },
       el('strong', {}, e.title), el('span', { className: 'muted' }, when(e.starts_at))))) : [el('li', { className: 'muted' }, 'None scheduled.')]));
   } catch (err) {
