@@ -170,8 +170,8 @@ describe('the explorer in Chromium', () => {
     const recorded = await newPage();
     const { page } = recorded;
     await page.goto(`${server.base}/`);
-    const names = await page.locator('.map-card h3').allTextContents();
-    assert.deepEqual(names.sort(), demo.maps.filter((m) => m.enabled).map((m) => m.name).sort());
+    const links = await page.locator('.map-card h3 a').evaluateAll((a) => a.map((x) => x.getAttribute('href')));
+    assert.deepEqual(links.sort(), demo.maps.filter((m) => m.enabled).map((m) => `/explore?map=${m.id}`).sort());
     await page.click(`a[href="/explore?map=${FOOD}"]`);
     await page.waitForSelector(`body[data-map="${FOOD}"][data-ready="true"]`);
     assert.equal(await page.inputValue('#map-select'), FOOD);

@@ -44,7 +44,7 @@ const state = {
 /** The closest zoom the world-atlas coastlines are drawn at. */
 const WORLD_MAX_ZOOM = 10;
 
-const map = L.map('map', { zoomSnap: 0.5, tap: true, worldCopyJump: false, attributionControl: true });
+const map = L.map('map', { zoomSnap: 0.5, attributionControl: true });
 map.attributionControl.setPrefix(false);
 // The base in a pane of its own, under the content's (overlayPane, z-index 400), whenever it is shown again.
 map.createPane('base').style.zIndex = '350';
