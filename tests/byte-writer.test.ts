@@ -1,10 +1,11 @@
 /**
- * The pieces an /events page is written with as bytes: the writer, dates written as bytes, the bytes hash of
- * ETags, and a kept answer that owns its bytes. Each is checked against the plain way of doing the same thing.
+ * The pieces an /events page is written with as bytes: the writer, dates written as bytes, records kept as bytes,
+ * the bytes hash of ETags, and a kept answer that owns its bytes. Each is checked against the plain way of doing the same thing.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ByteWriter } from '../src/content/model/byte-writer.ts';
+import { RecentRecords } from '../src/content/model/recent-records.ts';
 import { toUtc, writeUtc } from '../src/content/rfc3339.ts';
 import { hashBytes53 } from '../src/http/hash.ts';
 import { PreparedBody, ResponseCache } from '../src/http/response-cache.ts';
@@ -105,4 +106,29 @@ test('an answer written into a shared block is copied into memory of its own whe
   assert.equal(decode(kept.body), '{"events":[]}');
   assert.equal(kept.headers.etag, etag, 'the same bytes, the same tag');
   assert.equal(cache.stats().bytes, bytes.byteLength);
+});
+
+test('records kept in the ring come back byte for byte, or not at all once written over', () => {
+  const rand = mulberry32(5);
+  const ring = new RecentRecords(4096);
+  const w = new ByteWriter(64);
+  const written = new Map<number, string>();
+  let hits = 0;
+  for (let n = 0; n < 3000; n++) {
+    const key = Math.floor(rand() * 60);
+    w.reset().ascii('[');
+    if (ring.writeKept(key, w)) {
+      // A kept record is exactly what was kept under its key.
+      assert.equal(decode(w.take()).slice(1), written.get(key));
+      hits++;
+      continue;
+    }
+    const text = `{"key":${key},"pad":"${'x'.repeat(Math.floor(rand() * 300))}"}`;
+    const from = w.length;
+    w.ascii(text);
+    ring.keep(key, w, from);
+    written.set(key, text);
+  }
+  assert.ok(hits > 100 && ring.misses > 100, `both hits (${hits}) and misses (${ring.misses}) happened`);
+  assert.equal(ring.hits, hits);
 });

@@ -7,10 +7,11 @@
 const encoder = new TextEncoder();
 
 /**
- * Pieces shorter than this are copied byte by byte: a subarray and a set cost more than a loop over a few
- * hundred bytes (measured on Node: an event record's texts copied by the loop took a third of the time).
+ * Pieces shorter than this are copied byte by byte; longer ones by a subarray and a set, which cost about
+ * 40-55 ns on Node and 100-160 ns on Bun whatever the length, where a loop takes about 0.9 ns a byte
+ * (measured on 16 to 1,000 bytes).
  */
-const SHORT_COPY = 1024;
+const SHORT_COPY = 48;
 
 export class ByteWriter {
   private buf: Uint8Array<ArrayBuffer>;
@@ -50,15 +51,9 @@ export class ByteWriter {
    * that byte, or `end`.
    */
   bytesUntil(src: Uint8Array, start: number, end: number, stop: number): number {
-    const buf = this.room(end - start);
-    let at = this.length;
     let k = start;
-    for (; k < end; k++) {
-      const b = src[k];
-      if (b === stop) break;
-      buf[at++] = b;
-    }
-    this.length = at;
+    while (k < end && src[k] !== stop) k++;
+    this.bytes(src, start, k);
     return k;
   }
 
@@ -83,6 +78,11 @@ export class ByteWriter {
     const buf = this.room(s.length * 3);
     this.length += encoder.encodeInto(s, buf.subarray(this.length)).written;
     return this;
+  }
+
+  /** The bytes written from `from` on, as a view valid until the next write. */
+  view(from: number): Uint8Array {
+    return this.buf.subarray(from, this.length);
   }
 
   /**

@@ -12,6 +12,7 @@
 import type { EventT } from '../bundle/bundle-schema.ts';
 import { writeUtc } from '../rfc3339.ts';
 import { ByteWriter, utf8Bytes } from './byte-writer.ts';
+import { RecentRecords } from './recent-records.ts';
 import { runNow, STRIDE, type Steps } from './steps.ts';
 import { LocalText } from './local-text.ts';
 import { matchesQuery, searchable } from './text-search.ts';
@@ -130,6 +131,7 @@ export class EventTable {
     this.endMs = columns.endMs;
     this.ids = new StringColumn(columns.idBytes, columns.idOffsets);
     this.texts = new StringColumn(columns.textBytes, columns.textOffsets);
+    this.recent = new RecentRecords(2 * columns.textBytes.length);
     this.lowerTags = this.dict.tags.map((t) => t.toLowerCase());
     ({ longestEventMs: this.longestEventMs, idSlots: this.idSlots, poiIndex: this.poiIndex, poiEventStart: this.poiEventStart,
       poiEvents: this.poiEvents } = index);
@@ -338,6 +340,20 @@ export class EventTable {
    * (`languageIndex`): the map's default language unless said.
    */
   writeRecord(i: number, w: ByteWriter, lang = 0): void {
+    const piece = i * this.segments + lang;
+    if (this.recent.writeKept(piece, w)) return;
+    const from = w.length;
+    this.writeColumns(i, piece, w);
+    this.recent.keep(piece, w, from);
+  }
+
+  /**
+   * Records written lately (see recent-records.ts), per thread (the columns are shared, this is not), in a ring
+   * of at most twice the table's text bytes.
+   */
+  private readonly recent: RecentRecords;
+
+  private writeColumns(i: number, piece: number, w: ByteWriter): void {
     const { tagStart, tagCode, anchorStart, anchorPoi, typeCode, createdMs, idBytes, idOffsets, textBytes, textOffsets } = this.columns;
     const json = (this.json ??= {
       mapId: utf8Bytes(JSON.stringify(this.mapId)), timeZone: utf8Bytes(JSON.stringify(this.timeZone)),
@@ -346,7 +362,6 @@ export class EventTable {
     });
     // The texts are `"title":…,"description":…` TEXT_SEPARATOR `"url":…,…`: JSON holds no raw line feed, so the
     // first one is the separator.
-    const piece = i * this.segments + lang;
     const textEnd = textOffsets[piece + 1];
     // Ids are UUIDs (the bundle's schema): nothing in them to escape.
     w.ascii('{"id":"').bytes(idBytes, idOffsets[i], idOffsets[i + 1]).ascii('","map_id":').bytes(json.mapId).byte(COMMA);
