@@ -2,7 +2,7 @@
  * Strict RFC 3339 parsing shared by the bundle format and the query parameters: real calendar
  * dates only (no 30 February, no 24:00), unlike Date.parse, which rolls such values over.
  */
-import type { ByteWriter } from './model/byte-writer.ts';
+import { ByteWriter } from './model/byte-writer.ts';
 
 const DATE_TIME_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(?:([Zz])|([+\- ])(\d{2}):(\d{2})))?$/;
 
@@ -32,19 +32,20 @@ export function parseTimestamp(s: string): number | null {
 const DAY_MS = 86_400_000;
 /** `YYYY-MM-DDT` of the days formatted lately (an event page's times fall on few days); cleared when large. */
 const dayPrefixes = new Map<number, string>();
-const TWO_DIGITS = Array.from({ length: 60 }, (_, n) => String(n).padStart(2, '0'));
 
 /**
  * Formats a timestamp as RFC 3339 UTC with `Z`, dropping zero milliseconds. A whole second is written from
- * its day's cached prefix and the time of day (event records hold three of them: this is on every page's path);
- * anything else goes through Date.toISOString, which gives the same text.
+ * its day's cached prefix and the time of day (`writeUtc`), then read as one flat string: a template literal
+ * made a string of six pieces, which a read model keeps per POI, list and association (on 100,000 POIs, 600,000
+ * pieces and 18 MB per thread). Anything else goes through Date.toISOString, which gives the same text.
  */
 export function toUtc(ms: number): string {
   if (!isWholeSecond(ms)) return new Date(ms).toISOString().replace('.000Z', 'Z');
-  const day = Math.floor(ms / DAY_MS);
-  const seconds = (ms - day * DAY_MS) / 1000;
-  return `${dayPrefix(day)}${TWO_DIGITS[Math.floor(seconds / 3600)] ?? ''}:${TWO_DIGITS[Math.floor(seconds / 60) % 60]}:${TWO_DIGITS[seconds % 60]}Z`;
+  writeUtc(ms, utcText.reset());
+  return String.fromCharCode.apply(null, utcText.view(0) as unknown as number[]);
 }
+
+const utcText = new ByteWriter(64);
 
 /** `toUtc(ms)` written as bytes (ASCII) to `w`, with no string made for a whole second. */
 export function writeUtc(ms: number, w: ByteWriter): void {
