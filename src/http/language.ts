@@ -9,7 +9,7 @@
 import Negotiator from 'negotiator';
 import * as v from 'valibot';
 import { canonicalTag, type Languages } from '../content/model/local-text.ts';
-import type { ReadModel } from '../content/model/read-model.ts';
+import { sharedLanguages, type ReadModel } from '../content/model/read-model.ts';
 
 const TAG_REASON = 'must be a BCP 47 language tag such as "pt" or "pt-BR"';
 
@@ -68,7 +68,16 @@ export class LanguageChoice {
     return this.decide(this.model.languages.get(mapId) ?? this.model.contentLanguages);
   }
 
-  /** Negotiates against every language of the content (answers about several maps, or none). */
+  /**
+   * Negotiates against the languages of several maps (a batch of POIs, a publisher's maps): those they all
+   * offer (`sharedLanguages`), so the answer is in one language; the content's when there are no maps.
+   */
+  forMaps(mapIds: Iterable<string>): ServedLanguage {
+    const languages = [...new Set(mapIds)].map((id) => this.model.languages.get(id)).filter((l) => l !== undefined);
+    return this.decide(languages.length > 0 ? sharedLanguages(languages) : this.model.contentLanguages);
+  }
+
+  /** Negotiates against every language of the content (answers about no map in particular: icons). */
   forContent(): ServedLanguage {
     return this.decide(this.model.contentLanguages);
   }

@@ -146,8 +146,8 @@ export const upcomingByPoi = defineRoute({
     const fromMs = query.from ?? wholeSecond(now);
     const toMs = query.to ?? Infinity;
     if (fromMs > toMs) throw invalidParams([{ name: 'to', in: 'query', reason: 'must not be earlier than from (default now)' }]);
-    // POIs of several maps: negotiated against every map's languages; a map without the language served gives its default.
-    const served = language.forContent();
+    // POIs of several maps: negotiated against their maps' languages; a map without the language served gives its default.
+    const served = language.forMaps(query.poi_ids.flatMap((id) => model.pois.get(id)?.record.map_id ?? []));
     const body: Record<string, unknown[]> = {};
     for (const id of query.poi_ids) {
       const out: unknown[] = [];

@@ -2,7 +2,7 @@
  * Publishers: GET /publisher/:publisher_id and /publisher/:publisher_id/maps (by proximity with lat/lng).
  */
 import * as v from 'valibot';
-import { compareByName } from '../content/model/read-model.ts';
+import { compareByName, type ReadModel } from '../content/model/read-model.ts';
 import { distanceM } from '../geo/point-index.ts';
 import type { ParamError } from '../http/errors.ts';
 import { coordinate, uuid } from '../http/params.ts';
@@ -11,6 +11,10 @@ import { BrandingSchema, LText, NLText, PublisherSchema, Uuid } from './schemas.
 import { findPublisher } from './shared.ts';
 
 const publisherIdPath = { publisher_id: uuid('Publisher UUID') };
+
+/** The ids of a publisher's published maps: its answers are negotiated against their languages. */
+const mapsOf = (model: ReadModel, publisherId: string) =>
+  [...model.maps.values()].filter((m) => m.publisherId === publisherId).map((m) => m.id);
 
 /** GET /publisher/:publisher_id */
 export const getPublisher = defineRoute({
@@ -22,7 +26,11 @@ export const getPublisher = defineRoute({
   query: {},
   response: PublisherSchema,
   errors: [404],
-  handle: ({ params, model }) => findPublisher(model, params.publisher_id),
+  handle({ params, model, language }) {
+    const publisher = findPublisher(model, params.publisher_id);
+    language.forMaps(mapsOf(model, params.publisher_id));
+    return publisher;
+  },
 });
 
 const PublisherMap = v.strictObject({
@@ -51,8 +59,9 @@ export const getPublisherMaps = defineRoute({
   },
   response: v.strictObject({ publisher_id: Uuid, maps: v.array(PublisherMap), total: v.number() }),
   errors: [404],
-  handle({ params, query, model }) {
+  handle({ params, query, model, language }) {
     const publisher = findPublisher(model, params.publisher_id);
+    language.forMaps(mapsOf(model, publisher.id as string));
     const point = query.lat !== undefined && query.lng !== undefined ? { lat: query.lat, lng: query.lng } : null;
     // Sort on the exact distance; the body carries it rounded to the metre.
     const maps = [...model.maps.values()].filter((m) => m.publisherId === publisher.id).map((m) => {

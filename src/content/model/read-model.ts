@@ -155,6 +155,19 @@ export function mapLanguages(m: Pick<MapT, 'default_language' | 'languages'>): L
   return { default: def, offered };
 }
 
+/**
+ * The languages an answer about several maps is negotiated against: those every one of them offers, so nothing
+ * in it falls back to another language, with the default most of them have (if they share it); when they share
+ * none, every language of any of them (`contentLanguages`).
+ */
+export function sharedLanguages(maps: readonly Languages[]): Languages {
+  const shared = maps.length === 0 ? [] : maps[0].offered.filter((tag) => maps.every((m) => m.offered.includes(tag)));
+  if (shared.length === 0) return contentLanguages(maps);
+  const { default: common } = contentLanguages(maps);
+  const def = shared.includes(common) ? common : shared[0];
+  return { default: def, offered: [def, ...shared.filter((t) => t !== def)] };
+}
+
 /** The languages of the whole content: the union of the maps', the most common default first (ties: first seen). */
 export function contentLanguages(maps: readonly Languages[]): Languages {
   if (maps.length === 0) return { default: DEFAULT_LANGUAGE, offered: [DEFAULT_LANGUAGE] };
