@@ -4,14 +4,19 @@ import { MAP, MAP_SLUG, slugify } from './ctx.ts';
 import { type Rng, createdBefore, iso, pickN, uuid, ANCHOR_MS, END_MS } from './ids.ts';
 import type { PoiInfo } from './pois.ts';
 import type { MapKey } from './taxonomy.ts';
+import { same, text, type Tr } from './i18n.ts';
 
 export const TAGS = ['free', 'outdoor', 'family-friendly', 'live-music', 'accessible', 'night', 'food', 'art', 'kids', 'seasonal'] as const;
 export type Tag = (typeof TAGS)[number];
 
 export interface EvOpts {
-  map: MapKey; key: string; title: string; type: string; start: number; end: number;
-  pois: PoiInfo[]; tags: Tag[]; price: string; desc: string;
+  map: MapKey; key: string; title: Tr; type: string; start: number; end: number;
+  pois: PoiInfo[]; tags: Tag[]; price: string; desc: Tr;
 }
+
+const FREE: Tr = { en: 'Free', pt: 'Grátis', es: 'Gratis' };
+/** A price in every language: "Free" is translated, an amount in euros is the same in all. */
+export const priceText = (price: string): Tr => (price === 'Free' ? FREE : same(price));
 
 /** Builds one event; adds 0–2 random extra tags up to 4 in total. */
 export function makeEvent(r: Rng, o: EvOpts): EventT {
@@ -29,16 +34,16 @@ export function makeEvent(r: Rng, o: EvOpts): EventT {
   return {
     id: uuid(`event:${o.map}:${o.key}`),
     map_id: MAP[o.map],
-    title: o.title,
-    description: o.desc,
+    title: text(o.map, o.title),
+    description: text(o.map, o.desc),
     event_type: o.type,
     tags,
     starts_at: iso(o.start),
     ends_at: iso(o.end),
     poi_ids: o.pois.map((p) => p.id),
-    url: `https://${MAP_SLUG[o.map]}.example.org/events/${slugify(o.title)}-${day}`,
-    image_url: `https://images.example.org/events/${o.type}-${(slugify(o.title).length % 8) + 1}.jpg`,
-    price: o.price,
+    url: `https://${MAP_SLUG[o.map]}.example.org/events/${slugify(o.title.en)}-${day}`,
+    image_url: `https://images.example.org/events/${o.type}-${(slugify(o.title.en).length % 8) + 1}.jpg`,
+    price: text(o.map, priceText(o.price)),
     created_at: createdBefore(r, o.start),
   };
 }

@@ -5,8 +5,53 @@ import { type Rng, iso, uuid } from './ids.ts';
 import type { PoiInfo } from './pois.ts';
 import { finder } from './events-base.ts';
 import type { MapKey } from './taxonomy.ts';
+import { text, type Tr } from './i18n.ts';
 
 type ListDef = readonly [string, MapKey, string, boolean, string, Array<string | readonly [string, string]>];
+
+/** The Portuguese and Spanish of the lists' names, descriptions and notes (by their English; Spanish on the main map). */
+const LIST_TR: Record<string, { pt: string; es?: string }> = {
+  'Best Miradouros': { pt: 'Os Melhores Miradouros', es: 'Los mejores miradores' },
+  'The viewpoints locals climb to at sunset.': { pt: 'Os miradouros onde os lisboetas sobem ao pôr do sol.', es: 'Los miradores a los que suben los lisboetas al atardecer.' },
+  'Highest viewpoint; go at sunset': { pt: 'O miradouro mais alto; vá ao pôr do sol', es: 'El mirador más alto; vaya al atardecer' },
+  'Tiles and bougainvillea': { pt: 'Azulejos e buganvílias', es: 'Azulejos y buganvillas' },
+  'Quiet and off the tourist trail': { pt: 'Sossegado e fora dos roteiros turísticos', es: 'Tranquilo y lejos de las rutas turísticas' },
+  'Pastéis de Nata Trail': { pt: 'Roteiro dos Pastéis de Nata', es: 'Ruta de los pastéis de nata' },
+  'Taste the custard tart at its best addresses.': { pt: 'Prove o pastel de nata nas suas melhores moradas.', es: 'Pruebe el pastel de nata en sus mejores direcciones.' },
+  'The original recipe since 1837': { pt: 'A receita original desde 1837', es: 'La receta original desde 1837' },
+  'Watch them come out of the oven': { pt: 'Veja-os sair do forno', es: 'Véalos salir del horno' },
+  'Award-winning nata': { pt: 'Pastel de nata premiado', es: 'Pastel de nata premiado' },
+  'Rainy Day Museums': { pt: 'Museus para Dias de Chuva', es: 'Museos para días de lluvia' },
+  'Big collections to fill a grey afternoon.': { pt: 'Grandes coleções para encher uma tarde cinzenta.', es: 'Grandes colecciones para llenar una tarde gris.' },
+  'Do not miss the Lisbon panorama': { pt: 'Não perca o grande panorama de Lisboa', es: 'No se pierda el gran panorama de Lisboa' },
+  'Fado Nights': { pt: 'Noites de Fado', es: 'Noches de fado' },
+  'Where to hear fado, from tascas to grand houses.': { pt: 'Onde ouvir fado, das tascas às grandes casas.', es: 'Dónde escuchar fado, de las tascas a las grandes casas.' },
+  'Start here to learn the history': { pt: 'Comece aqui para conhecer a história', es: 'Empiece aquí para conocer la historia' },
+  'Fado vadio: anyone may sing': { pt: 'Fado vadio: qualquer pessoa pode cantar', es: 'Fado vadio: cualquiera puede cantar' },
+  'Tram 28 Stops': { pt: 'Paragens do Elétrico 28', es: 'Paradas del tranvía 28' },
+  'Hop on and off the most famous tram line.': { pt: 'Entre e saia na linha de elétrico mais famosa.', es: 'Suba y baje en la línea de tranvía más famosa.' },
+  'The whole line end to end': { pt: 'A linha inteira, de ponta a ponta', es: 'La línea entera, de punta a punta' },
+  'Terminus by the Prazeres cemetery': { pt: 'Terminal junto ao cemitério dos Prazeres', es: 'Final de línea junto al cementerio de los Prazeres' },
+  "Editor's Picks (work in progress)": { pt: 'Escolhas da Redação (em preparação)', es: 'Selección de la redacción (en preparación)' },
+  'Not reviewed yet.': { pt: 'Ainda não revista.', es: 'Todavía sin revisar.' },
+  'Hidden Gems (unreviewed)': { pt: 'Tesouros Escondidos (por rever)', es: 'Joyas ocultas (sin revisar)' },
+  'Suggestions from readers.': { pt: 'Sugestões dos leitores.', es: 'Sugerencias de los lectores.' },
+  'Lisbon Food Essentials': { pt: 'Sabores Essenciais de Lisboa' },
+  'Ten bites every visitor should try.': { pt: 'Dez sabores que todos os visitantes devem provar.' },
+  'Palaces of Sintra in One Day': { pt: 'Os Palácios de Sintra num Dia' },
+  'A classic day loop through the hills.': { pt: 'Um percurso clássico de um dia pela serra.' },
+  'Christmas Village Highlights': { pt: 'O Melhor da Vila Natal' },
+  'The best of the Christmas Village.': { pt: 'O melhor da Vila Natal de Sintra.' },
+};
+const listText = (map: MapKey, en: string): Record<string, string> => text(map, { en, ...LIST_TR[en] });
+
+/** Association labels in every language (all the demo's associations are of the main map, but one). */
+const LABELS: Record<string, Tr> = {
+  Nearby: { en: 'Nearby', pt: 'Aqui perto', es: 'Cerca' },
+  'Part of tour': { en: 'Part of tour', pt: 'Faz parte do percurso', es: 'Parte de la ruta' },
+  'Same owner': { en: 'Same owner', pt: 'Do mesmo dono', es: 'Del mismo dueño' },
+  'Also try': { en: 'Also try', pt: 'Experimente também', es: 'Pruebe también' },
+};
 
 const LIST_DEFS: ListDef[] = [
   ['best-miradouros', 'main', 'Best Miradouros', true, 'The viewpoints locals climb to at sunset.', [
@@ -47,14 +92,14 @@ export function buildLists(r: Rng, index: PoiInfo[]): ListT[] {
   const find = finder(index);
   return LIST_DEFS.map(([key, map, name, verified, description, items], i) => {
     const l: ListT = {
-      id: listId(key), map_id: MAP[map], name, description, verified,
+      id: listId(key), map_id: MAP[map], name: listText(map, name), description: listText(map, description), verified,
       cover_image_url: `https://images.example.org/lists/${key}.jpg`,
       created_at: iso(Date.parse('2025-04-01T10:00:00Z') + i * 9 * 86_400_000 + Math.floor(r() * 3600) * 1000),
       items: items.map((it) => {
         const [poiName, note] = typeof it === 'string' ? [it, undefined] : it;
         const p = find(map, poiName);
         if (p.ver) throw new Error(`list ${key}: ${poiName} is version-limited`);
-        return note ? { poi_id: p.id, note } : { poi_id: p.id };
+        return note ? { poi_id: p.id, note: listText(map, note) } : { poi_id: p.id };
       }),
     };
     return l;
@@ -125,7 +170,7 @@ export function buildAssociations(index: PoiInfo[], lists: ListT[]): Association
     if (a.id === b.id || a.ver || b.ver) throw new Error(`bad association ${from} -> ${to}`);
     return {
       id: uuid(`association:${from}>${to}>${listKey ?? ''}`), poi_id: a.id, associated_poi_id: b.id, mutual,
-      list_id: listKey ? listId(listKey) : null, label, sort_order: sort,
+      list_id: listKey ? listId(listKey) : null, label: text('main', LABELS[label]), sort_order: sort,
       created_at: iso(base + i * 3 * 86_400_000 + (i % 5) * 3_600_000),
     };
   });
@@ -138,6 +183,6 @@ export function xmasAssociation(index: PoiInfo[]): AssociationT {
   const b = find('xmas', "Santa's House – Volta do Duche");
   return {
     id: uuid('association:xmas:market>santa'), poi_id: a.id, associated_poi_id: b.id, mutual: true,
-    list_id: null, label: 'Nearby', sort_order: 1, created_at: '2025-11-15T10:00:00Z',
+    list_id: null, label: text('xmas', LABELS.Nearby), sort_order: 1, created_at: '2025-11-15T10:00:00Z',
   };
 }

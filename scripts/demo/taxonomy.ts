@@ -1,6 +1,7 @@
 /** Icons and the category/tag trees of every demo map. */
 import type { CategoryT, IconT } from '../../src/content/bundle/bundle-schema.ts';
 import { uuid } from './ids.ts';
+import { text } from './i18n.ts';
 
 export type MapKey = 'main' | 'food' | 'sintra' | 'xmas';
 export type VerTag = '2025' | '2026' | 'draft';
@@ -82,6 +83,62 @@ const CAT_DEFS: CatDef[] = [
   ['xmas', 'xmas', 'Christmas Village', C, null, 'star'],
 ];
 
+/** The Portuguese and Spanish names of each category (Spanish on the main map only; the English is in CAT_DEFS). */
+const CAT_TR: Record<string, { pt: string; es?: string }> = {
+  sights: { pt: 'Monumentos e Pontos de Interesse', es: 'Monumentos y lugares de interés' },
+  monuments: { pt: 'Monumentos', es: 'Monumentos' },
+  heritage: { pt: 'Património', es: 'Patrimonio' },
+  unesco: { pt: 'Património Mundial da UNESCO', es: 'Patrimonio Mundial de la UNESCO' },
+  manueline: { pt: 'Arquitetura Manuelina', es: 'Arquitectura manuelina' },
+  churches: { pt: 'Igrejas', es: 'Iglesias' },
+  miradouros: { pt: 'Miradouros', es: 'Miradores' },
+  culture: { pt: 'Museus e Cultura', es: 'Museos y cultura' },
+  museums_art: { pt: 'Museus de Arte', es: 'Museos de arte' },
+  museums_hist: { pt: 'Museus de História e Ciência', es: 'Museos de historia y ciencia' },
+  freesunday: { pt: 'Grátis ao Domingo', es: 'Gratis los domingos' },
+  food: { pt: 'Comer e Beber', es: 'Comer y beber' },
+  restaurants: { pt: 'Restaurantes', es: 'Restaurantes' },
+  seafood: { pt: 'Marisco', es: 'Marisco' },
+  petiscos: { pt: 'Petiscos', es: 'Petiscos (tapas portuguesas)' },
+  cafes: { pt: 'Cafés e Pastelarias', es: 'Cafés y pastelerías' },
+  nata: { pt: 'Pastel de Nata', es: 'Pastel de nata' },
+  markets: { pt: 'Mercados', es: 'Mercados' },
+  nightlife: { pt: 'Vida Noturna e Fado', es: 'Vida nocturna y fado' },
+  fado: { pt: 'Casas de Fado', es: 'Casas de fado' },
+  bars: { pt: 'Bares e Discotecas', es: 'Bares y discotecas' },
+  livemusic: { pt: 'Música ao Vivo', es: 'Música en directo' },
+  nature: { pt: 'Parques e Jardins', es: 'Parques y jardines' },
+  parks: { pt: 'Parques', es: 'Parques' },
+  gardens: { pt: 'Jardins', es: 'Jardines' },
+  shopping: { pt: 'Compras', es: 'Compras' },
+  shops: { pt: 'Lojas e Boutiques', es: 'Tiendas y boutiques' },
+  malls: { pt: 'Centros Comerciais', es: 'Centros comerciales' },
+  crafts: { pt: 'Artesanato Português', es: 'Artesanía portuguesa' },
+  stay: { pt: 'Onde Ficar', es: 'Dónde alojarse' },
+  hotels: { pt: 'Hotéis', es: 'Hoteles' },
+  luxury: { pt: 'Luxo', es: 'Lujo' },
+  transport: { pt: 'Como se Deslocar', es: 'Cómo moverse' },
+  stations: { pt: 'Estações e Terminais', es: 'Estaciones y terminales' },
+  tram28: { pt: 'Elétrico 28', es: 'Tranvía 28' },
+  elevadores: { pt: 'Elevadores e Ascensores', es: 'Funiculares y elevadores' },
+  walks: { pt: 'Passeios e Bairros', es: 'Paseos y barrios' },
+  routes: { pt: 'Percursos a Pé', es: 'Rutas a pie' },
+  districts: { pt: 'Bairros', es: 'Barrios' },
+  new2026: { pt: 'Novidades de 2026', es: 'Novedades de 2026' },
+  draftRooftops: { pt: '(rascunho) Bares de Terraço', es: '(borrador) Bares en azoteas' },
+  f_pastry: { pt: 'Pastelarias' },
+  f_rest: { pt: 'Restaurantes e Tascas' },
+  f_seafood: { pt: 'Marisco' },
+  f_market: { pt: 'Mercados' },
+  palaces: { pt: 'Palácios e Monumentos' },
+  viewpoints: { pt: 'Miradouros' },
+  gardens_s: { pt: 'Jardins' },
+  coast: { pt: 'Costa e Praias' },
+  trails: { pt: 'Trilhos' },
+  food_s: { pt: 'Doçaria Local' },
+  xmas: { pt: 'Vila Natal' },
+};
+
 export const catId = (key: string): string => uuid('category:' + key);
 
 /** Builds the categories; versions maps a VerTag to the main map's version ids. */
@@ -92,7 +149,7 @@ export function buildCategories(mapIds: Record<MapKey, string>, versions: Record
     const n = (siblings.get(sib) ?? 0) + 1;
     siblings.set(sib, n);
     const c: CategoryT = {
-      id: catId(key), map_id: mapIds[map], parent_id: parent ? catId(parent) : null, kind, name,
+      id: catId(key), map_id: mapIds[map], parent_id: parent ? catId(parent) : null, kind, name: text(map, { en: name, ...CAT_TR[key] }),
       icon_id: icon ? iconId(icon) : null, sort_order: n * 10,
     };
     if (ver) c.version_ids = [versions[ver]];
