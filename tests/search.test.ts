@@ -2,7 +2,8 @@
  * Search by name (`q`) on /events and /maps/:map_id/pois, over the demo (real Portuguese names and titles), in
  * process: every answer is the brute-force answer over the same bundle (helpers/brute-force.ts, written apart
  * from the service's text-search.ts), with every page walked, `total` checked, and q combined with the other
- * filters. Accents and case do not matter: "jeronimos" finds "Mosteiro dos Jerónimos".
+ * filters. Accents and case do not matter: "jeronimos" finds "Mosteiro dos Jerónimos". A name matches in any of
+ * its map's languages (the demo's: en, pt, and es on the main map), whatever language the answer is in.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -66,7 +67,8 @@ describe('q on /events', () => {
     let nonEmpty = 0;
     for (let n = 0; n < 200; n++) {
       const e = pick(events);
-      const words = e.title.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+      // Words of the title in one of its languages.
+      const words = pick(e.titles).split(/[^\p{L}\p{N}]+/u).filter(Boolean);
       // One or two words of a real title, cut to a prefix, typed with or without accents; now and then a word no title has.
       const chosen = [pick(words), ...(rand() < 0.4 ? [pick(words)] : [])].map((w) => typed(w.slice(0, 2 + Math.floor(rand() * w.length)), rand));
       if (rand() < 0.1) chosen.push('zzqx');
@@ -93,6 +95,19 @@ describe('q on /events', () => {
       if (expected.length > 0) nonEmpty++;
     }
     assert.ok(nonEmpty > 120, `${nonEmpty} of 200 queries found something`);
+  });
+
+  test('words of a title in any language find it, and the answer is in the language asked for', async () => {
+    for (const [q, lang, title] of [['rastro', 'pt', 'Feira da Ladra'], ['sardinha', 'en', 'Sardine Festival 2027'],
+      ['verbena san juan', 'en', 'Arraial de São João na Graça 2027'], ['fiestas lisboa', 'pt', 'Festas de Lisboa 2027']] as const) {
+      const { status, body, res } = await t.json(`/events?${new URLSearchParams({ map_id: MAP, from: FROM, to: TO, q, lang, limit: '200' })}`);
+      assert.equal(status, 200);
+      assert.equal(res.headers.get('content-language'), lang);
+      assert.ok(body.events.some((e: { title: string }) => e.title === title), `${q} (${lang}) finds "${title}"`);
+      const expected = filterEvents(ref, { mapId: MAP, fromMs: Date.parse(FROM), toMs: Date.parse(TO), q }).map((x) => x.id);
+      assert.deepEqual(body.events.map((e: { id: string }) => e.id), expected.slice(0, 200), q);
+      assert.equal(body.total, expected.length, q);
+    }
   });
 
   test('a cursor is bound to its q, and a bad q gets 400 naming q', async () => {
@@ -122,17 +137,27 @@ describe('q on /maps/:map_id/pois', () => {
     for (const name of ['Praça do Comércio', 'Praça do Rossio']) assert.ok(squares.includes(name), name);
   });
 
+  test('a name in another language finds the POI: "parada tranvia" finds the Tram 28 stops, answered in English', async () => {
+    const tags = roots().join(',');
+    const { body, res } = await t.json(`/maps/${MAP}/pois?${new URLSearchParams({ tags, q: 'parada tranvia', end: '500' })}`);
+    assert.equal(res.headers.get('content-language'), 'en');
+    const names = body.items.map((p: { name: string }) => p.name);
+    assert.ok(names.length >= 8 && names.every((n: string) => n.startsWith('Tram 28 stop – ')), names.join(', '));
+  });
+
   test('for seeded queries and tags, the window is the tagged POIs whose names match, in order, with their total', async () => {
     const rand = mulberry32(29);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];
     const categories = demo.categories.filter((c) => c.map_id === MAP).map((c) => c.id);
     const names = demo.markers.filter((m) => m.map_id === MAP).flatMap((m) => textsOf(m.name));
+    // Every POI's name in each of its languages: a name matches in any of them.
+    const namesOf = new Map([...demo.markers, ...demo.paths, ...demo.polygons].map((p) => [p.id, textsOf(p.name)]));
     for (let n = 0; n < 60; n++) {
       const tags = rand() < 0.5 ? roots().join(',') : [pick(categories), pick(categories)].join(',');
       const words = pick(names).split(/[^\p{L}\p{N}]+/u).filter(Boolean);
       const q = typed(pick(words).slice(0, 1 + Math.floor(rand() * 6)), rand);
       const all = (await t.json(`/maps/${MAP}/pois?${new URLSearchParams({ tags, end: '500' })}`)).body;
-      const expected = all.items.filter((p: { name: string }) => nameMatches(p.name, q)).map((p: { id: string }) => p.id);
+      const expected = all.items.filter((p: { id: string }) => namesOf.get(p.id)!.some((name) => nameMatches(name, q))).map((p: { id: string }) => p.id);
       const got: string[] = [];
       for (let start = 0; ; start += 5) {
         const { status, body } = await t.json(`/maps/${MAP}/pois?${new URLSearchParams({ tags, q, start: String(start), end: String(start + 5) })}`);
