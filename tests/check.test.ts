@@ -216,6 +216,31 @@ describe('checkBundle', () => {
     assert.match(w.message, /^map "Main" \(\$\.maps\[0\]\): map_data\.bounds is [\d,]+ km from most of its POIs \(\d+ of \d+ are more than 200 km away\); it looks like \[south, west, north, east\], but the order is \[west, south, east, north\]; /);
   });
 
+  test('languages: bad tags and a default left out of languages are problems; translation gaps are warnings', () => {
+    const b = cloneFixture();
+    const m = indexWhere(b.maps, (x: any) => x.id === F.map);
+    Object.assign(b.maps[m], { default_language: 'pt', languages: ['en', 'es'] });
+    const marker = indexWhere(b.markers, (x: any) => x.map_id === F.map);
+    const other = b.markers.findIndex((x: any, i: number) => x.map_id === F.map && i !== marker);
+    b.markers[marker].name = { pt: 'Sé', 'not a tag!': 'x' };
+    b.markers[other].name = { pt: 'Sé de Lisboa', en: 'Lisbon Cathedral', fr: 'Cathédrale' };
+    b.maps[m].name = {};
+    const report = check(b);
+    assert.match(findingAt(report.problems, `$.maps[${m}].languages`).message, /languages must include the default language "pt", got \["en","es"\]$/);
+    assert.ok(report.problems.some((p) => p.path === `$.markers[${marker}].name` || p.path.startsWith(`$.markers[${marker}].name`)), 'the bad tag');
+    assert.match(findingAt(report.problems, `$.maps[${m}].name`).message, /at least one language/);
+
+    const fixed = cloneFixture();
+    Object.assign(fixed.maps[m], { default_language: 'pt', languages: ['pt', 'en'] });
+    fixed.markers[other].name = { pt: 'Sé de Lisboa', fr: 'Cathédrale' };
+    const warned = check(fixed);
+    assert.equal(warned.ok, true, warned.problems.map((p) => p.message).join('\n'));
+    const gaps = warned.warnings.filter((w) => w.path === `$.markers[${other}].name`).map((w) => w.message);
+    assert.equal(gaps.length, 2, gaps.join('\n'));
+    assert.match(gaps[0], /name has no text in en: the default language's is served instead$/);
+    assert.match(gaps[1], /name has text in fr, which its map does not offer \(see the map's languages\): served only with langs=all$/);
+  });
+
   test('invalid JSON is one problem at $ with its line and column', () => {
     const text = '{\n  "format": "destination-bundle/1",\n  "maps": [\n    {"name": "Lisbon" "slug": "lisbon"}\n  ]\n}';
     const report = checkBundle(text);
