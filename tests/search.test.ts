@@ -110,6 +110,12 @@ describe('q on /events', () => {
     }
   });
 
+  test('every word must match in the same language: Spanish and Portuguese words together find nothing', async () => {
+    const both = await t.json(`/events?${new URLSearchParams({ map_id: MAP, from: FROM, to: TO, q: 'verbena joao' })}`);
+    assert.equal(both.body.total, 0);
+    assert.ok((await t.json(`/events?${new URLSearchParams({ map_id: MAP, from: FROM, to: TO, q: 'verbena juan' })}`)).body.total > 0);
+  });
+
   test('a cursor is bound to its q, and a bad q gets 400 naming q', async () => {
     const first = await t.json(`/events?${new URLSearchParams({ map_id: MAP, from: FROM, to: TO, q: 'arraial', limit: '1' })}`);
     assert.ok(first.body.next_cursor);

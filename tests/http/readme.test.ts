@@ -29,6 +29,8 @@ test('every curl example in the README answers as documented', async () => {
     const headers: Record<string, string> = {};
     const auth = /-H 'Authorization: ([^']+)'/.exec(flags);
     if (auth) headers.authorization = auth[1];
+    const language = /-H 'Accept-Language: ([^']+)'/.exec(flags);
+    if (language) headers['accept-language'] = language[1];
     // The "next page" example takes the cursor of the example before it.
     const resolved = target.replace('<next_cursor>', cursor ?? '');
     const res = await t.get(resolved, { headers });
@@ -42,6 +44,11 @@ test('every curl example in the README answers as documented', async () => {
       assert.equal(res.status, 200, `${target}: ${JSON.stringify(body).slice(0, 200)}`);
     }
     if (auth) assert.equal(body.is_saved, true);
+    // The language examples answer in the language they ask for.
+    const asked = /[?&]lang=([\w-]+)/.exec(target)?.[1] ?? (language ? 'es' : null);
+    if (asked) assert.equal(res.headers.get('content-language'), asked, target);
+    if (target.includes('langs=all')) assert.equal(typeof body.title, 'object', target);
+    if (target.includes('q=tranvia')) assert.ok(body.items.length > 0 && body.items.every((p: { name: string }) => p.name.startsWith('Tram 28 ')), target);
     if ('next_cursor' in body) cursor = body.next_cursor;
   }
 });
