@@ -248,6 +248,24 @@ export class PointIndex {
     return false;
   }
 
+  /**
+   * Finds the points in the area, as `TreePoints.collect`: their tree positions are then `foundPositions[0 ..
+   * count)`, and their owners `ownersByTreePosition[position]` (an owner once per point of it inside).
+   */
+  collect(area: Area): number {
+    return this.points.collect(area);
+  }
+
+  /** Tree positions the last `collect` found. */
+  get foundPositions(): Int32Array {
+    return this.points.foundPositions;
+  }
+
+  /** Each point's owner, by tree position. */
+  get ownersByTreePosition(): Int32Array {
+    return this.points.tagsByTreePosition;
+  }
+
   /** The owner's points as lng, lat pairs. */
   pointsOfOwner(owner: number): Float64Array {
     return this.coords.subarray(2 * this.starts[owner], 2 * this.starts[owner + 1]);

@@ -17,7 +17,11 @@ export class EventIndex {
    * Each anchored POI's events (positions, ascending), laid out POI after POI in the spatial index's order, so
    * the lists of the POIs one area holds lie together in memory: a query reads a few runs, not a list per cache miss.
    */
-  private readonly nearby: { bounds: Uint32Array; positions: Int32Array }; // POI k's list: positions[bounds[2k] .. bounds[2k + 1])
+  private readonly nearby: {
+    /** Per point of the POIs' index, by tree position: its POI's list is positions[bounds[2k] .. bounds[2k + 1]). */
+    bounds: Uint32Array;
+    positions: Int32Array;
+  };
 
   private constructor(events: EventTable, pois: PointIndex, pointsBefore: Float64Array, nearby: EventIndex['nearby']) {
     this.events = events;
@@ -58,17 +62,25 @@ export class EventIndex {
       pointsBefore[i + 1] = pointsBefore[i] + points;
       if ((i & (STRIDE - 1)) === 0) yield;
     }
-    const bounds = new Uint32Array(2 * anchored.length);
+    const start = new Uint32Array(anchored.length);
+    const end = new Uint32Array(anchored.length);
     const positions = new Int32Array(anchorPoi.length);
     let at = 0;
     const order = pois.ownersInIndexOrder();
     for (let r = 0; r < order.length; r++) {
       const list = events.positionsOfCode(order[r]);
-      bounds[2 * order[r]] = at;
+      start[order[r]] = at;
       positions.set(list, at);
       at += list.length;
-      bounds[2 * order[r] + 1] = at;
+      end[order[r]] = at;
       if ((r & (STRIDE - 1)) === 0) yield;
+    }
+    // The bounds again per point, in the index's order: a query reads them next to the points it finds.
+    const treeOwners = pois.ownersByTreePosition;
+    const bounds = new Uint32Array(2 * treeOwners.length);
+    for (let k = 0; k < treeOwners.length; k++) {
+      bounds[2 * k] = start[treeOwners[k]];
+      bounds[2 * k + 1] = end[treeOwners[k]];
     }
     return new EventIndex(events, pois, pointsBefore, { bounds, positions: positions.subarray(0, at) });
   }
@@ -103,23 +115,16 @@ export class EventIndex {
     return false;
   }
 
-  /** The anchored POIs (their codes in the table, each once) with a vertex inside the box. */
-  poisInBbox(b: Bbox): Int32Array {
-    return this.pois.ownersInBbox(b);
-  }
-
-  /** The anchored POIs with a vertex within `radiusM` metres (great-circle) of the point. */
-  poisNear(q: Near): Int32Array {
-    return this.pois.ownersNear(q);
-  }
-
   /**
-   * The positions in [first, end) of the events anchored to any of `pois` (codes), ascending, each once: each
-   * POI's events are in keyset order, so a binary search finds where its window starts. The cost follows the
-   * POIs and their events in the window, never the table's size.
+   * The positions in [first, end) of the events anchored to a POI with a vertex in the area, ascending, each once:
+   * each POI's events are in keyset order, so a binary search finds where its window starts. The cost follows
+   * the POIs' points in the area and their events in the window, never the table's size. A POI with several
+   * points inside is looked at once per point (marking its events again changes nothing).
    */
-  eventsOfPoisBetween(pois: Int32Array, first: number, end: number): Int32Array {
+  eventsInAreaOfPois(area: Area, first: number, end: number): Int32Array {
     const { bounds, positions: list } = this.nearby;
+    const found = this.pois.collect(area);
+    const points = this.pois.foundPositions;
     // Found positions are marked in a bitmap over [first, end), then read in order: sorted and each once, with no
     // sort (a typed array's sort of the ~1,800 events near a point in a year took a quarter of the search).
     const words = Math.ceil((end - first) / 32);
@@ -129,10 +134,11 @@ export class EventIndex {
     }
     const { marks, marked } = this;
     let count = 0;
-    for (let p = 0; p < pois.length; p++) {
+    for (let f = 0; f < found; f++) {
       // Binary search for the POI's first event at or after `first`, then its events before `end`.
-      let lo = bounds[2 * pois[p]];
-      let hi = bounds[2 * pois[p] + 1];
+      const k = points[f];
+      let lo = bounds[2 * k];
+      let hi = bounds[2 * k + 1];
       const last = hi;
       while (lo < hi) {
         const mid = (lo + hi) >>> 1;

@@ -85,8 +85,7 @@ export function findMatches(map: MapView, f: EventFilter, key: string, cache = t
     const other = f.near && f.bbox ? bboxTest(f.bbox) : null;
     // The time slabs' indexes give the events there and then; a window too long for them: the POIs there, then theirs.
     const fromSlabs = slabs ? map.eventIndex.eventsInAreaBetween(area, f.fromMs, f.toMs) : null;
-    const candidates = fromSlabs ??
-      map.eventIndex.eventsOfPoisBetween(f.near ? map.eventIndex.poisNear(f.near) : map.eventIndex.poisInBbox(f.bbox!), first, end);
+    const candidates = fromSlabs ?? map.eventIndex.eventsInAreaOfPois(area, first, end);
     // The slabs' answer is exactly the window and the area: with no other filter it is the answer.
     if (fromSlabs && !types && !tags && !q && !other) return keepList(map, key, fromSlabs, cache, cachePositions);
     for (let c = 0; c < candidates.length; c++) {
