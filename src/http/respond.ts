@@ -120,5 +120,15 @@ export function requestIdFor(given: string | null): string {
 /** Adds a token to a Vary header value (case-insensitively, once). */
 export function addVary(current: string | undefined, token: string): string {
   if (!current) return token;
-  return current.split(',').some((t) => t.trim().toLowerCase() === token.toLowerCase()) ? current : `${current}, ${token}`;
+  const key = `${current}\n${token}`;
+  let joined = varyJoined.get(key);
+  if (joined === undefined) {
+    joined = current.split(',').some((t) => t.trim().toLowerCase() === token.toLowerCase()) ? current : `${current}, ${token}`;
+    // Routes have a few Vary values: the map stays small; a header value from elsewhere is not kept.
+    if (varyJoined.size < 256) varyJoined.set(key, joined);
+  }
+  return joined;
 }
+
+/** addVary's answers for the pairs asked lately (every answer of a route asks the same). */
+const varyJoined = new Map<string, string>();

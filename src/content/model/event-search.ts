@@ -102,18 +102,21 @@ export function findMatches(map: MapView, f: EventFilter, key: string, cache = t
   return keepList(map, key, Int32Array.from(out), cache, cachePositions);
 }
 
+/** Positions the lists of each match cache hold in all (counted as lists come and go, not summed each time). */
+const heldPositions = new WeakMap<Map<string, Int32Array>, number>();
+
 /** Keeps a new match list in the map's cache (with `cache`), dropping the least recently used past either bound. */
 function keepList(map: MapView, key: string, matches: Int32Array, cache: boolean, cachePositions: number): Int32Array {
   if (!cache) return matches;
   map.matchCache.set(key, matches);
   // Drop the least recently used lists while over either bound (the newest list always stays).
-  let positions = 0;
-  for (const list of map.matchCache.values()) positions += list.length;
+  let positions = (map.matchCache.size === 1 ? 0 : heldPositions.get(map.matchCache) ?? 0) + matches.length;
   for (const [oldKey, list] of map.matchCache) {
     if (map.matchCache.size <= 1 || (map.matchCache.size <= MATCH_CACHE_SIZE && positions <= cachePositions)) break;
     map.matchCache.delete(oldKey);
     positions -= list.length;
   }
+  heldPositions.set(map.matchCache, positions);
   return matches;
 }
 
