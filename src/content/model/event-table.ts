@@ -6,8 +6,9 @@
  *
  * A served event record is made on demand (`summary`) from the columns; the response cache keeps the
  * answers that use it. Each event's texts are kept once per language of its map (each already fallen back to
- * the default language where a translation is missing), then once more with every language (`langs=all`):
- * a record is written in any language by copying bytes.
+ * the default language where a translation is missing), and, for a map of several languages, once more with
+ * every language (`langs=all`): a record is written in any language by copying bytes. A map of one language whose
+ * texts are all plain keeps no second copy: its rare `langs=all` records are made from the first.
  */
 import type { EventT } from '../bundle/bundle-schema.ts';
 import { writeUtc } from '../rfc3339.ts';
@@ -68,9 +69,11 @@ export interface EventDictionaries {
 /** The typed-array columns of a table, one entry per event unless said otherwise. */
 interface EventColumns {
   idBytes: Uint8Array; idOffsets: Uint32Array;
-  // Per event, one piece per language of the map, then one with every language (`segments` pieces in all), each
-  // `"title":…,"description":…` TEXT_SEPARATOR `"url":…,"image_url":…,"price":…`.
+  // Per event, one piece per language of the map, each `"title":…,"description":…` TEXT_SEPARATOR
+  // `"url":…,"image_url":…,"price":…`; piece k of event i is string i * languages + k.
   textBytes: Uint8Array; textOffsets: Uint32Array;
+  // Per event, the piece with every language (texts as objects), or nothing at all (both empty): see `allTexts`.
+  allBytes: Uint8Array; allOffsets: Uint32Array;
   startMs: Float64Array; endMs: Float64Array; createdMs: Float64Array;
   typeCode: Uint32Array;
   tagStart: Uint32Array; tagCode: Uint32Array; // event i's tags: tagCode[tagStart[i] .. tagStart[i + 1])
@@ -80,7 +83,7 @@ interface EventColumns {
 /** Which typed array each column is, to read a table back. */
 const COLUMN_TYPES = {
   idBytes: Uint8Array, idOffsets: Uint32Array, textBytes: Uint8Array, textOffsets: Uint32Array,
-  startMs: Float64Array, endMs: Float64Array, createdMs: Float64Array, typeCode: Uint32Array,
+  allBytes: Uint8Array, allOffsets: Uint32Array, startMs: Float64Array, endMs: Float64Array, createdMs: Float64Array, typeCode: Uint32Array,
   tagStart: Uint32Array, tagCode: Uint32Array, anchorStart: Uint32Array, anchorPoi: Uint32Array,
 } as const;
 type ColumnName = keyof typeof COLUMN_TYPES;
@@ -108,7 +111,10 @@ export class EventTable {
   readonly longestEventMs: number;
   /** The map's languages, its default first: language k's texts are piece k of an event, and piece `languages.length` has them all. */
   readonly languages: readonly string[];
+  /** Pieces of texts per event in the text column: one per language. */
   private readonly segments: number;
+  /** The pieces with every language, when kept (see `allTexts`). */
+  private readonly allTexts: StringColumn | null;
   private readonly dict: EventDictionaries;
   private readonly columns: EventColumns;
   private readonly ids: StringColumn;
@@ -124,7 +130,8 @@ export class EventTable {
     this.timeZone = head.timeZone;
     this.length = head.length;
     this.languages = head.languages;
-    this.segments = head.languages.length + 1;
+    this.segments = head.languages.length;
+    this.allTexts = columns.allOffsets.length > 0 ? new StringColumn(columns.allBytes, columns.allOffsets) : null;
     this.dict = head.dictionaries;
     this.columns = columns;
     this.startMs = columns.startMs;
@@ -340,11 +347,19 @@ export class EventTable {
    * (`languageIndex`): the map's default language unless said.
    */
   writeRecord(i: number, w: ByteWriter, lang = 0): void {
-    const piece = i * this.segments + lang;
-    if (this.recent.writeKept(piece, w)) return;
+    const key = i * (this.segments + 1) + lang;
+    if (this.recent.writeKept(key, w)) return;
     const from = w.length;
-    this.writeColumns(i, piece, w);
-    this.recent.keep(piece, w, from);
+    if (lang < this.segments) {
+      const piece = i * this.segments + lang;
+      this.writeColumns(i, this.columns.textBytes, this.columns.textOffsets[piece], this.columns.textOffsets[piece + 1], w);
+    } else if (this.allTexts) {
+      this.writeColumns(i, this.columns.allBytes, this.columns.allOffsets[i], this.columns.allOffsets[i + 1], w);
+    } else {
+      const all = utf8Bytes(withEveryLanguage(this.texts.get(i * this.segments), this.languages[0]));
+      this.writeColumns(i, all, 0, all.length, w);
+    }
+    this.recent.keep(key, w, from);
   }
 
   /**
@@ -353,8 +368,9 @@ export class EventTable {
    */
   private readonly recent: RecentRecords;
 
-  private writeColumns(i: number, piece: number, w: ByteWriter): void {
-    const { tagStart, tagCode, anchorStart, anchorPoi, typeCode, createdMs, idBytes, idOffsets, textBytes, textOffsets } = this.columns;
+  /** Writes event i with its texts from `textBytes[textStart, textEnd)`. */
+  private writeColumns(i: number, textBytes: Uint8Array, textStart: number, textEnd: number, w: ByteWriter): void {
+    const { tagStart, tagCode, anchorStart, anchorPoi, typeCode, createdMs, idBytes, idOffsets } = this.columns;
     const json = (this.json ??= {
       mapId: utf8Bytes(JSON.stringify(this.mapId)), timeZone: utf8Bytes(JSON.stringify(this.timeZone)),
       types: this.dict.types.map((t) => utf8Bytes(JSON.stringify(t))), tags: this.dict.tags.map((t) => utf8Bytes(JSON.stringify(t))),
@@ -362,10 +378,9 @@ export class EventTable {
     });
     // The texts are `"title":…,"description":…` TEXT_SEPARATOR `"url":…,…`: JSON holds no raw line feed, so the
     // first one is the separator.
-    const textEnd = textOffsets[piece + 1];
     // Ids are UUIDs (the bundle's schema): nothing in them to escape.
     w.ascii('{"id":"').bytes(idBytes, idOffsets[i], idOffsets[i + 1]).ascii('","map_id":').bytes(json.mapId).byte(COMMA);
-    const split = w.bytesUntil(textBytes, textOffsets[piece], textEnd, SEPARATOR_BYTE);
+    const split = w.bytesUntil(textBytes, textStart, textEnd, SEPARATOR_BYTE);
     w.ascii(',"event_type":').bytes(json.types[typeCode[i]]).ascii(',"tags":[');
     for (let t = tagStart[i]; t < tagStart[i + 1]; t++) {
       if (t > tagStart[i]) w.byte(COMMA);
@@ -474,7 +489,9 @@ function* checkShape(head: TableHead, c: EventColumns): Steps<void> {
   for (const name of ['startMs', 'endMs', 'createdMs', 'typeCode'] as const) if (c[name].length !== n) fail(name);
   for (const name of ['idOffsets', 'tagStart', 'anchorStart'] as const) if (c[name].length !== n + 1) fail(name);
   if (!Array.isArray(head.languages) || head.languages.length === 0) fail('languages');
-  if (c.textOffsets.length !== n * (head.languages.length + 1) + 1) fail('textOffsets');
+  if (c.textOffsets.length !== n * head.languages.length + 1) fail('textOffsets');
+  if (c.allOffsets.length === 0 ? c.allBytes.length !== 0 || head.languages.length > 1
+    : c.allOffsets.length !== n + 1 || c.allOffsets[n] !== c.allBytes.length) fail('allOffsets');
   if (c.idOffsets[n] !== c.idBytes.length || c.textOffsets[c.textOffsets.length - 1] !== c.textBytes.length) fail('string offsets');
   if (c.tagStart[n] !== c.tagCode.length || c.anchorStart[n] !== c.anchorPoi.length) fail('list offsets');
   const { types, tags, pois, poiTypes } = head.dictionaries;
@@ -540,6 +557,8 @@ export class EventTableBuilder {
   private readonly idOffsets = new Growable((n) => new Uint32Array(n));
   private readonly textBytes = new Growable((n) => new Uint8Array(n), 1 << 16);
   private readonly textOffsets = new Growable((n) => new Uint32Array(n));
+  /** The pieces with every language: from the start for a map of several languages, else from the first event that needs them. */
+  private all: { bytes: Growable<Uint8Array>; offsets: Growable<Uint32Array> } | null = null;
   private readonly startMs = new Growable((n) => new Float64Array(n));
   private readonly endMs = new Growable((n) => new Float64Array(n));
   private readonly createdMs = new Growable((n) => new Float64Array(n));
@@ -559,6 +578,30 @@ export class EventTableBuilder {
     this.timeZone = timeZone;
     this.languages = [...languages];
     for (const offsets of [this.idOffsets, this.textOffsets, this.tagStart, this.anchorStart]) offsets.push(0);
+    if (this.languages.length > 1) this.keepAll();
+  }
+
+  /**
+   * Starts keeping the pieces with every language, those of the events added so far made from their one
+   * language's (a map of one language: they are its plain texts, as objects).
+   */
+  private keepAll(): { bytes: Growable<Uint8Array>; offsets: Growable<Uint32Array> } {
+    if (this.all) return this.all;
+    const all = (this.all = { bytes: new Growable((n) => new Uint8Array(n), 1 << 16), offsets: new Growable((n) => new Uint32Array(n)) });
+    all.offsets.push(0);
+    const texts = new StringColumn(this.textBytes.view, this.textOffsets.view);
+    for (let i = 0; i < this.length; i++) {
+      all.bytes.pushUtf8(withEveryLanguage(texts.get(i), this.languages[0]));
+      all.offsets.push(all.bytes.length);
+    }
+    return all;
+  }
+
+  /** Appends one piece of texts to the text column, or to the every-language one. */
+  private pushPiece(bytes: Growable<Uint8Array>, offsets: Growable<Uint32Array>, head: string, tail: string): void {
+    bytes.pushUtf8(`${head.slice(1, -1)}${TEXT_SEPARATOR}${tail.slice(1, -1)}`);
+    if (bytes.length > 0xffffffff) throw new Error('event texts exceed 4 GiB');
+    offsets.push(bytes.length);
   }
 
   /** How many events were added. */
@@ -575,19 +618,36 @@ export class EventTableBuilder {
     this.idBytes.pushUtf8(doc.id);
     this.idOffsets.push(this.idBytes.length);
     const [fallback] = this.languages;
-    const local = (value: EventT['title'] | undefined) => (value === undefined ? null : new LocalText(value, fallback, this.languages));
-    const title = local(doc.title)!;
-    const description = local(doc.description);
-    const price = local(doc.price);
     const urls = { url: orNull(doc.url), image_url: orNull(doc.image_url) };
-    // One piece per language, then the piece with every language; the JSON of each written as it is served.
-    for (let k = 0; k <= this.languages.length; k++) {
-      const pick = (text: LocalText | null) => (text === null ? null : k < this.languages.length ? text.in(this.languages[k]) : text.values);
-      const head = JSON.stringify({ title: pick(title), description: pick(description) });
-      const tail = JSON.stringify({ ...urls, price: pick(price) });
-      this.textBytes.pushUtf8(`${head.slice(1, -1)}${TEXT_SEPARATOR}${tail.slice(1, -1)}`);
-      if (this.textBytes.length > 0xffffffff) throw new Error('event texts exceed 4 GiB');
-      this.textOffsets.push(this.textBytes.length);
+    const plain = (value: EventT['title'] | undefined) => value === undefined || typeof value === 'string';
+    if (this.languages.length === 1 && plain(doc.title) && plain(doc.description) && plain(doc.price)) {
+      // One language and plain texts (every bundle of the first release): one piece, as before languages came.
+      const head = JSON.stringify({ title: doc.title, description: orNull(doc.description) });
+      const tail = JSON.stringify({ ...urls, price: orNull(doc.price) });
+      this.pushPiece(this.textBytes, this.textOffsets, head, tail);
+      if (this.all) {
+        this.all.bytes.pushUtf8(withEveryLanguage(`${head.slice(1, -1)}${TEXT_SEPARATOR}${tail.slice(1, -1)}`, fallback));
+        this.all.offsets.push(this.all.bytes.length);
+      }
+    } else {
+      const local = (value: EventT['title'] | undefined) => (value === undefined ? null : new LocalText(value, fallback, this.languages));
+      const title = local(doc.title)!;
+      const description = local(doc.description);
+      const price = local(doc.price);
+      // One piece per language; the JSON of each written as it is served.
+      for (let k = 0; k < this.languages.length; k++) {
+        const pick = (text: LocalText | null) => (text === null ? null : text.in(this.languages[k]));
+        this.pushPiece(this.textBytes, this.textOffsets, JSON.stringify({ title: pick(title), description: pick(description) }),
+          JSON.stringify({ ...urls, price: pick(price) }));
+      }
+      // The piece with every language, kept once a text has a language other than the default (or the map several).
+      const all = (text: LocalText | null) => (text === null ? null : text.values);
+      const onlyDefault = [title, description, price].every((t) => t === null || (Object.keys(t.values).length === 1 && t.values[fallback] !== undefined));
+      const kept = this.all ?? (onlyDefault ? null : this.keepAll());
+      if (kept) {
+        this.pushPiece(kept.bytes, kept.offsets, JSON.stringify({ title: all(title), description: all(description) }),
+          JSON.stringify({ ...urls, price: all(price) }));
+      }
     }
     this.startMs.push(startMs);
     this.endMs.push(Date.parse(doc.ends_at));
@@ -603,12 +663,12 @@ export class EventTableBuilder {
   finish(poiType: (id: string) => AnchorType): EventTable {
     const columns: EventColumns = {
       idBytes: this.idBytes.view, idOffsets: this.idOffsets.view, textBytes: this.textBytes.view, textOffsets: this.textOffsets.view,
-      startMs: this.startMs.view, endMs: this.endMs.view, createdMs: this.createdMs.view, typeCode: this.typeCode.view,
+      allBytes: this.all?.bytes.view ?? new Uint8Array(0), allOffsets: this.all?.offsets.view ?? new Uint32Array(0), startMs: this.startMs.view, endMs: this.endMs.view, createdMs: this.createdMs.view, typeCode: this.typeCode.view,
       tagStart: this.tagStart.view, tagCode: this.tagCode.view, anchorStart: this.anchorStart.view, anchorPoi: this.anchorPoi.view,
     };
     const dictionaries = { ...this.dictionaries, poiTypes: this.dictionaries.pois.map(poiType) };
     return EventTable.fromColumns({ mapId: this.mapId, timeZone: this.timeZone, length: this.length, dictionaries, languages: this.languages },
-      this.sorted ? columns : inKeysetOrder(columns, this.languages.length + 1));
+      this.sorted ? columns : inKeysetOrder(columns, this.languages.length));
   }
 
   private code(kind: 'types' | 'tags' | 'pois', value: string): number {
@@ -658,9 +718,24 @@ function inKeysetOrder(c: EventColumns, segments: number): EventColumns {
     at += c.textOffsets[(k + 1) * segments] - start;
   }
   const [tagCode, tagStart] = reorder(c.tagCode, c.tagStart);
+  const [allBytes, allOffsets] = c.allOffsets.length > 0 ? reorder(c.allBytes, c.allOffsets) : [c.allBytes, c.allOffsets];
   const [anchorPoi, anchorStart] = reorder(c.anchorPoi, c.anchorStart);
-  return { idBytes, idOffsets, textBytes, textOffsets, startMs: pick(c.startMs), endMs: pick(c.endMs), createdMs: pick(c.createdMs),
+  return { idBytes, idOffsets, textBytes, textOffsets, allBytes, allOffsets, startMs: pick(c.startMs), endMs: pick(c.endMs), createdMs: pick(c.createdMs),
     typeCode: pick(c.typeCode), tagStart, tagCode, anchorStart, anchorPoi };
+}
+
+/**
+ * A piece of texts in one language (`"title":"…",…`) as the piece with every language: each text an object of
+ * that language alone (`"title":{"en":"…"}`), as a plain text is served to `langs=all`.
+ */
+function withEveryLanguage(piece: string, lang: string): string {
+  const split = piece.indexOf(TEXT_SEPARATOR);
+  const head = JSON.parse(`{${piece.slice(0, split)}}`) as { title: string; description: string | null };
+  const tail = JSON.parse(`{${piece.slice(split + 1)}}`) as { url: string | null; image_url: string | null; price: string | null };
+  const wrap = (text: string | null) => (text === null ? null : { [lang]: text });
+  const allHead = JSON.stringify({ title: wrap(head.title), description: wrap(head.description) });
+  const allTail = JSON.stringify({ url: tail.url, image_url: tail.image_url, price: wrap(tail.price) });
+  return `${allHead.slice(1, -1)}${TEXT_SEPARATOR}${allTail.slice(1, -1)}`;
 }
 
 /**
@@ -674,7 +749,7 @@ const COMMA = 0x2c;
 const scratch = new ByteWriter(4096);
 
 /** Changes whenever the encoding does, so a snapshot in an older encoding is rebuilt, not misread. */
-export const TABLE_FORMAT = 3;
+export const TABLE_FORMAT = 4;
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 /** The next multiple of 8 (typed arrays in shared bytes start on 8-byte boundaries). */
 export const align8 = (n: number) => (n + 7) & ~7;
