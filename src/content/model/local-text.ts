@@ -17,9 +17,6 @@ export function canonicalTag(tag: string): string | null {
   }
 }
 
-/** The language subtag of a tag (`pt-BR` → `pt`). */
-export const baseLanguage = (tag: string): string => tag.split('-', 1)[0];
-
 /** The languages a map (or the whole content) serves: the default first, then the others in declared order. */
 export interface Languages {
   default: string;
@@ -61,11 +58,6 @@ export class LocalText {
     return this.values[lang] ?? this.values[this.fallback] ?? Object.values(this.values)[0];
   }
 
-  /** Every language's text. */
-  get texts(): string[] {
-    return Object.values(this.values);
-  }
-
   /** The text in the fallback language (what old code and sorting see). */
   toString(): string {
     return this.in(this.fallback);
@@ -95,9 +87,4 @@ export function renderIn<T>(lang: string | null, fn: () => T): T {
   } finally {
     rendering = before;
   }
-}
-
-/** A text in every language it has, as `langs=all` shows it: plain strings in the fallback language. */
-export function allTexts(value: TextValue, fallback: string, order?: readonly string[]): Readonly<Record<string, string>> {
-  return new LocalText(value, fallback, order).values;
 }
