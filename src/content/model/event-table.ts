@@ -374,7 +374,6 @@ export class EventTable {
     const json = (this.json ??= {
       mapId: utf8Bytes(JSON.stringify(this.mapId)), timeZone: utf8Bytes(JSON.stringify(this.timeZone)),
       types: this.dict.types.map((t) => utf8Bytes(JSON.stringify(t))), tags: this.dict.tags.map((t) => utf8Bytes(JSON.stringify(t))),
-      anchors: new Array<Uint8Array | undefined>(this.dict.pois.length),
     });
     // The texts are `"title":…,"description":…` TEXT_SEPARATOR `"url":…,…`: JSON holds no raw line feed, so the
     // first one is the separator.
@@ -396,13 +395,16 @@ export class EventTable {
     for (let a = anchorStart[i]; a < anchorStart[i + 1]; a++) {
       const k = anchorPoi[a];
       if (a > anchorStart[i]) w.byte(COMMA);
-      w.bytes(json.anchors[k] ??= utf8Bytes(JSON.stringify({ id: this.dict.pois[k], type: this.dict.poiTypes[k] })));
+      // POI ids are UUIDs and types one of three words (the bundle's schema): nothing to escape. Written from the
+      // dictionary each time, not kept as bytes per POI: such a cache grew for as long as new POIs were served,
+      // and what it kept was promoted to the old generation, where only a full collection frees it.
+      w.ascii('{"id":"').ascii(this.dict.pois[k]).ascii('","type":"').ascii(this.dict.poiTypes[k]).ascii('"}');
     }
     w.ascii(']}');
   }
 
   /** The JSON of the dictionaries' entries as bytes, made the first time a record is. */
-  private json: { mapId: Uint8Array; timeZone: Uint8Array; types: Uint8Array[]; tags: Uint8Array[]; anchors: (Uint8Array | undefined)[] } | null = null;
+  private json: { mapId: Uint8Array; timeZone: Uint8Array; types: Uint8Array[]; tags: Uint8Array[] } | null = null;
 
   /** Event i as served, as JSON text (`writeRecord`'s bytes), in language piece `lang`. */
   recordJson(i: number, lang = 0): string {
