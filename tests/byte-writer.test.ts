@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ByteWriter } from '../src/content/model/byte-writer.ts';
+import { ByteWriter, utf8Bytes } from '../src/content/model/byte-writer.ts';
 import { RecentRecords } from '../src/content/model/recent-records.ts';
 import { toUtc, writeUtc } from '../src/content/rfc3339.ts';
 import { hashBytes53 } from '../src/http/hash.ts';
@@ -27,7 +27,7 @@ test('a writer gives exactly the text of its pieces, grown past its first buffer
         w.ascii('{"k":');
         expected += '{"k":';
       } else if (kind === 1) {
-        w.text('Lisboa — São Jorge 🏰');
+        w.bytes(utf8Bytes('Lisboa — São Jorge 🏰'));
         expected += 'Lisboa — São Jorge 🏰';
       } else if (kind === 2) {
         // Whole characters only: from an ASCII run, long or short (the writer copies both ways).

@@ -1,6 +1,6 @@
 /**
  * A static spatial index over points (KDBush), each point owned by a numbered thing (here, a POI that
- * events are anchored to), answering bbox and near queries with the owners that have a point inside.
+ * events are anchored to), answering bbox and near queries with the points inside, each with its owner.
  */
 import KDBush from 'kdbush';
 import { distance } from 'geokdbush';
@@ -40,8 +40,8 @@ export type Area = { bbox: Bbox } | { near: Near };
 
 /**
  * Points in a KDBush index, each carrying a tag (a number: the POI or the event it belongs to), with the points'
- * data laid out in the index's own (tree) order, so a query reads memory one point after another. `visit` calls
- * back with the tag of every point in an area; a box is tested by the index's walk itself, a circle by the unit
+ * data laid out in the index's own (tree) order, so a query reads memory one point after another. `collect` finds
+ * the points in an area; a box is tested by the index's walk itself, a circle by the unit
  * vectors (three products per point; only a point within rounding of the edge is decided by `nearTest`, so the
  * answer is exactly geokdbush's).
  */
@@ -93,13 +93,6 @@ export class TreePoints {
   /** The KDBush index's bytes (null with no points), to build the same index elsewhere without sorting again. */
   get kdbushData(): ArrayBuffer | null {
     return (this.index?.data as ArrayBuffer | undefined) ?? null;
-  }
-
-  /** Calls `visit` with the tag of every point in the area (a tag once per point of it inside). */
-  visit(area: Area, visit: (tag: number) => void): void {
-    const count = this.collect(area);
-    const { found, tags } = this;
-    for (let f = 0; f < count; f++) visit(tags[found[f]]);
   }
 
   /**
@@ -205,13 +198,9 @@ export class PointIndex {
   private readonly coords: Float64Array; // lng, lat pairs in owner order
   private readonly starts: Int32Array; // owner -> its first point; owner + 1 -> one past its last
   readonly ownerCount: number;
-  /** Per owner, the query that last found it: each owner is reported once per query, with no allocation per query. */
-  private readonly seen: Uint32Array;
-  private epoch = 0;
 
   private constructor(parts: { points: TreePoints; coords: Float64Array; starts: Int32Array; ownerCount: number }) {
     ({ points: this.points, coords: this.coords, starts: this.starts, ownerCount: this.ownerCount } = parts);
-    this.seen = new Uint32Array(this.ownerCount);
   }
 
   /**
@@ -277,52 +266,18 @@ export class PointIndex {
    */
   ownersInIndexOrder(): Int32Array {
     const out: number[] = [];
-    const epoch = this.nextEpoch();
-    for (const owner of this.points.tagsByTreePosition) this.addOwner(owner, epoch, out);
+    const seen = new Uint8Array(this.ownerCount);
+    for (const owner of this.points.tagsByTreePosition) {
+      if (seen[owner] === 1) continue;
+      seen[owner] = 1;
+      out.push(owner);
+    }
     return Int32Array.from(out);
   }
 
   /** Points of the owners in [first, last), for estimating the cost of testing them one by one. */
   pointsOf(first: number, last: number): number {
     return this.starts[last] - this.starts[first];
-  }
-
-  /**
-   * Every owner with a point inside the box, each once, in no particular order. The cost follows the points in
-   * the box, not the index's size.
-   */
-  ownersInBbox(b: Bbox): Int32Array {
-    return this.ownersIn({ bbox: b });
-  }
-
-  /**
-   * Every owner with a point within `radiusM` metres (great-circle) of the point, each once, in no particular
-   * order, exactly as `nearTest` (geokdbush's arithmetic) decides; nothing is sorted by distance.
-   */
-  ownersNear(q: Near): Int32Array {
-    return this.ownersIn({ near: q });
-  }
-
-  private ownersIn(area: Area): Int32Array {
-    const owners: number[] = [];
-    const epoch = this.nextEpoch();
-    this.points.visit(area, (owner) => this.addOwner(owner, epoch, owners));
-    return Int32Array.from(owners);
-  }
-
-  /** A new mark for `seen`: owners marked with it were added by this query. */
-  private nextEpoch(): number {
-    if (++this.epoch === 0xffffffff) {
-      this.seen.fill(0);
-      this.epoch = 1;
-    }
-    return this.epoch;
-  }
-
-  private addOwner(owner: number, epoch: number, out: number[]): void {
-    if (this.seen[owner] === epoch) return;
-    this.seen[owner] = epoch;
-    out.push(owner);
   }
 }
 

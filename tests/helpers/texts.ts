@@ -76,3 +76,11 @@ export function textLanguages(bundle: Record<string, unknown>, plainLanguage: st
   });
   return out;
 }
+
+/** Every string of a JSON value. */
+export function stringsOf(value: unknown, out: string[] = []): string[] {
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const item of value) stringsOf(item, out);
+  else if (value && typeof value === 'object') for (const item of Object.values(value)) stringsOf(item, out);
+  return out;
+}

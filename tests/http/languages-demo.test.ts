@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import type { BundleT } from '../../src/content/bundle/bundle-schema.ts';
 import { openTarget, type TestTarget } from '../helpers/target.ts';
-import { mapTexts } from '../helpers/texts.ts';
+import { mapTexts, stringsOf } from '../helpers/texts.ts';
 
 const text = await readFile(new URL('../../data/demo-bundle.json', import.meta.url), 'utf8');
 const demo = JSON.parse(text) as BundleT;
@@ -56,18 +56,10 @@ let t: TestTarget;
 before(async () => { t = await openTarget(text); });
 after(async () => { await t?.close(); });
 
-/** Every string of a JSON value. */
-function strings(value: unknown, out: string[] = []): string[] {
-  if (typeof value === 'string') out.push(value);
-  else if (Array.isArray(value)) for (const item of value) strings(item, out);
-  else if (value && typeof value === 'object') for (const item of Object.values(value)) strings(item, out);
-  return out;
-}
-
 /** Checks every text of a body is in `lang` (or a proper name); answers how many translated texts it saw. */
 function assertIn(body: unknown, lang: string, what: string): number {
   let translated = 0;
-  for (const s of strings(body)) {
+  for (const s of stringsOf(body)) {
     const langs = languagesOf.get(s);
     if (!langs || langs.has('*') && langs.size === 1) continue;
     assert.ok(langs.has(lang) || langs.has('*'), `${what}: "${s}" is in ${[...langs].join('/')}, not ${lang}`);

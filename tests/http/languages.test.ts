@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import type { BundleT } from '../../src/content/bundle/bundle-schema.ts';
 import { F, makeFixture, uuidFor } from '../helpers/fixture.ts';
 import { openTarget, type TestTarget } from '../helpers/target.ts';
-import { mapTexts, textLanguages, type BundleText } from '../helpers/texts.ts';
+import { type BundleText, mapTexts, stringsOf, textLanguages } from '../helpers/texts.ts';
 
 const LANGS = ['pt', 'en', 'es'] as const;
 const M = F.map;
@@ -59,18 +59,10 @@ after(async () => { await t?.close(); });
 
 const withParam = (path: string, param: string) => `${path}${path.includes('?') ? '&' : '?'}${param}`;
 
-/** Every string of a JSON value. */
-function strings(value: unknown, out: string[] = []): string[] {
-  if (typeof value === 'string') out.push(value);
-  else if (Array.isArray(value)) for (const item of value) strings(item, out);
-  else if (value && typeof value === 'object') for (const item of Object.values(value)) strings(item, out);
-  return out;
-}
-
 /** Checks that every text of a body is in `lang` (B's pt name stands in for its missing es); answers how many texts it saw. */
 function assertIn(body: unknown, lang: string, what: string): number {
   let seen = 0;
-  for (const s of strings(body)) {
+  for (const s of stringsOf(body)) {
     const langs = languagesOf.get(s);
     if (!langs) continue;
     seen++;

@@ -72,14 +72,6 @@ export class ByteWriter {
     return this;
   }
 
-  /** Writes any string as UTF-8. */
-  text(s: string): this {
-    // UTF-8 takes at most 3 bytes per UTF-16 unit.
-    const buf = this.room(s.length * 3);
-    this.length += encoder.encodeInto(s, buf.subarray(this.length)).written;
-    return this;
-  }
-
   /** The bytes written from `from` on, as a view valid until the next write. */
   view(from: number): Uint8Array {
     return this.buf.subarray(from, this.length);

@@ -5,7 +5,7 @@
  * not once per event.
  */
 import { PointIndex, type Area, type Bbox, type Near } from '../../geo/point-index.ts';
-import { EventSlabs, SLAB_SIZES } from './event-slabs.ts';
+import { EventSlabs, SLAB_SIZE } from './event-slabs.ts';
 import type { EventTable } from './event-table.ts';
 import { runNow, STRIDE, type Steps } from './steps.ts';
 
@@ -85,18 +85,16 @@ export class EventIndex {
     return new EventIndex(events, pois, pointsBefore, { bounds, positions: positions.subarray(0, at) });
   }
 
-  /** The time slabs' spatial indexes (event-slabs.ts), one set per slab size, made as queries need them. */
-  private slabs: EventSlabs[] | null = null;
+  /** The time slabs' spatial indexes (event-slabs.ts), made as queries need them. */
+  private slabs: EventSlabs | null = null;
 
   /**
    * The positions, ascending and each once, of the events that overlap [fromMs, toMs] with an anchor point in the
-   * area, from the time slabs of the smallest size that answers the window in a few slabs; null when the window is
-   * longer than any answers (the POIs' lists answer those).
+   * area, from the time slabs; null when the window spans too many of them (the POIs' lists answer those).
    */
   eventsInAreaBetween(area: Area, fromMs: number, toMs: number): Int32Array | null {
-    this.slabs ??= SLAB_SIZES.map((size) => new EventSlabs(size, this.events, (k) => this.pois.pointsOfOwner(k)));
-    const slabs = this.slabs.find((s) => s.answers(fromMs, toMs));
-    return slabs ? slabs.eventsInAreaBetween(area, fromMs, toMs) : null;
+    this.slabs ??= new EventSlabs(SLAB_SIZE, this.events, (k) => this.pois.pointsOfOwner(k));
+    return this.slabs.answers(fromMs, toMs) ? this.slabs.eventsInAreaBetween(area, fromMs, toMs) : null;
   }
 
   /** The bytes of the spatial index over the anchored POIs (see `PointIndex.kdbushData`). */

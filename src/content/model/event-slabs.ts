@@ -27,9 +27,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * slab walked is an index cold in the processor's caches. A longer window is answered from the POIs' event lists,
  * which measured as fast on 1M events for near 2 km over a year (218 us of CPU a question either way, against 27
  * two-week slabs at 480-580 us and five thirteen-week slabs at 218 us, which also cost 7 MB each per thread).
- * More sizes can be listed here, smallest first: a query takes the first that answers its window.
  */
-export const SLAB_SIZES: readonly SlabSize[] = [{ ms: 14 * DAY_MS, perQuery: 6, kept: 32 }];
+export const SLAB_SIZE: SlabSize = { ms: 14 * DAY_MS, perQuery: 6, kept: 32 };
 
 /** One slab: its events by number, and their anchor points. */
 class Slab {
