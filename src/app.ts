@@ -13,6 +13,7 @@ import { negotiateEncoding } from './http/compress.ts';
 import { HttpError, problemAnswer } from './http/errors.ts';
 import { createLogger, type Logger } from './http/log.ts';
 import { languageKey, LanguageChoice } from './http/language.ts';
+import { releaseBody } from './content/model/byte-writer.ts';
 import { JsonBytes, parseParams, PrivateReply, queryEntries, wholeSecond, type RouteSpec } from './http/route.ts';
 import { renderIn } from './content/model/local-text.ts';
 import {
@@ -71,7 +72,8 @@ export function normaliseBasePath(basePath = ''): string {
 }
 
 /** The answer of one request before the per-request headers: a prepared body, or a finished answer. */
-type Outcome = { prepared: PreparedBody } | { answer: AppResponse };
+/** An answer to finish: prepared (with `written`, the bytes made for this very request, to release once sent), or made. */
+type Outcome = { prepared: PreparedBody; written?: Uint8Array } | { answer: AppResponse };
 
 /** Builds the app over a content store. */
 export function createApp(deps: AppDeps): App {
@@ -183,7 +185,7 @@ export function createApp(deps: AppDeps): App {
       cacheFor(model).set(key, prepared);
       cacheCounts.misses++;
     }
-    return { prepared };
+    return { prepared, ...(result instanceof JsonBytes ? { written: body as Uint8Array } : {}) };
   }
 
   /** A page or one of its assets below the base path (src/pages/), or null when the path is neither. */
@@ -215,6 +217,10 @@ export function createApp(deps: AppDeps): App {
         body: req.method === 'HEAD' ? null : body };
     }
     const variant = outcome.prepared.variant(negotiateEncoding(req.header('accept-encoding')));
+    // The bytes made for this request were copied if the cache kept them, and compressed (synchronously) if a
+    // coding was asked for: once the response is sent, nothing reads them.
+    const written = outcome.written;
+    const release = written ? () => releaseBody(written) : undefined;
     // A page brings its own Content-Security-Policy (src/pages/pages.ts); every other answer has the one for JSON.
     const headers = lastHeaders({ ...SECURITY_HEADERS, ...variant.headers, ...corsHeaders(req), 'x-request-id': requestId });
     // Conditional GET: a matching If-None-Match gets 304 with the validators and no body. A client holding the
@@ -225,10 +231,10 @@ export function createApp(deps: AppDeps): App {
       : previous && etagMatches(ifNoneMatch, previous) ? previous : null;
     if (matched !== null) {
       const { 'content-type': _type, 'content-length': _length, 'content-encoding': _encoding, ...rest } = headers;
-      return { status: 304, headers: { ...rest, etag: matched }, body: null };
+      return { status: 304, headers: { ...rest, etag: matched }, body: null, ...(release ? { release } : {}) };
     }
     // HEAD: the same status and headers as GET, no body.
-    return { status: 200, headers, body: req.method === 'HEAD' ? null : variant.body };
+    return { status: 200, headers, body: req.method === 'HEAD' ? null : variant.body, ...(release ? { release } : {}) };
   }
 
   /** The CORS headers for a request: `*`, or its Origin when that is in the allowed list. */

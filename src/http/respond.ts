@@ -76,6 +76,12 @@ export interface AppResponse {
   status: number;
   headers: Record<string, string>;
   body: Uint8Array<ArrayBuffer> | null;
+  /**
+   * Called by an adapter once the response has been handed to the client: the bytes the answer was written into
+   * (a view of ByteWriter's blocks) may then be written over. Optional: an adapter that cannot tell when the
+   * runtime is done with a body never calls it, and the garbage collector frees those bytes instead.
+   */
+  release?: () => void;
 }
 
 const encoder = new TextEncoder();

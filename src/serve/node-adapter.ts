@@ -20,7 +20,11 @@ export function nodeHandler(app: App) {
         },
       });
       res.writeHead(answer.status, answer.headers);
-      res.end(answer.body ?? undefined);
+      // Once the response has finished, its bytes were handed to the socket: the bytes the answer was written
+      // into may be written over (AppResponse.release).
+      const { release } = answer;
+      if (release) res.end(answer.body ?? undefined, (err?: Error | null) => { if (!err) release(); });
+      else res.end(answer.body ?? undefined);
     } catch (err) {
       console.error(JSON.stringify({ level: 'error', msg: 'adapter failure', error: String(err) }));
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/problem+json; charset=utf-8', 'access-control-allow-origin': '*' });

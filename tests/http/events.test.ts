@@ -406,6 +406,32 @@ describe('GET /events against brute force', () => {
   });
 });
 
+test('pages asked many at once are each byte for byte the page asked alone (the memory of sent pages is used again)', async () => {
+  // Distinct windows, so no answer comes from the cache while they are asked together; together they fill many
+  // of the blocks pages are written into (ByteWriter), which Node's adapter writes over once a page is sent.
+  const r = randomTools(0xb10c);
+  const targets = Array.from({ length: 400 }, (_, n) => {
+    const from = new Date(RANGE_START + n * DAY + r.int(0, DAY / 1000) * 1000).toISOString();
+    return `/events?${qs([['map_id', F.map], ['from', from], ['to', new Date(Date.parse(from) + 400 * DAY).toISOString()], ['limit', String(r.int(20, 60))]])}`;
+  });
+  const together = new Map<string, string>();
+  for (let at = 0; at < targets.length; at += 64) {
+    await Promise.all(targets.slice(at, at + 64).map(async (target) => {
+      const res = await t.get(target);
+      assert.equal(res.status, 200);
+      together.set(target, await res.text());
+    }));
+  }
+  let bytes = 0;
+  for (const target of targets) {
+    const alone = await (await t.get(target)).text();
+    assert.equal(together.get(target), alone, target);
+    assert.ok((JSON.parse(alone) as { events: unknown[] }).events.length > 0, `${target} lists events`);
+    bytes += alone.length;
+  }
+  assert.ok(bytes > 4 * 512 * 1024, `the pages filled several blocks (${bytes} bytes)`);
+});
+
 describe('GET /events cursors', () => {
   const base: Params = [['map_id', F.map], ['from', '2027-01-01T00:00:00Z'], ['to', '2027-12-31T00:00:00Z'], ['tags', 'free,art']];
 

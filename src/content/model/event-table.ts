@@ -409,7 +409,7 @@ export class EventTable {
   /** Event i as served, as JSON text (`writeRecord`'s bytes), in language piece `lang`. */
   recordJson(i: number, lang = 0): string {
     this.writeRecord(i, scratch.reset(), lang);
-    return decoder.decode(scratch.take());
+    return decoder.decode(scratch.view(0));
   }
 
   /** Event i as served, in language piece `lang` (`languageIndex`). */
