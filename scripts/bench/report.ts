@@ -626,8 +626,11 @@ function renderLarge(r: BenchResult): string {
     '', `Cursor: page 1 ÷ page 200 req/s = **${rt.cursorRatio === null ? '– (no page-200 request completed)' : `${rt.cursorRatio}×`}**.`);
     if (rt.workers && rt.workers.length > 0) {
       parts.push('', `Serving threads (\`--workers\`), distinct near 5 km questions, server and load generator unpinned on both cores:`, '',
-        table(['workers', 'req/s', 'p50 / p99 ms', 'cache hit rate', 'RSS MB (whole process)'], rt.workers.map((w) => [w.workers, num(w.load.rps),
-          latency(w.load), w.cacheHitRate === null ? '–' : pct(w.cacheHitRate), w.rssMb ?? '–'])));
+        table(['workers', 'req/s', 'p50 / p99 ms', 'cache hit rate', 'RSS MB (whole process)', 'CPU %: server / generator (of one core; 200 is both)',
+          'server CPU µs a request'],
+          rt.workers.map((w) => [w.workers, num(w.load.rps), latency(w.load), w.cacheHitRate === null ? '–' : pct(w.cacheHitRate), w.rssMb ?? '–', cpu(w.load),
+            w.load.serverCpuPct == null || w.load.rps <= 0 ? '–' : Math.round((w.load.serverCpuPct / 100 / w.load.rps) * 1e6)])),
+        '', 'The two cores are shared by the server and the load generator: where server and generator together are near 200%, the machine, not the threads, is the limit, and the server CPU a request tells what each thread costs.');
     }
   }
   return parts.join('\n');
