@@ -157,34 +157,40 @@ export class TreePoints {
   private collectBox(index: KDBush, minX: number, minY: number, maxX: number, maxY: number, count: number): number {
     const { coords, nodeSize } = index;
     const stack = [0, index.ids.length - 1, 0];
-    const keep = (k: number) => {
-      if (count === this.found.length) {
-        const grown = new Int32Array(this.found.length * 2);
-        grown.set(this.found);
-        this.found = grown;
-      }
-      this.found[count++] = k;
-    };
+    // No closure and no check per point: room for a whole leaf is made before it is read.
+    let found = this.found;
     while (stack.length > 0) {
       const axis = stack.pop()!;
       const right = stack.pop()!;
       const left = stack.pop()!;
       if (right - left <= nodeSize) {
+        if (count + (right - left + 1) > found.length) found = this.grow(count + (right - left + 1));
         for (let k = left; k <= right; k++) {
           const x = coords[2 * k];
           const y = coords[2 * k + 1];
-          if (x >= minX && x <= maxX && y >= minY && y <= maxY) keep(k);
+          if (x >= minX && x <= maxX && y >= minY && y <= maxY) found[count++] = k;
         }
         continue;
       }
       const m = (left + right) >> 1;
       const x = coords[2 * m];
       const y = coords[2 * m + 1];
-      if (x >= minX && x <= maxX && y >= minY && y <= maxY) keep(m);
+      if (x >= minX && x <= maxX && y >= minY && y <= maxY) {
+        if (count === found.length) found = this.grow(count + 1);
+        found[count++] = m;
+      }
       if (axis === 0 ? minX <= x : minY <= y) stack.push(left, m - 1, 1 - axis);
       if (axis === 0 ? maxX >= x : maxY >= y) stack.push(m + 1, right, 1 - axis);
     }
     return count;
+  }
+
+  /** Makes room in `found` for at least `size` positions, keeping those found so far. */
+  private grow(size: number): Int32Array<ArrayBuffer> {
+    const grown = new Int32Array(Math.max(size, this.found.length * 2));
+    grown.set(this.found);
+    this.found = grown;
+    return grown;
   }
 }
 
