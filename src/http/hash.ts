@@ -56,3 +56,26 @@ export function hashBytes53(bytes: Uint8Array, seed = 0): number {
 
 /** True on a little-endian machine (every runtime's usual one), where an Int32Array reads words as `hashBytes53` puts them together. */
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/**
+ * Remembers the keys asked for lately, one hash per slot (a fixed array, nothing allocated per key), so that
+ * a cache can admit only what is asked for a second time (TinyLFU's doorkeeper): the response cache and the
+ * match lists of event searches. A key whose slot another key took since is forgotten, and a rare hash
+ * collision admits a key early: both only change what is kept.
+ */
+export class Doorkeeper {
+  private readonly slots: Float64Array;
+
+  constructor(size: number) {
+    this.slots = new Float64Array(Math.max(1, size));
+  }
+
+  /** True when the key was offered before and is still remembered; otherwise remembers it and answers false. */
+  admit(key: string): boolean {
+    const mark = hash53(key) + 1; // 0 marks an empty slot
+    const slot = mark % this.slots.length;
+    if (this.slots[slot] === mark) return true;
+    this.slots[slot] = mark;
+    return false;
+  }
+}

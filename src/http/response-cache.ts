@@ -5,7 +5,7 @@
  * answer depends on "now" to the whole second, so it is kept until that second is over.
  */
 import { compress, compressStrongly, MIN_COMPRESS_BYTES, type Encoding } from './compress.ts';
-import { hash53 } from './hash.ts';
+import { Doorkeeper } from './hash.ts';
 import { addVary, CACHE_CONTROL, encodedEtag, makeEtag, utf8, type CacheClass } from './respond.ts';
 
 /**
@@ -162,27 +162,6 @@ function decodeName(raw: string): string {
 /** Limits of the response cache; `recent`: how many keys asked for once the doorkeeper remembers (about). */
 export const RESPONSE_CACHE_LIMITS = { entries: 4096, bytes: 64 * 1024 * 1024, recent: 1 << 16 };
 
-/**
- * Remembers the keys asked for lately, one hash per slot (a fixed array, nothing allocated per key), so that
- * a cache can admit only what is asked for a second time (TinyLFU's doorkeeper). A key whose slot another key
- * took since is forgotten, and a rare hash collision admits a key early: both only change what is kept.
- */
-export class Doorkeeper {
-  private readonly slots: Float64Array;
-
-  constructor(size: number) {
-    this.slots = new Float64Array(Math.max(1, size));
-  }
-
-  /** True when the key was offered before and is still remembered; otherwise remembers it and answers false. */
-  admit(key: string): boolean {
-    const mark = hash53(key) + 1; // 0 marks an empty slot
-    const slot = mark % this.slots.length;
-    if (this.slots[slot] === mark) return true;
-    this.slots[slot] = mark;
-    return false;
-  }
-}
 
 /**
  * Cached answers of one content version, keyed by request target. An answer is kept the second time its key is
