@@ -114,13 +114,18 @@ export class EventIndex {
   }
 
   /**
-   * The positions in [first, end) of the events anchored to a POI with a vertex in the area, ascending, each once:
+   * The positions in [first, end) of the events anchored to a POI with a vertex in the area, ascending, each once
+   * (with `window`, only those overlapping it):
    * each POI's events are in keyset order, so a binary search finds where its window starts. The cost follows
    * the POIs' points in the area and their events in the window, never the table's size. A POI with several
    * points inside is looked at once per point (marking its events again changes nothing).
    */
-  eventsInAreaOfPois(area: Area, first: number, end: number): Int32Array {
+  eventsInAreaOfPois(area: Area, first: number, end: number, window?: { startsInWindow: number; fromMs: number }): Int32Array {
     const { bounds, positions: list } = this.nearby;
+    // With `window`, an event starting before `startsInWindow` is kept only if it ends at `fromMs` or later.
+    const startsIn = window?.startsInWindow ?? first;
+    const fromMs = window?.fromMs ?? -Infinity;
+    const endMs = this.events.endMs;
     const found = this.pois.collect(area);
     const points = this.pois.foundPositions;
     // Found positions are marked in a bitmap over [first, end), then read in order: sorted and each once, with no
@@ -144,6 +149,7 @@ export class EventIndex {
         else hi = mid;
       }
       for (let a = lo; a < last && list[a] < end; a++) {
+        if (list[a] < startsIn && endMs[list[a]] < fromMs) continue;
         const bit = list[a] - first;
         const w = bit >>> 5;
         marks[w] |= 1 << (bit & 31);

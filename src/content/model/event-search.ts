@@ -97,9 +97,9 @@ export function findMatches(map: MapView, f: EventFilter, key: string, cache = t
     const other = f.near && f.bbox ? bboxTest(f.bbox) : null;
     // The time slabs' indexes give the events there and then; a window too long for them: the POIs there, then theirs.
     const fromSlabs = slabs ? map.eventIndex.eventsInAreaBetween(area, f.fromMs, f.toMs) : null;
-    const candidates = fromSlabs ?? map.eventIndex.eventsInAreaOfPois(area, first, end);
-    // The slabs' answer is exactly the window and the area: with no other filter it is the answer.
-    if (fromSlabs && !types && !tags && !q && !other) return keepList(map, key, fromSlabs, cache, cachePositions);
+    const candidates = fromSlabs ?? map.eventIndex.eventsInAreaOfPois(area, first, end, { startsInWindow, fromMs: f.fromMs });
+    // Either answer is exactly the window and the area: with no other filter it is the answer.
+    if (!types && !tags && !q && !other) return keepList(map, key, candidates, cache, cachePositions);
     for (let c = 0; c < candidates.length; c++) {
       const i = candidates[c];
       if (keep(i) && (!other || map.eventIndex.eventMatches(i, other))) out.push(i);
