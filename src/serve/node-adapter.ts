@@ -5,6 +5,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../app.ts';
 
 /**
+ * Only Node's own node:http says when a response's bytes are no longer read: its `end` callback waits for the
+ * socket's write to complete. Deno's node:http may call it once a body is queued on a stream that Deno's server
+ * reads later, so there an answer's bytes are never handed back (AppResponse.release).
+ */
+const RELEASES_BODIES = !('Deno' in globalThis);
+
+/**
  * Serves node:http requests through `app.serve`, without building a Fetch Request or Response: on Node
  * those objects cost more CPU than answering a cached request does.
  */
@@ -22,7 +29,7 @@ export function nodeHandler(app: App) {
       res.writeHead(answer.status, answer.headers);
       // Once the response has finished, its bytes were handed to the socket: the bytes the answer was written
       // into may be written over (AppResponse.release).
-      const { release } = answer;
+      const release = RELEASES_BODIES ? answer.release : undefined;
       if (release) res.end(answer.body ?? undefined, (err?: Error | null) => { if (!err) release(); });
       else res.end(answer.body ?? undefined);
     } catch (err) {
