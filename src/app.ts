@@ -71,8 +71,10 @@ export function normaliseBasePath(basePath = ''): string {
   return trimmed === '' ? '' : trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
 }
 
-/** The answer of one request before the per-request headers: a prepared body, or a finished answer. */
-/** An answer to finish: prepared (with `written`, the bytes made for this very request, to release once sent), or made. */
+/**
+ * The answer of one request before the per-request headers: a prepared body (with `written`, the bytes made for
+ * this very request, given back once sent), or a finished answer.
+ */
 type Outcome = { prepared: PreparedBody; written?: Uint8Array } | { answer: AppResponse };
 
 /** Builds the app over a content store. */
@@ -185,7 +187,7 @@ export function createApp(deps: AppDeps): App {
       cacheFor(model).set(key, prepared);
       cacheCounts.misses++;
     }
-    return { prepared, ...(result instanceof JsonBytes ? { written: body as Uint8Array } : {}) };
+    return { prepared, ...(result instanceof JsonBytes ? { written: result.bytes } : {}) };
   }
 
   /** A page or one of its assets below the base path (src/pages/), or null when the path is neither. */

@@ -162,7 +162,6 @@ function decodeName(raw: string): string {
 /** Limits of the response cache; `recent`: how many keys asked for once the doorkeeper remembers (about). */
 export const RESPONSE_CACHE_LIMITS = { entries: 4096, bytes: 64 * 1024 * 1024, recent: 1 << 16 };
 
-
 /**
  * Cached answers of one content version, keyed by request target. An answer is kept the second time its key is
  * made afresh (`Doorkeeper`): a flood of distinct questions, each asked once (every visitor near another point),

@@ -85,8 +85,8 @@ export interface RouteSpec<P extends Entries = Entries, Q extends Entries = Entr
 
 /**
  * "Now" as a default window start, to the whole second. Every request in the same second then shares one
- * filter set and one answer: the match list is computed once, and a `live` answer can be kept until the
- * second is over (see `cacheClass`).
+ * filter set and one answer: the match list is computed at most twice (it is kept from its second computation),
+ * and a `live` answer can be kept until the second is over (see `cacheClass`).
  */
 export function wholeSecond(now: Date): number {
   return Math.floor(now.getTime() / 1000) * 1000;

@@ -1,7 +1,7 @@
 /**
  * Event search over one map: time window, types, tags and the KDBush spatial filters, with keyset
- * paging. The full match list of a filter set is computed once and cached on the map's view (one
- * view per content version, so a new bundle starts with an empty cache); every page, and `total`,
+ * paging. The full match list of a filter set is cached on the map's view from its second computation (one
+ * view per content version, so a new bundle starts with an empty cache); every later page, and `total`,
  * then costs a binary search and a slice.
  *
  * A spatial filter is answered from where the events are, not from the window. A window of up to about ten
