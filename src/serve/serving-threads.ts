@@ -70,6 +70,15 @@ type FromWorker =
 /** What a worker thread starts with. */
 interface WorkerStart { config: ServerConfig; port: number; thread: number }
 
+/**
+ * The young generation of each worker thread's heap, in MB. V8 lets it grow to 128 MB on this kind of machine,
+ * and each thread's stays resident once grown: memory paid once more per thread. Requests' garbage dies young
+ * and what survives is small, so 32 MB costs no measurable CPU a request (1M events, distinct near 5 km questions:
+ * 204-230 µs against 211-244 µs with the default, two runs each) and saves about 90 MB a thread. Node and Deno
+ * honour it; Bun ignores it. The main thread keeps V8's default.
+ */
+const WORKER_YOUNG_GENERATION_MB = 32;
+
 /** How often a replica's database state is sent on to the workers (for their /readyz). */
 const DATABASE_STATE_MS = 1000;
 
@@ -106,7 +115,7 @@ export class ServingThreads {
     const content = (): ToWorker => ({ type: 'content', payload: toShared(store.payload), lastPublish: store.lastPublish, database: store.database });
     for (let thread = 1; thread <= count; thread++) {
       const start: WorkerStart = { config, port, thread };
-      const worker = new Worker(entry, { workerData: start });
+      const worker = new Worker(entry, { workerData: start, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
       workers.push(worker);
       exited.push(new Promise((resolve) => worker.once('exit', (code: number) => {
         // The other threads go on; the kernel stops sending connections to a listener that is gone.
