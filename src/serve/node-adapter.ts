@@ -5,14 +5,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../app.ts';
 
 /**
- * Node's own node:http calls `end`'s callback once the socket's write has completed, so the bytes are no longer
- * read. Deno's node:http is a compatibility layer over Deno's own server: on Deno 2.9.5 its callback also waited
- * for a slow client to take a 4 MB body, but nothing documents that it must, so there an answer's bytes are not
- * handed back (AppResponse.release).
- */
-const RELEASES_BODIES = !('Deno' in globalThis);
-
-/**
  * Serves node:http requests through `app.serve`, without building a Fetch Request or Response: on Node
  * those objects cost more CPU than answering a cached request does.
  */
@@ -29,8 +21,9 @@ export function nodeHandler(app: App) {
       });
       res.writeHead(answer.status, answer.headers);
       // Once the response has finished, its bytes were handed to the socket: the bytes the answer was written
-      // into may be written over (AppResponse.release).
-      const release = RELEASES_BODIES ? answer.release : undefined;
+      // into may be written over (AppResponse.release). Node documents that `end`'s callback means so; Deno's
+      // node:http does not, and tests/body-release.test.ts checks that it behaves so on the version installed.
+      const release = answer.release;
       if (release) res.end(answer.body ?? undefined, (err?: Error | null) => { if (!err) release(); });
       else res.end(answer.body ?? undefined);
     } catch (err) {

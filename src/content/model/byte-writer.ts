@@ -111,7 +111,7 @@ const POOL_BYTES = 512 * 1024;
  * all of whose views were given back is used again: memory allocated outside the heap at the rate bodies are
  * written (about 100 MB/s of distinct /events pages) made V8 start a full collection every 64 MB ("external
  * memory pressure"), which took a quarter of a core on Node and stopped the server for tens of milliseconds.
- * A view never given back (on Bun and Deno, through `app.fetch`, in a test) only keeps its block from being used
+ * A view never given back (on Bun, through `app.fetch`, in a test) only keeps its block from being used
  * again: the garbage collector takes it as before.
  */
 interface Block { bytes: Uint8Array<ArrayBuffer>; used: number; taken: number; released: number; full: boolean }
