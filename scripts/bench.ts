@@ -32,10 +32,11 @@ import { measureLargePublish, measurePublishUnderLoad } from './bench/publish.ts
 import { measureFleet } from './bench/fleet.ts';
 import { DISTINCT_QUERIES, distinctPaths, type DistinctKind } from './bench/distinct-queries.ts';
 import { runLoadPinned, type LoadOptions, type LoadResult } from './bench/run-load.ts';
+import { runWrk, wrkAvailable } from './bench/run-wrk.ts';
 import {
   evaluateTargets, renderReport, type BenchOptions, type BenchResult, type EventsRun, type FiltersPhase, type LargePhase,
   type FleetPhase, type LargePublishPhase, type Machine, type PublishPhase, type RequestRun, type Rss, type RuntimeDemo, type RuntimeLarge,
-  type RuntimeName, type WorkersRun,
+  type LoadGenerator, type RuntimeName, type WorkersRun,
 } from './bench/report.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -495,6 +496,8 @@ interface Ctx {
   tmp: string;
   notes: string[];
   failures: string[];
+  /** Whether Debian's wrk is there for the serving-threads runs (see benchWorkers). */
+  wrk: boolean;
 }
 
 /** Clock ticks per second of /proc/<pid>/stat times. */
@@ -517,11 +520,12 @@ function cpuSeconds(pid: number | undefined): number | null {
  * is a failure. Also records how busy the server's core was during the measured run.
  */
 async function measure(ctx: Ctx, url: string, server: ChildProcess, who: string, stderr?: () => string,
-  extra: Partial<LoadOptions> = {}, onMeasuring?: () => void, loadCpu: string | null = pinning ? LOAD_CPU : null): Promise<LoadResult> {
+  extra: Partial<LoadOptions> = {}, onMeasuring?: () => void, loadCpu: string | null = pinning ? LOAD_CPU : null,
+  generator: LoadGenerator = 'autocannon'): Promise<LoadResult> {
   const o: LoadOptions = { url, durationS: ctx.opts.durationS, warmupS: ctx.opts.warmupS, connections: ctx.opts.connections, headers: IDENTITY,
     ...(server.pid !== undefined ? { drainPid: server.pid } : {}), ...extra };
   let start: { cpu: number | null; at: number } | null = null;
-  const r = await runLoadPinned(o, loadCpu, () => {
+  const r = await (generator === 'wrk' ? runWrk : runLoadPinned)(o, loadCpu, () => {
     start = { cpu: cpuSeconds(server.pid), at: performance.now() };
     onMeasuring?.();
   });
@@ -897,31 +901,39 @@ async function everyThreadServing(base: string, workers: number): Promise<void> 
 /** Serving threads compared: `--workers 1` and `--workers 2`. */
 const WORKER_COUNTS = [1, 2];
 
+/** Distinct paths for the serving-threads runs: wrk sends more a second than autocannon, and none may repeat. */
+const WORKERS_DISTINCT_PATHS = 150_000;
+
 /**
  * The same distinct near 5 km questions against the service started with one serving thread and with two, side
- * by side, nothing pinned: the server may use both cores (the load generator, which takes a few percent of one
- * for distinct questions, shares them). RSS is the whole process's, every thread counted.
+ * by side, nothing pinned: the server may use both cores, and the load generator shares them. Each count is run
+ * with autocannon and, when Debian's wrk is there (installed when missing), with wrk, whose own CPU takes less of
+ * the two cores from the server (scripts/bench/run-wrk.ts). A fresh service for each run; RSS is the whole
+ * process's after the load, every thread counted.
  */
 async function benchWorkers(ctx: Ctx, runtime: RuntimeName, mapId: string, extra: string[]): Promise<WorkersRun[]> {
   const runs: WorkersRun[] = [];
-  const paths = distinctPaths('near5km', mapId, DISTINCT_PATHS);
-  for (const workers of WORKER_COUNTS) {
-    say(`${runtime}: --workers ${workers}, unpinned`);
-    const { server } = await startService(runtime, [...extra, '--workers', String(workers)], `/maps/${mapId}`, LARGE_START_TIMEOUT_MS,
-      `large-${runtime}-workers-${workers}`, ctx.opts.serviceLogLevel, null);
-    let completed = false;
-    try {
-      await everyThreadServing(server.base, workers);
-      const counting = countCache(server.base);
-      const load = await measure(ctx, server.base, server.child, `${runtime} service (--workers ${workers})`, server.stderr,
-        { distinctPaths: paths }, counting.start, null);
-      const cacheHitRate = await counting.rate();
-      const rssMb = readRss(server.child.pid).rssMb;
-      say(`${runtime}: --workers ${workers}: ${load.rps} req/s, p99 ${load.latencyMs.p99} ms, RSS ${rssMb} MB`);
-      runs.push({ workers, load, cacheHitRate, rssMb });
-      completed = true;
-    } finally {
-      await stopServer(server, ctx.opts.keepLogs || !completed);
+  const paths = distinctPaths('near5km', mapId, WORKERS_DISTINCT_PATHS);
+  const generators: LoadGenerator[] = ['autocannon', ...(ctx.wrk ? ['wrk' as const] : [])];
+  for (const generator of generators) {
+    for (const workers of WORKER_COUNTS) {
+      say(`${runtime}: --workers ${workers}, unpinned, ${generator}`);
+      const { server } = await startService(runtime, [...extra, '--workers', String(workers)], `/maps/${mapId}`, LARGE_START_TIMEOUT_MS,
+        `large-${runtime}-workers-${workers}-${generator}`, ctx.opts.serviceLogLevel, null);
+      let completed = false;
+      try {
+        await everyThreadServing(server.base, workers);
+        const counting = countCache(server.base);
+        const load = await measure(ctx, server.base, server.child, `${runtime} service (--workers ${workers}, ${generator})`, server.stderr,
+          { distinctPaths: paths }, counting.start, null, generator);
+        const cacheHitRate = await counting.rate();
+        const rssMb = readRss(server.child.pid).rssMb;
+        say(`${runtime}: --workers ${workers}, ${generator}: ${load.rps} req/s, p99 ${load.latencyMs.p99} ms, RSS ${rssMb} MB`);
+        runs.push({ workers, generator, load, cacheHitRate, rssMb });
+        completed = true;
+      } finally {
+        await stopServer(server, ctx.opts.keepLogs || !completed);
+      }
     }
   }
   return runs;
@@ -1078,7 +1090,9 @@ async function main(): Promise<number> {
   const versions = readVersions();
   say(`${machine.cpuModel}, ${machine.cores} cores; ${machine.pinningNote}`);
   say(`node ${versions.node}, bun ${versions.bun}, ${versions.deno}; ${opts.durationS} s runs, ${opts.connections} connections`);
-  const ctx: Ctx = { opts, tmp: await mkdtemp(join(tmpdir(), 'bench-answers-')), notes: [], failures: [] };
+  const wrk = opts.phases.includes('large') && wrkAvailable(say) !== null;
+  const ctx: Ctx = { opts, tmp: await mkdtemp(join(tmpdir(), 'bench-answers-')), notes: [], failures: [], wrk };
+  if (opts.phases.includes('large') && !wrk) ctx.notes.push('wrk could not be installed: the serving-threads rows were measured with autocannon only');
   try {
     await mkdir(BENCH_DIR, { recursive: true });
     // The demo data directory is throwaway: the first start of each run writes it afresh.

@@ -97,7 +97,7 @@ function cpuSecondsOf(pid: number): number | null {
 }
 
 /** Waits until a process uses under 10% of a core over 200 ms, or 15 s have passed. */
-async function waitIdle(pid: number): Promise<void> {
+export async function waitIdle(pid: number): Promise<void> {
   const deadline = performance.now() + 15_000;
   let last = cpuSecondsOf(pid);
   while (last !== null && performance.now() < deadline) {
@@ -109,7 +109,7 @@ async function waitIdle(pid: number): Promise<void> {
 }
 
 /** Only loopback targets: a benchmark run must never send load anywhere else. */
-function checkLoopback(url: string): void {
+export function checkLoopback(url: string): void {
   const host = new URL(url).hostname;
   if (host !== '127.0.0.1') throw new Error(`refusing to load ${url}: only http://127.0.0.1 targets are allowed`);
 }

@@ -4,9 +4,8 @@
  * `npm ci && npm test` does all the set-up on a fresh machine (scripts/run-tests.ts calls it before a run that
  * includes a browser test). `openPage` records every request a page makes and every console error it logs.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { ensureDebianPackage } from './debian.ts';
 
 /** The Debian package's browser. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -21,21 +20,7 @@ export const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '-
  * with apt-get's output when it cannot.
  */
 export function ensureChromium(log: (line: string) => void = (line) => console.log(line)): void {
-  if (existsSync(CHROMIUM)) return;
-  log(`# ${CHROMIUM} is missing: installing Debian's chromium package for the browser tests`);
-  const asRoot = process.getuid?.() === 0 ? [] : ['sudo', '-n'];
-  // Waits for another apt or dpkg (an unattended upgrade, say) rather than failing on its lock.
-  const lock = ['-o', 'DPkg::Lock::Timeout=300'];
-  for (const args of [['apt-get', ...lock, 'update'], ['apt-get', ...lock, 'install', '-y', '--no-install-recommends', 'chromium']]) {
-    const command = [...asRoot, ...args];
-    log(`# ${command.join(' ')}`);
-    const began = performance.now();
-    const run = spawnSync(command[0], command.slice(1), { encoding: 'utf8', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, timeout: 600_000 });
-    const last = `${run.stdout}`.trim().split('\n').slice(-2).map((line) => `#   ${line}`).join('\n');
-    log(`${last}\n#   exit ${run.status} after ${Math.round((performance.now() - began) / 1000)} s`);
-    if (run.status !== 0) throw new Error(`${command.join(' ')} failed (${run.status}):\n${run.stdout}\n${run.stderr}`);
-  }
-  if (!existsSync(CHROMIUM)) throw new Error(`the chromium package installed no ${CHROMIUM}`);
+  ensureDebianPackage('chromium', CHROMIUM, 'the browser tests', log);
 }
 
 /** Launches the headless browser. */
