@@ -143,3 +143,21 @@ test('tables whose columns do not fit together are refused', () => {
   other.set(new TextEncoder().encode(header.replace(length[0], `"length":${shorter}`)), 4);
   assert.throws(() => EventTable.decode(other), /inconsistent/);
 });
+
+test('tables whose lookups point outside them are refused', () => {
+  const model = buildReadModel(contentDocs(fixture(), 'x'));
+  const bytes = encoded(model);
+  const headerLength = new DataView(bytes.buffer).getUint32(0, true);
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + headerLength))) as
+    { tables: { length: number; columns: Record<string, [number, number]> }[] };
+  const base = (4 + headerLength + 7) & ~7;
+  const [first] = header.tables;
+  for (const [column, value, problem] of [['poiEvents', first.length, /lookups/], ['idSlots', first.length + 1, /lookups/],
+    ['poiEventStart', 1, /poiEventStart/]] as const) {
+    const other = bytes.slice();
+    const [offset, length] = first.columns[column];
+    assert.ok(length > 0, `${column} is encoded`);
+    new DataView(other.buffer).setInt32(base + offset, value, true);
+    assert.throws(() => EventTable.decode(other), problem, column);
+  }
+});

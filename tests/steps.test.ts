@@ -79,8 +79,8 @@ test('a spatial index built before is refused for points it was not built over',
   const model = buildReadModel(contentDocs(bigFixture(), 'x'));
   const [first, second] = [...model.maps.values()].filter((m) => m.events.length > 0);
   assert.ok(first && second, 'two maps with events');
-  const data = first.eventIndex.kdbushData!;
-  assert.throws(() => runNow(eventIndexSteps(model.pois, second.events, data)), /spatial index of \d+ points given for \d+ points/);
+  const parts = first.eventIndex.parts!;
+  assert.throws(() => runNow(eventIndexSteps(model.pois, second.events, parts)), /spatial index of \d+ points given for \d+ points/);
 });
 
 test('a payload\'s docs are lines of records, read back exactly as they were written', () => {
@@ -120,4 +120,19 @@ test('a read model built from a payload in slices serves exactly what one built 
     }
   }
   assert.equal(sliced.publishedAt, '2026-01-01T00:00:00.000Z');
+});
+
+test('a spatial index\'s parts made before are refused when their lists point outside the table', () => {
+  const model = buildReadModel(contentDocs(bigFixture(), 'x'));
+  const [map] = [...model.maps.values()].filter((m) => m.events.length > 0);
+  const parts = map.eventIndex.parts!;
+  const again = (changed: Partial<typeof parts>) => () => runNow(eventIndexSteps(model.pois, map.events, { ...parts, ...changed }));
+  assert.doesNotThrow(again({}));
+  const positions = parts.positions.slice();
+  positions[positions.length - 1] = map.events.length;
+  assert.throws(again({ positions }), /parts do not fit its events: positions/);
+  const bounds = parts.bounds.slice();
+  bounds[1] = parts.positions.length + 1;
+  assert.throws(again({ bounds }), /parts do not fit its events: bounds/);
+  assert.throws(again({ pointsBefore: parts.pointsBefore.subarray(1) }), /parts do not fit its events: pointsBefore/);
 });

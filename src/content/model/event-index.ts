@@ -9,6 +9,20 @@ import { EventSlabs, SLAB_SIZE } from './event-slabs.ts';
 import type { EventTable } from './event-table.ts';
 import { runNow, STRIDE, type Steps } from './steps.ts';
 
+/**
+ * What an index is made of besides its events and its POIs' points: made once, by the publisher, and carried in
+ * the payload (model-cache.ts), so every serving thread views the same bytes instead of making its own.
+ */
+export interface IndexParts {
+  /** The KDBush index over the anchored POIs' vertices (see `PointIndex.kdbushData`). */
+  kdbush: ArrayBuffer;
+  /** Event i -> anchor vertices of the events before it. */
+  pointsBefore: Float64Array;
+  /** See EventIndex's `nearby`. */
+  bounds: Uint32Array;
+  positions: Int32Array;
+}
+
 export class EventIndex {
   private readonly events: EventTable;
   private readonly pois: PointIndex; // owners: the table's anchor POI codes
@@ -31,15 +45,15 @@ export class EventIndex {
   }
 
   /**
-   * `verticesOf` gives a POI's vertices as [lng, lat] positions. `kdbush`, the `kdbushData` of an index built
-   * before over the same table and POIs, saves sorting the points again.
+   * `verticesOf` gives a POI's vertices as [lng, lat] positions. `parts`, the `parts` of an index built before
+   * over the same table and POIs, save sorting the points and making the lists again (they are checked, not trusted).
    */
-  static build(events: EventTable, verticesOf: (poiId: string) => readonly (readonly number[])[], kdbush?: ArrayBuffer): EventIndex {
-    return runNow(EventIndex.buildSteps(events, verticesOf, kdbush));
+  static build(events: EventTable, verticesOf: (poiId: string) => readonly (readonly number[])[], parts?: IndexParts): EventIndex {
+    return runNow(EventIndex.buildSteps(events, verticesOf, parts));
   }
 
   /** `build`, yielding as it goes. */
-  static *buildSteps(events: EventTable, verticesOf: (poiId: string) => readonly (readonly number[])[], kdbush?: ArrayBuffer): Steps<EventIndex> {
+  static *buildSteps(events: EventTable, verticesOf: (poiId: string) => readonly (readonly number[])[], parts?: IndexParts): Steps<EventIndex> {
     const lngs: number[] = [];
     const lats: number[] = [];
     const owners: number[] = [];
@@ -52,8 +66,12 @@ export class EventIndex {
       }
       if ((k & (STRIDE - 1)) === 0) yield;
     }
-    const pois = yield* PointIndex.buildSteps(lngs, lats, owners, anchored.length, kdbush ? { kdbush } : {});
+    const pois = yield* PointIndex.buildSteps(lngs, lats, owners, anchored.length, parts ? { kdbush: parts.kdbush } : {});
     yield;
+    if (parts) {
+      yield* checkParts(events, pois, parts);
+      return new EventIndex(events, pois, parts.pointsBefore, { bounds: parts.bounds, positions: parts.positions });
+    }
     const { anchorStart, anchorPoi } = events.anchorColumns;
     const pointsBefore = new Float64Array(events.length + 1);
     for (let i = 0; i < events.length; i++) {
@@ -100,6 +118,12 @@ export class EventIndex {
   /** The bytes of the spatial index over the anchored POIs (see `PointIndex.kdbushData`). */
   get kdbushData(): ArrayBuffer | null {
     return this.pois.kdbushData;
+  }
+
+  /** What `build` can be given to make this index again without sorting or counting (null with no points). */
+  get parts(): IndexParts | null {
+    const kdbush = this.pois.kdbushData;
+    return kdbush && { kdbush, pointsBefore: this.pointsBefore, ...this.nearby };
   }
 
   /** Anchor vertices of the events in [first, last), for estimating the cost of testing them one by one. */
@@ -183,4 +207,21 @@ export class EventIndex {
   /** The bitmap `eventsOfPoisBetween` marks positions in, and one of its words marked; reused (all zero between queries). */
   private marks = new Uint32Array(1024);
   private marked = new Uint32Array(32);
+}
+
+/** Throws unless parts made before fit these events and points: lengths, and every list within its table. */
+function* checkParts(events: EventTable, pois: PointIndex, parts: IndexParts): Steps<void> {
+  const fail = (what: string) => { throw new Error(`the spatial index's parts do not fit its events: ${what}`); };
+  const { pointsBefore, bounds, positions } = parts;
+  if (pointsBefore.length !== events.length + 1 || pointsBefore[0] !== 0) fail('pointsBefore');
+  if (bounds.length !== 2 * pois.ownersByTreePosition.length) fail('bounds');
+  if (positions.length > events.anchorColumns.anchorPoi.length) fail('positions');
+  for (let k = 0; k < bounds.length; k += 2) {
+    if (bounds[k] > bounds[k + 1] || bounds[k + 1] > positions.length) fail('bounds');
+    if ((k & (STRIDE - 1)) === 0) yield;
+  }
+  for (let a = 0; a < positions.length; a++) {
+    if (positions[a] < 0 || positions[a] >= events.length) fail('positions');
+    if ((a & (STRIDE - 1)) === 0) yield;
+  }
 }

@@ -78,6 +78,23 @@ interface EventColumns {
   typeCode: Uint32Array;
   tagStart: Uint32Array; tagCode: Uint32Array; // event i's tags: tagCode[tagStart[i] .. tagStart[i + 1])
   anchorStart: Uint32Array; anchorPoi: Uint32Array; // event i's anchors: indexes into `pois`
+  // The lookups made from the columns above (see `lookupsSteps`): empty until made. Made once, by the publisher,
+  // and encoded with the table, so every serving thread views the same bytes instead of making its own.
+  idSlots: Int32Array; // open addressing: hash of id -> position + 1 (0 = empty)
+  poiEventStart: Uint32Array; poiEvents: Int32Array; // POI k's events: poiEvents[poiEventStart[k] .. poiEventStart[k + 1])
+}
+
+/** The lookups of a table (see EventColumns). */
+type Lookups = Pick<EventColumns, 'idSlots' | 'poiEventStart' | 'poiEvents'>;
+
+/** Lookups not made yet: what a builder's columns carry. */
+const NO_LOOKUPS: Lookups = { idSlots: new Int32Array(0), poiEventStart: new Uint32Array(0), poiEvents: new Int32Array(0) };
+
+/** The size of the id hash table for n events: a power of two, at least twice n. */
+function idSlotCount(n: number): number {
+  let size = 1;
+  while (size < n * 2) size *= 2;
+  return size;
 }
 
 /** Which typed array each column is, to read a table back. */
@@ -85,6 +102,7 @@ const COLUMN_TYPES = {
   idBytes: Uint8Array, idOffsets: Uint32Array, textBytes: Uint8Array, textOffsets: Uint32Array,
   allBytes: Uint8Array, allOffsets: Uint32Array, startMs: Float64Array, endMs: Float64Array, createdMs: Float64Array, typeCode: Uint32Array,
   tagStart: Uint32Array, tagCode: Uint32Array, anchorStart: Uint32Array, anchorPoi: Uint32Array,
+  idSlots: Int32Array, poiEventStart: Uint32Array, poiEvents: Int32Array,
 } as const;
 type ColumnName = keyof typeof COLUMN_TYPES;
 const COLUMN_NAMES = Object.keys(COLUMN_TYPES) as ColumnName[];
@@ -92,8 +110,8 @@ const COLUMN_NAMES = Object.keys(COLUMN_TYPES) as ColumnName[];
 /** What identifies a table apart from its columns. */
 interface TableHead { mapId: string; timeZone: string; length: number; dictionaries: EventDictionaries; languages: string[] }
 
-/** A table's lookups, made from its columns. */
-interface TableIndex { longestEventMs: number; idSlots: Int32Array; poiIndex: Map<string, number>; poiEventStart: Uint32Array; poiEvents: Int32Array }
+/** What a table finds its events with besides its lookups. */
+interface TableIndex { longestEventMs: number; poiIndex: Map<string, number> }
 
 /** One event as the builder takes it: the validated record and its public anchors (deduplicated, in bundle order). */
 export interface EventInput { doc: EventT; startMs: number; anchors: string[] }
@@ -120,9 +138,9 @@ export class EventTable {
   private readonly ids: StringColumn;
   private readonly texts: StringColumn;
   private readonly lowerTags: string[];
-  private readonly idSlots: Int32Array; // open addressing: hash of id -> position + 1 (0 = empty)
+  private readonly idSlots: Int32Array; // see EventColumns
   private readonly poiIndex: Map<string, number>;
-  private readonly poiEventStart: Uint32Array; // POI k's events: poiEvents[poiEventStart[k] .. poiEventStart[k + 1])
+  private readonly poiEventStart: Uint32Array; // see EventColumns
   private readonly poiEvents: Int32Array;
 
   private constructor(head: TableHead, columns: EventColumns, index: TableIndex) {
@@ -140,22 +158,36 @@ export class EventTable {
     this.texts = new StringColumn(columns.textBytes, columns.textOffsets);
     this.recent = new RecentRecords(2 * columns.textBytes.length);
     this.lowerTags = this.dict.tags.map((t) => t.toLowerCase());
-    ({ longestEventMs: this.longestEventMs, idSlots: this.idSlots, poiIndex: this.poiIndex, poiEventStart: this.poiEventStart,
-      poiEvents: this.poiEvents } = index);
+    ({ longestEventMs: this.longestEventMs, poiIndex: this.poiIndex } = index);
+    ({ idSlots: this.idSlots, poiEventStart: this.poiEventStart, poiEvents: this.poiEvents } = columns);
   }
 
-  /** Makes a table's lookups (by id, by POI, the longest event) from its columns, yielding as it goes. */
+  /**
+   * A table from its columns, yielding as it goes: the longest event and the POIs' codes by id, and the lookups
+   * (by id, by POI) unless the columns carry them already (read back from a payload, see `encode`).
+   */
   private static *assemble(head: TableHead, columns: EventColumns): Steps<EventTable> {
     const n = head.length;
-    const ids = new StringColumn(columns.idBytes, columns.idOffsets);
     let longestEventMs = 0;
     for (let i = 0; i < n; i++) {
       longestEventMs = Math.max(longestEventMs, columns.endMs[i] - columns.startMs[i]);
       if ((i & (STRIDE - 1)) === 0) yield;
     }
+    const poiCount = head.dictionaries.pois.length;
+    const poiIndex = new Map<string, number>();
+    for (let k = 0; k < poiCount; k++) {
+      poiIndex.set(head.dictionaries.pois[k], k);
+      if ((k & (STRIDE - 1)) === 0) yield;
+    }
+    const made = columns.idSlots.length > 0 ? columns : { ...columns, ...yield* EventTable.lookupsSteps(head, columns) };
+    return new EventTable(head, made, { longestEventMs, poiIndex });
+  }
 
-    let size = 1;
-    while (size < n * 2) size *= 2;
+  /** Makes a table's lookups from its columns (see EventColumns), yielding as it goes. */
+  private static *lookupsSteps(head: TableHead, columns: EventColumns): Steps<Lookups> {
+    const n = head.length;
+    const ids = new StringColumn(columns.idBytes, columns.idOffsets);
+    const size = idSlotCount(n);
     const idSlots = new Int32Array(size);
     for (let i = 0; i < n; i++) {
       let slot = ids.hash(i) & (size - 1);
@@ -167,11 +199,6 @@ export class EventTable {
     // Events per anchored POI, in keyset order (the order of positions).
     const { anchorStart, anchorPoi } = columns;
     const poiCount = head.dictionaries.pois.length;
-    const poiIndex = new Map<string, number>();
-    for (let k = 0; k < poiCount; k++) {
-      poiIndex.set(head.dictionaries.pois[k], k);
-      if ((k & (STRIDE - 1)) === 0) yield;
-    }
     const poiEventStart = new Uint32Array(poiCount + 1);
     for (let a = 0; a < anchorPoi.length; a++) poiEventStart[anchorPoi[a] + 1]++;
     for (let k = 0; k < poiCount; k++) poiEventStart[k + 1] += poiEventStart[k];
@@ -182,7 +209,7 @@ export class EventTable {
       for (let a = anchorStart[i]; a < anchorStart[i + 1]; a++) poiEvents[fill[anchorPoi[a]]++] = i;
       if ((i & (STRIDE - 1)) === 0) yield;
     }
-    return new EventTable(head, columns, { longestEventMs, idSlots, poiIndex, poiEventStart, poiEvents });
+    return { idSlots, poiEventStart, poiEvents };
   }
 
   /** Builds the table of one map from its events, in any order. */
@@ -504,6 +531,18 @@ function* checkShape(head: TableHead, c: EventColumns): Steps<void> {
       if ((i & (STRIDE - 1)) === 0) yield;
     }
   }
+  // The lookups, made by the publisher: their sizes, and positions within the table.
+  if (c.idSlots.length !== idSlotCount(n)) fail('idSlots');
+  if (c.poiEventStart.length !== pois.length + 1 || c.poiEventStart[0] !== 0 || c.poiEventStart[pois.length] !== c.anchorPoi.length) fail('poiEventStart');
+  for (let k = 0; k < pois.length; k++) if (c.poiEventStart[k] > c.poiEventStart[k + 1]) fail('poiEventStart');
+  if (c.poiEvents.length !== c.anchorPoi.length) fail('poiEvents');
+  // idSlots holds a position + 1 (0: empty), poiEvents positions.
+  for (const [values, highest] of [[c.idSlots, n], [c.poiEvents, n - 1]] as const) {
+    for (let i = 0; i < values.length; i++) {
+      if (values[i] < 0 || values[i] > highest) fail('lookups');
+      if ((i & (STRIDE - 1)) === 0) yield;
+    }
+  }
 }
 
 /** A typed array that grows as values are appended (capacity doubles); `view` is the filled part, not a copy. */
@@ -667,6 +706,7 @@ export class EventTableBuilder {
       idBytes: this.idBytes.view, idOffsets: this.idOffsets.view, textBytes: this.textBytes.view, textOffsets: this.textOffsets.view,
       allBytes: this.all?.bytes.view ?? new Uint8Array(0), allOffsets: this.all?.offsets.view ?? new Uint32Array(0), startMs: this.startMs.view, endMs: this.endMs.view, createdMs: this.createdMs.view, typeCode: this.typeCode.view,
       tagStart: this.tagStart.view, tagCode: this.tagCode.view, anchorStart: this.anchorStart.view, anchorPoi: this.anchorPoi.view,
+      ...NO_LOOKUPS,
     };
     const dictionaries = { ...this.dictionaries, poiTypes: this.dictionaries.pois.map(poiType) };
     return EventTable.fromColumns({ mapId: this.mapId, timeZone: this.timeZone, length: this.length, dictionaries, languages: this.languages },
@@ -723,7 +763,7 @@ function inKeysetOrder(c: EventColumns, segments: number): EventColumns {
   const [allBytes, allOffsets] = c.allOffsets.length > 0 ? reorder(c.allBytes, c.allOffsets) : [c.allBytes, c.allOffsets];
   const [anchorPoi, anchorStart] = reorder(c.anchorPoi, c.anchorStart);
   return { idBytes, idOffsets, textBytes, textOffsets, allBytes, allOffsets, startMs: pick(c.startMs), endMs: pick(c.endMs), createdMs: pick(c.createdMs),
-    typeCode: pick(c.typeCode), tagStart, tagCode, anchorStart, anchorPoi };
+    typeCode: pick(c.typeCode), tagStart, tagCode, anchorStart, anchorPoi, ...NO_LOOKUPS };
 }
 
 /**
@@ -751,7 +791,7 @@ const COMMA = 0x2c;
 const scratch = new ByteWriter(4096);
 
 /** Changes whenever the encoding does, so a snapshot in an older encoding is rebuilt, not misread. */
-export const TABLE_FORMAT = 4;
+export const TABLE_FORMAT = 5;
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 /** The next multiple of 8 (typed arrays in shared bytes start on 8-byte boundaries). */
 export const align8 = (n: number) => (n + 7) & ~7;

@@ -11,14 +11,18 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildEventTables, buildReadModel, eventIndexSteps, readModelSteps, type ContentDocs, type EventPages, type ReadModel } from './read-model.ts';
+import type { IndexParts } from './event-index.ts';
 import { runNow, runSliced, type Steps } from './steps.ts';
 import { align8, EventTable, TABLE_FORMAT } from './event-table.ts';
+
+/** The encoding of `places` (see `encodePlaces`). */
+const PLACES_FORMAT = 2;
 
 /**
  * Changes whenever what a cache holds could change for the same content version: the event tables' encoding,
  * or which anchors a table keeps (bump the number by hand when the model's visibility rules change).
  */
-export const MODEL_FORMAT = `model-2-tables-${TABLE_FORMAT}`;
+export const MODEL_FORMAT = `model-2-tables-${TABLE_FORMAT}-places-${PLACES_FORMAT}`;
 
 /** A content version's derived form, ready to build a read model from. */
 export interface ModelPayload {
@@ -49,51 +53,83 @@ export async function buildPayload(head: ContentDocs, events: EventPages,
   const docs = { ...head, events: [] };
   const bare = buildReadModel(docs);
   const built = await buildEventTables(bare, events);
-  const places = encodePlaces(built.map((t) => ({ mapId: t.mapId, data: runNow(eventIndexSteps(bare.pois, t)).kdbushData })));
+  const places = encodePlaces(built.map((t) => ({ mapId: t.mapId, parts: runNow(eventIndexSteps(bare.pois, t)).parts })));
   return { version: version.version, checksum: head.checksum, published_at: version.published_at, docs: docsBytes(docs),
     tables: Buffer.concat(EventTable.encode(built)), places };
 }
 
-/** Each map's KDBush bytes one after another, 8-byte aligned, after a JSON header naming where each map's are. */
-function encodePlaces(indexes: readonly { mapId: string; data: ArrayBuffer | null }[]): Uint8Array {
+/** The typed arrays of a map's index parts, in the order they are written. */
+const PART_NAMES = ['kdbush', 'pointsBefore', 'bounds', 'positions'] as const;
+type PartName = typeof PART_NAMES[number];
+
+/** The bytes of one part. */
+function partBytes(parts: IndexParts, name: PartName): Uint8Array {
+  const part = parts[name];
+  return part instanceof ArrayBuffer ? new Uint8Array(part) : new Uint8Array(part.buffer, part.byteOffset, part.byteLength);
+}
+
+/**
+ * Each map's index parts (EventIndex.parts) one after another, each 8-byte aligned, after a JSON header naming
+ * where each map's are (byte offset and length of each part).
+ */
+function encodePlaces(indexes: readonly { mapId: string; parts: IndexParts | null }[]): Uint8Array {
   let at = 0;
-  const maps = indexes.map(({ mapId, data }) => {
-    const entry = { mapId, offset: at, length: data?.byteLength ?? 0 };
-    at = align8(at + entry.length);
-    return entry;
+  const maps = indexes.map(({ mapId, parts }) => {
+    const where = {} as Record<PartName, [number, number]>;
+    for (const name of PART_NAMES) {
+      const length = parts ? partBytes(parts, name).byteLength : 0;
+      where[name] = [at, length];
+      at = align8(at + length);
+    }
+    return { mapId, ...where };
   });
   const header = new TextEncoder().encode(JSON.stringify({ format: PLACES_FORMAT, maps }));
   const base = align8(4 + header.length);
   const out = new Uint8Array(base + at);
   new DataView(out.buffer).setUint32(0, header.length, true);
   out.set(header, 4);
-  indexes.forEach(({ data }, k) => data && out.set(new Uint8Array(data), base + maps[k].offset));
+  indexes.forEach(({ parts }, k) => {
+    if (parts) for (const name of PART_NAMES) out.set(partBytes(parts, name), base + maps[k][name][0]);
+  });
   return out;
 }
 
-/** Reads back what `encodePlaces` wrote: each map's KDBush bytes, in a buffer of their own. Throws on anything else. */
-function decodePlaces(bytes: Uint8Array): Map<string, ArrayBuffer> {
+/**
+ * Reads back what `encodePlaces` wrote: each map's index parts, the arrays as views into `bytes` (shared between
+ * threads when `bytes` is), the KDBush bytes in a buffer of their own. Throws on anything else.
+ */
+function decodePlaces(bytes: Uint8Array): Map<string, IndexParts> {
+  // Float64 views need 8-byte aligned offsets.
+  if (bytes.byteOffset % 8 !== 0) bytes = bytes.slice();
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const length = view.getUint32(0, true);
   const header = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + length))) as {
-    format: number; maps: { mapId: string; offset: number; length: number }[];
+    format: number; maps: ({ mapId: string } & Record<PartName, [number, number]>)[];
   };
   if (header.format !== PLACES_FORMAT) throw new Error(`spatial indexes of format ${header.format}, not ${PLACES_FORMAT}`);
   const base = align8(4 + length);
-  const out = new Map<string, ArrayBuffer>();
-  for (const { mapId, offset, length: n } of header.maps) {
-    if (base + offset + n > bytes.byteLength) throw new Error('spatial indexes are truncated');
-    if (n === 0) continue;
-    // Copied into a buffer of its own (a Buffer's slice would share, and KDBush reads the whole buffer).
-    const own = new Uint8Array(n);
-    own.set(bytes.subarray(base + offset, base + offset + n));
-    out.set(mapId, own.buffer);
+  const out = new Map<string, IndexParts>();
+  for (const map of header.maps) {
+    if (map.kdbush[1] === 0) continue;
+    for (const name of PART_NAMES) {
+      const [offset, n] = map[name];
+      if (offset % 8 !== 0 || base + offset + n > bytes.byteLength) throw new Error('spatial indexes are truncated');
+    }
+    const at = (name: PartName) => bytes.byteOffset + base + map[name][0];
+    const count = (name: PartName, size: number) => map[name][1] / size;
+    // KDBush reads a whole buffer of its own: copied there (a view would share the payload's whole buffer).
+    const kdbush = new Uint8Array(map.kdbush[1]);
+    kdbush.set(bytes.subarray(base + map.kdbush[0], base + map.kdbush[0] + map.kdbush[1]));
+    out.set(map.mapId, {
+      kdbush: kdbush.buffer,
+      pointsBefore: new Float64Array(bytes.buffer, at('pointsBefore'), count('pointsBefore', 8)),
+      bounds: new Uint32Array(bytes.buffer, at('bounds'), count('bounds', 4)),
+      positions: new Int32Array(bytes.buffer, at('positions'), count('positions', 4)),
+    });
   }
   return out;
 }
 
-/** The encoding of `places`. */
-const PLACES_FORMAT = 1;
 
 
 /** Records per line of a payload's docs: a line is parsed in one piece, so it is kept to a few milliseconds. */

@@ -8,7 +8,7 @@
  *   and draft version ids never appear in any record.
  */
 import { type Geometry, rewindPolygon, roundPosition, round7, representativePoint, geometryVertices } from '../../geo/geojson.ts';
-import { EventIndex } from './event-index.ts';
+import { EventIndex, type IndexParts } from './event-index.ts';
 import { EventTable, EventTableBuilder } from './event-table.ts';
 import { runNow, sortSteps, STRIDE, type Steps } from './steps.ts';
 import { toUtc } from '../rfc3339.ts';
@@ -249,17 +249,17 @@ export function buildReadModel(docs: ContentDocs, eventTables?: readonly EventTa
   return runNow(readModelSteps(docs, eventTables));
 }
 
-/** The spatial index of a map's events, over the vertices of their anchored POIs; `kdbush` as `EventIndex.build` takes it. */
-export function eventIndexSteps(pois: ReadonlyMap<string, PoiEntry>, table: EventTable, kdbush?: ArrayBuffer): Steps<EventIndex> {
-  return EventIndex.buildSteps(table, (id) => geometryVertices(pois.get(id)!.geometry), kdbush);
+/** The spatial index of a map's events, over the vertices of their anchored POIs; `parts` as `EventIndex.build` takes them. */
+export function eventIndexSteps(pois: ReadonlyMap<string, PoiEntry>, table: EventTable, parts?: IndexParts): Steps<EventIndex> {
+  return EventIndex.buildSteps(table, (id) => geometryVertices(pois.get(id)!.geometry), parts);
 }
 
 /**
  * `buildReadModel`, yielding as it goes (see steps.ts): the serving thread builds a new version in slices.
- * `kdbush` gives, by map id, the bytes of each map's spatial index built before (see `EventIndex.kdbushData`).
+ * `places` gives, by map id, the parts of each map's spatial index made before (see `EventIndex.parts`).
  */
 export function* readModelSteps(docs: ContentDocs, eventTables?: readonly EventTable[],
-  kdbush?: ReadonlyMap<string, ArrayBuffer>): Steps<ReadModel> {
+  places?: ReadonlyMap<string, IndexParts>): Steps<ReadModel> {
   const publisherDocs = [...docs.publishers].sort(byId);
   const mapDocs = [...docs.maps].sort(byId);
   const languages = new Map(mapDocs.map((m) => [m.id, mapLanguages(m)]));
@@ -390,7 +390,7 @@ export function* readModelSteps(docs: ContentDocs, eventTables?: readonly EventT
     const table = tables.get(map.id);
     if (!table) throw new Error(`no event table for map ${map.id}`);
     map.events = table;
-    map.eventIndex = yield* eventIndexSteps(pois, table, kdbush?.get(map.id));
+    map.eventIndex = yield* eventIndexSteps(pois, table, places?.get(map.id));
   }
 
   // Associations: both POIs public, and a list-scoped one only through a verified list.
