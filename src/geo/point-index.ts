@@ -35,6 +35,13 @@ export function bboxTest(b: Bbox): (lng: number, lat: number) => boolean {
   return (lng, lat) => lat >= b.south && lat <= b.north && (crosses ? lng >= b.west || lng <= b.east : lng >= b.west && lng <= b.east);
 }
 
+/**
+ * The walk's stack of (left, right, axis) ranges, shared by every walk on a thread (a walk runs to its end
+ * without yielding). Each level of the tree pushes at most two ranges and pops one: 3 * 2 * 64 levels is room
+ * for any index of up to 2^64 points.
+ */
+const STACK = new Int32Array(3 * 2 * 64);
+
 /** An area of a spatial filter: a box, or a circle around a point. */
 export type Area = { bbox: Bbox } | { near: Near };
 
@@ -156,13 +163,17 @@ export class TreePoints {
    */
   private collectBox(index: KDBush, minX: number, minY: number, maxX: number, maxY: number, count: number): number {
     const { coords, nodeSize } = index;
-    const stack = [0, index.ids.length - 1, 0];
+    const stack = STACK;
+    stack[0] = 0;
+    stack[1] = index.ids.length - 1;
+    stack[2] = 0;
+    let top = 3;
     // No closure and no check per point: room for a whole leaf is made before it is read.
     let found = this.found;
-    while (stack.length > 0) {
-      const axis = stack.pop()!;
-      const right = stack.pop()!;
-      const left = stack.pop()!;
+    while (top > 0) {
+      const axis = stack[--top];
+      const right = stack[--top];
+      const left = stack[--top];
       if (right - left <= nodeSize) {
         if (count + (right - left + 1) > found.length) found = this.grow(count + (right - left + 1));
         for (let k = left; k <= right; k++) {
@@ -179,8 +190,16 @@ export class TreePoints {
         if (count === found.length) found = this.grow(count + 1);
         found[count++] = m;
       }
-      if (axis === 0 ? minX <= x : minY <= y) stack.push(left, m - 1, 1 - axis);
-      if (axis === 0 ? maxX >= x : maxY >= y) stack.push(m + 1, right, 1 - axis);
+      if (axis === 0 ? minX <= x : minY <= y) {
+        stack[top++] = left;
+        stack[top++] = m - 1;
+        stack[top++] = 1 - axis;
+      }
+      if (axis === 0 ? maxX >= x : maxY >= y) {
+        stack[top++] = m + 1;
+        stack[top++] = right;
+        stack[top++] = 1 - axis;
+      }
     }
     return count;
   }
