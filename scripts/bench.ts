@@ -32,7 +32,7 @@ import { measureLargePublish, measurePublishUnderLoad } from './bench/publish.ts
 import { measureFleet } from './bench/fleet.ts';
 import { DISTINCT_QUERIES, distinctPaths, type DistinctKind } from './bench/distinct-queries.ts';
 import { runLoadPinned, type LoadOptions, type LoadResult } from './bench/run-load.ts';
-import { runWrk, wrkAvailable } from './bench/run-wrk.ts';
+import { runWrk, wrkAvailable, WRK } from './bench/run-wrk.ts';
 import {
   evaluateTargets, renderReport, type BenchOptions, type BenchResult, type EventsRun, type FiltersPhase, type LargePhase,
   type FleetPhase, type LargePublishPhase, type Machine, type PublishPhase, type RequestRun, type Rss, type RuntimeDemo, type RuntimeLarge,
@@ -301,7 +301,7 @@ function describeMachine(): Machine {
   };
 }
 
-/** Versions of the three runtimes and of autocannon. */
+/** Versions of the three runtimes and of the load generators. */
 function readVersions(): Record<string, string> {
   const first = (cmd: string, args: string[]) => {
     const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 30_000 });
@@ -313,6 +313,7 @@ function readVersions(): Record<string, string> {
     bun: first(RUNTIMES.bun[0], ['--version']),
     deno: first(RUNTIMES.deno[0], ['--version']),
     autocannon: autocannon.version,
+    wrk: existsSync(WRK) ? first(WRK, ['-v']).split(' ')[1] ?? 'unknown' : 'not installed',
   };
 }
 
@@ -1087,10 +1088,11 @@ async function main(): Promise<number> {
   const opts = parseBenchArgs(process.argv.slice(2));
   const began = performance.now();
   const machine = describeMachine();
+  // wrk first (installed when missing), so its version is read with the others.
+  const wrk = opts.phases.includes('large') && wrkAvailable(say) !== null;
   const versions = readVersions();
   say(`${machine.cpuModel}, ${machine.cores} cores; ${machine.pinningNote}`);
   say(`node ${versions.node}, bun ${versions.bun}, ${versions.deno}; ${opts.durationS} s runs, ${opts.connections} connections`);
-  const wrk = opts.phases.includes('large') && wrkAvailable(say) !== null;
   const ctx: Ctx = { opts, tmp: await mkdtemp(join(tmpdir(), 'bench-answers-')), notes: [], failures: [], wrk };
   if (opts.phases.includes('large') && !wrk) ctx.notes.push('wrk could not be installed: the serving-threads rows were measured with autocannon only');
   try {

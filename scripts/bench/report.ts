@@ -321,7 +321,8 @@ export function evaluateTargets(r: BenchResult): Target[] {
     if (ratios.some((x) => x === null)) return [];
     const [near, bbox] = ratios as number[];
     return [{ runtime: l.runtime, text: `near ${pct(near)}, bbox ${pct(bbox)}`, ok: near >= 0.5 && bbox >= 0.5 }];
-  }), whyMissing(r, 'large'))));
+  }), r.large.status === 'ran' && !r.options.phases.includes('demo') ? `${whyMissing(r, 'demo')} (the content-GET rows are the demo phase's)`
+    : whyMissing(r, 'large'))));
   targets.push(scaled(combine('Distinct event queries on 1M events (3 kinds, seeded) ≥ 15% of the same runtime\'s req/s for one repeated ' +
     'cached URL (near 5 km), with p99 ≤ 50 ms', large.flatMap((l) => {
     const cached = l.requests.find((q) => q.kind === 'cached');
@@ -532,7 +533,9 @@ function renderMethod(r: BenchResult): string {
       `a ${o.warmupS} s warm-up (discarded), a pause until the server is idle again (so requests the warm-up left queued are not ` +
       `charged to the run), then a ${o.durationS} s measured run per request and target, against 127.0.0.1 only. ` +
       'req/s is completed requests ÷ actual duration; p50/p99 are autocannon\'s latency percentiles in ms. Every request asks for ' +
-      '`Accept-Encoding: identity`.',
+      '`Accept-Encoding: identity`. The serving-threads comparison also runs with wrk ' +
+      `${r.versions.wrk ?? 'not installed'} (one thread, the same connections, warm-up and duration, distinct paths from a file; ` +
+      '`scripts/bench/run-wrk.ts`), whose own CPU takes less of the two cores the server shares.',
     `- **Pinning**: ${r.machine.pinningNote}. The service, the ceilings, open-snapshot.ts and filters.ts all run on the server core, so ` +
       'ceiling and service are measured the same way.',
     '- **Ceiling**: for each runtime, a bare server of that runtime (`node:http`, `Bun.serve`, `Deno.serve`; ' +
