@@ -1,6 +1,7 @@
 /**
  * A full garbage collection of this thread that gives the memory it frees back to the system, where the runtime
- * allows one (Node and Deno through V8's `--expose-gc`, Bun through `Bun.gc`), else nothing. Called where a thread has just let go of a lot:
+ * allows one (Node and Deno through V8's `--expose-gc`, Bun through `Bun.gc`), else nothing. Called where a
+ * thread has just let go of a lot:
  * - the publisher's thread after a publish, which leaves hundreds of megabytes of records and pages behind:
  *   collected before the payload is handed over, they are not still held while the serving thread builds the
  *   new model, which is when the process's memory peaks;
