@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { EventT } from '../src/content/bundle/bundle-schema.ts';
 import { parseBundle } from '../src/content/bundle/parse.ts';
-import { buildPayload, docsBytes, loadModel, modelFromPayload, readDocsBytes } from '../src/content/model/model-cache.ts';
+import { buildPayload, docsBytes, inSharedMemory, loadModel, modelFromPayload, readDocsBytes } from '../src/content/model/model-cache.ts';
 import { buildReadModel, eventIndexSteps, type ReadModel } from '../src/content/model/read-model.ts';
 import { runNow, runSliced, sortSteps, type Steps } from '../src/content/model/steps.ts';
 import { contentDocs } from '../src/content/store/sql-store.ts';
@@ -136,3 +136,24 @@ test('a spatial index\'s parts made before are refused when their lists point ou
   assert.throws(again({ bounds }), /parts do not fit its events: bounds/);
   assert.throws(again({ pointsBefore: parts.pointsBefore.subarray(1) }), /parts do not fit its events: pointsBefore/);
 });
+
+test('a read model built from a payload in shared memory views its event lookups there, as every serving thread does, rather than making its own', async () => {
+  const bundle = bigFixture();
+  const head = contentDocs({ ...bundle, events: [] }, 'x');
+  const pages = async (onPage: (page: EventT[]) => void) => onPage(bundle.events);
+  const built = await buildPayload(head, pages, { version: 1, published_at: '2026-01-01T00:00:00.000Z' });
+  const payload = { ...built, docs: inSharedMemory(built.docs), tables: inSharedMemory(built.tables), places: inSharedMemory(built.places) };
+  const model = modelFromPayload(payload);
+  let checked = 0;
+  for (const map of model.maps.values()) {
+    if (map.events.length === 0) continue;
+    const parts = map.eventIndex.parts!;
+    for (const part of [parts.pointsBefore, parts.bounds, parts.positions]) assert.equal(part.buffer, payload.places.buffer);
+    const anchored = map.events.anchorPois.find((id) => map.events.positionsOfPoi(id).length > 0)!;
+    assert.equal(map.events.positionsOfPoi(anchored).buffer, payload.tables.buffer, 'the POIs\' event lists');
+    assert.equal(map.events.startMs.buffer, payload.tables.buffer, 'the columns');
+    checked++;
+  }
+  assert.ok(checked >= 2, 'maps with events were checked');
+});
+
