@@ -353,7 +353,7 @@ export function evaluateTargets(r: BenchResult): Target[] {
     'nothing pinned), RSS ≤ 1.3× (judged on the wrk runs when there are some: the load generator shares the two cores, and ' +
     'autocannon\'s share alone caps two threads near 1.6×)', large.flatMap((l) => {
     const compare = (generator: LoadGenerator) => {
-      const [one, two] = [1, 2].map((n) => l.workers?.find((w) => w.workers === n && (w.generator ?? 'autocannon') === generator));
+      const [one, two] = [1, 2].map((n) => l.workers?.find((w) => w.workers === n && w.generator === generator));
       if (!one || !two || one.load.rps <= 0 || !one.rssMb || !two.rssMb) return null;
       const [speed, memory] = [two.load.rps / one.load.rps, two.rssMb / one.rssMb];
       return { speed, memory, text: `${generator}: ${round2(speed)}× req/s (${num(one.load.rps)} → ${num(two.load.rps)}, generator ` +
@@ -641,7 +641,7 @@ function renderLarge(r: BenchResult): string {
       parts.push('', `Serving threads (\`--workers\`), distinct near 5 km questions, server and load generator unpinned on both cores:`, '',
         table(['workers', 'load generator', 'req/s', 'p50 / p99 ms', 'cache hit rate', 'RSS MB (whole process)', 'CPU %: server / generator (of one core; 200 is both)',
           'server CPU µs a request'],
-          rt.workers.map((w) => [w.workers, w.generator ?? 'autocannon', num(w.load.rps), latency(w.load), w.cacheHitRate === null ? '–' : pct(w.cacheHitRate), w.rssMb ?? '–', cpu(w.load),
+          rt.workers.map((w) => [w.workers, w.generator, num(w.load.rps), latency(w.load), w.cacheHitRate === null ? '–' : pct(w.cacheHitRate), w.rssMb ?? '–', cpu(w.load),
             w.load.serverCpuPct == null || w.load.rps <= 0 ? '–' : Math.round((w.load.serverCpuPct / 100 / w.load.rps) * 1e6)])),
         '', 'The two cores are shared by the server and the load generator: where server and generator together are near 200%, the machine, not the threads, is the limit, and the server CPU a request tells what each thread costs.');
     }

@@ -115,11 +115,6 @@ export class EventIndex {
     return this.slabs.answers(fromMs, toMs) ? this.slabs.eventsInAreaBetween(area, fromMs, toMs) : null;
   }
 
-  /** The bytes of the spatial index over the anchored POIs (see `PointIndex.kdbushData`). */
-  get kdbushData(): ArrayBuffer | null {
-    return this.pois.kdbushData;
-  }
-
   /** What `build` can be given to make this index again without sorting or counting (null with no points). */
   get parts(): IndexParts | null {
     const kdbush = this.pois.kdbushData;

@@ -38,7 +38,7 @@ export interface PoiEntry {
   summary: PoiSummary;
   geometry: Geometry;
   versionIds: readonly string[]; // published versions only (the record's version_ids: one or two, an array is lighter than a Set)
-  categoryIds: string[];
+  categoryIds: readonly string[];
 }
 
 /** A category or tag record as served. */
@@ -51,7 +51,7 @@ export interface CategoryRecord {
   icon_id: string | null;
   color: string | null;
   sort_order: number;
-  version_ids: string[];
+  version_ids: readonly string[];
 }
 
 /** What one published version of a map contains. */
@@ -450,12 +450,12 @@ export function compareAssociations(a: AssociationRecord, b: AssociationRecord):
 
 /**
  * One copy of each repeated value: a parsed document holds its own copy of every id it repeats (its map's, its
- * versions', its icon's), about a quarter of the POIs' memory on 100k POIs, held once more by every serving thread.
- * Lists given out are shared, so nothing may change them.
+ * versions', its categories', its icon's), about a quarter of the POIs' memory on 100k POIs, held once more by
+ * every serving thread. Lists given out are shared between records, so they are read-only.
  */
 class Shared {
   private readonly strings = new Map<string, string>();
-  private readonly lists = new Map<string, string[]>();
+  private readonly lists = new Map<string, readonly string[]>();
 
   string<T extends string | null>(value: T): T {
     if (value === null) return value;
@@ -465,7 +465,7 @@ class Shared {
     return value;
   }
 
-  list(values: string[]): string[] {
+  list(values: string[]): readonly string[] {
     const key = values.join('\n');
     const known = this.lists.get(key);
     if (known) return known;
@@ -475,7 +475,7 @@ class Shared {
   }
 }
 
-function buildPoi(type: PoiType, doc: MarkerT | PathT | PolygonT, versionIds: string[], categoryIds: string[],
+function buildPoi(type: PoiType, doc: MarkerT | PathT | PolygonT, versionIds: readonly string[], categoryIds: readonly string[],
   text: (value: MarkerT['name'] | undefined) => LocalText | null, same: Shared): PoiEntry {
   const name = text(doc.name)!;
   const common = {
