@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bboxTest, nearTest, PointIndex, type Area } from '../src/geo/point-index.ts';
+import { bboxTest, nearTest, PointIndex, TreePoints, type Area } from '../src/geo/point-index.ts';
 import { runNow } from '../src/content/model/steps.ts';
 import { mulberry32 } from './helpers/fixture.ts';
 
@@ -81,4 +81,50 @@ test('the owners in index order are every owner with points, each once', () => {
   const order = [...index.ownersInIndexOrder()];
   assert.equal(order.length, 500, 'owners 500 and 501 have no points');
   assert.deepEqual([...order].sort((a, b) => a - b), Array.from({ length: 500 }, (_, o) => o));
+});
+
+test('regions of the tree wholly inside a circle or a box are taken whole, points across the edge tested, with or without a time window: exactly the brute-force answer', () => {
+  const random = mulberry32(29);
+  // Dense clusters (tens of thousands of points, a few per leaf), so that many regions lie wholly in the area.
+  const centres = [[-9.14, 38.72], [-3.70, 40.42], [179.95, -16.5]];
+  const n = 30_000;
+  const lngs: number[] = [];
+  const lats: number[] = [];
+  const starts = new Float64Array(n);
+  const ends = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const [x, y] = centres[i % centres.length];
+    lngs.push(((x + (random() - 0.5) * 0.8 + 540) % 360) - 180);
+    lats.push(y + (random() - 0.5) * 0.6);
+    starts[i] = Math.floor(random() * 1000);
+    ends[i] = starts[i] + Math.floor(random() * 100);
+  }
+  let wholly = 0;
+  for (const leaf of [4, 64]) {
+    const points = runNow(TreePoints.buildSteps(lngs, lats, Array.from({ length: n }, (_, i) => i), { nodeSize: leaf }));
+    // The times, by tree position (as a caller lays them out).
+    const byTree = points.tagsByTreePosition;
+    const startMs = Float64Array.from(byTree, (i) => starts[i]);
+    const endMs = Float64Array.from(byTree, (i) => ends[i]);
+    for (let round = 0; round < 120; round++) {
+      const [x, y] = centres[round % centres.length];
+      const lng = x + (random() - 0.5) * 0.4;
+      const lat = y + (random() - 0.5) * 0.4;
+      const area: Area = round % 2 === 0 ? { near: { lat, lng, radiusM: 100 + Math.floor(random() * 30_000) } }
+        : { bbox: { west: ((lng - random() * 0.2 + 540) % 360) - 180, south: lat - random() * 0.2, east: ((lng + random() * 0.2 + 540) % 360) - 180,
+          north: lat + random() * 0.2 } };
+      const inArea = 'near' in area ? nearTest(area.near) : bboxTest(area.bbox);
+      const timed = round % 3 !== 0;
+      const fromMs = Math.floor(random() * 1000);
+      const toMs = fromMs + Math.floor(random() * 300);
+      const startsFrom = random() < 0.5 ? -Infinity : fromMs + Math.floor(random() * 50);
+      const inWindow = (i: number) => !timed || (starts[i] <= toMs && starts[i] >= startsFrom && ends[i] >= fromMs);
+      const expected = Array.from({ length: n }, (_, i) => i).filter((i) => inArea(lngs[i], lats[i]) && inWindow(i));
+      const count = points.collect(area, timed ? { startMs, endMs, startsFrom, fromMs, toMs } : null);
+      const got = Array.from(points.foundPositions.subarray(0, count), (k) => byTree[k]).sort((a, b) => a - b);
+      assert.deepEqual(got, expected, `${JSON.stringify(area)} ${timed ? `${fromMs}..${toMs} from ${startsFrom}` : 'any time'} (leaves of ${leaf})`);
+      wholly += points.takenWhole;
+    }
+  }
+  assert.ok(wholly > 100_000, `regions were taken whole: ${wholly} points`);
 });

@@ -36,42 +36,106 @@ export function bboxTest(b: Bbox): (lng: number, lat: number) => boolean {
 }
 
 /**
- * The walk's stack of (left, right, axis) ranges, shared by every walk on a thread (a walk runs to its end
- * without yielding). Each level of the tree pushes at most two ranges and pops one: 3 * 2 * 64 levels is room
- * for any index of up to 2^64 points.
+ * The walk's stack of (left, right, axis) ranges, and of the bounds of each range's region, shared by every walk on
+ * a thread (a walk runs to its end without yielding). Each level of the tree pushes at most two ranges and pops
+ * one: 2 * 64 frames is room for any index of up to 2^64 points.
  */
 const STACK = new Int32Array(3 * 2 * 64);
+const REGIONS = new Float64Array(4 * 2 * 64);
 
 /** An area of a spatial filter: a box, or a circle around a point. */
 export type Area = { bbox: Bbox } | { near: Near };
 
 /**
+ * A time filter `collect` applies to the points it finds, when their owners have times: a point is kept when its
+ * start (by tree position) is in [startsFrom, toMs] and its end at `fromMs` or later.
+ */
+export interface PointTimes { startMs: Float64Array; endMs: Float64Array; startsFrom: number; fromMs: number; toMs: number }
+
+/** What a walk without times reads in their place (never, as `timed` is false). */
+const UNTIMED: PointTimes = { startMs: new Float64Array(0), endMs: new Float64Array(0), startsFrom: 0, fromMs: 0, toMs: 0 };
+
+/**
+ * A `near` circle as the walk tests it, from the point's longitude and latitude alone (no trigonometry per point):
+ * the haversine of the angle, h = sin²(Δφ/2) + cos φ₁ · cos φ · sin²(Δλ/2), lies between bounds made with
+ * t - t³/6 ≤ sin t ≤ t and the least and greatest cos φ over the circle's latitude band. A point whose upper
+ * bound is inside the radius (less a margin for rounding) is in, one whose lower bound is beyond it (plus the
+ * margin) is out; only one within the bounds' spread of the edge (about a metre on a 5 km circle) is decided by
+ * `nearTest`, so the answer is exactly geokdbush's. A whole region of the tree whose upper bound is inside is
+ * taken without testing its points.
+ */
+interface Circle {
+  lng: number;
+  lat: number;
+  /** cos φ₁ times the greatest and the least cos φ over the band. */
+  highCos: number;
+  lowCos: number;
+  surelyIn: number;
+  surelyOut: number;
+  /** Made when a point within rounding of the edge needs it. */
+  exact: ((lng: number, lat: number) => boolean) | null;
+  near: Near;
+}
+
+/** |Δλ| in degrees, the shorter way round (sin²(Δλ/2) is the same either way). */
+function lngGap(a: number, b: number): number {
+  const d = Math.abs(a - b);
+  return d > 180 ? 360 - d : d;
+}
+
+/** Half an angle in degrees, in radians. */
+const HALF_RAD = RAD / 2;
+
+/** True when the point is within the circle (see `Circle`). */
+function inCircle(c: Circle, lng: number, lat: number): boolean {
+  const a = Math.abs(lat - c.lat) * HALF_RAD;
+  const b = lngGap(lng, c.lng) * HALF_RAD;
+  if (a * a + c.highCos * b * b <= c.surelyIn) return true;
+  const sa = a - (a * a * a) / 6;
+  const sb = b - (b * b * b) / 6;
+  if (sa * sa + c.lowCos * sb * sb > c.surelyOut) return false;
+  return (c.exact ??= nearTest(c.near))(lng, lat);
+}
+
+/**
+ * True when every point of the region [x0, x1] × [y0, y1] (inside the circle's band and box) is within the circle:
+ * the upper bound at its farthest latitude and longitude. Where the region holds the meridian opposite the centre,
+ * the farthest longitude is half a turn away.
+ */
+function regionInCircle(c: Circle, x0: number, y0: number, x1: number, y1: number): boolean {
+  const a = Math.max(Math.abs(y0 - c.lat), Math.abs(y1 - c.lat)) * HALF_RAD;
+  const opposite = c.lng > 0 ? c.lng - 180 : c.lng + 180;
+  const b = (x0 <= opposite && opposite <= x1 ? 180 : Math.max(lngGap(x0, c.lng), lngGap(x1, c.lng))) * HALF_RAD;
+  return a * a + c.highCos * b * b <= c.surelyIn;
+}
+
+/**
  * Points in a KDBush index, each carrying a tag (a number: the POI or the event it belongs to), with the points'
  * data laid out in the index's own (tree) order, so a query reads memory one point after another. `collect` finds
- * the points in an area; a box is tested by the index's walk itself, a circle by the unit
- * vectors (three products per point; only a point within rounding of the edge is decided by `nearTest`, so the
- * answer is exactly geokdbush's).
+ * the points in an area, walking KDBush's sorted arrays itself: a region of the tree (the bounds its splits give it)
+ * that lies wholly in the area is taken as it is, with no test per point; a point of a region across the area's
+ * edge is tested (a box by its coordinates, a circle as `Circle` says).
  */
 export class TreePoints {
   private readonly index: KDBush | null;
   private readonly tags: Int32Array; // per tree position
-  private readonly units: Float64Array; // per tree position: x, y, z on the unit sphere
   /** Tree positions a query found, reused from query to query (grown when an answer needs more). */
   private found = new Int32Array(256);
+  /** Points the last `collect` took with the whole region they lie in, none tested on its own (tests read it). */
+  takenWhole = 0;
 
-  private constructor(index: KDBush | null, tags: Int32Array, units: Float64Array) {
+  private constructor(index: KDBush | null, tags: Int32Array) {
     this.index = index;
     this.tags = tags;
-    this.units = units;
   }
 
   /**
    * Builds the index over parallel arrays (point i is (`lngs[i]`, `lats[i]`), tagged `tags[i]`), yielding every
    * `stride` points; only KDBush's sort is one piece, and none when `kdbush` gives the bytes of the same index
-   * built before (see `kdbushData`).
+   * built before (see `kdbushData`). `nodeSize`: points per leaf (KDBush's default, 64, when not given).
    */
-  static *buildSteps(lngs: ArrayLike<number>, lats: ArrayLike<number>, tagsOf: ArrayLike<number>, options: { stride?: number; kdbush?: ArrayBuffer } = {}):
-    Generator<void, TreePoints, void> {
+  static *buildSteps(lngs: ArrayLike<number>, lats: ArrayLike<number>, tagsOf: ArrayLike<number>,
+    options: { stride?: number; kdbush?: ArrayBuffer; nodeSize?: number } = {}): Generator<void, TreePoints, void> {
     const stride = options.stride ?? 4096;
     const n = lngs.length;
     let index: KDBush | null = null;
@@ -79,7 +143,7 @@ export class TreePoints {
       index = KDBush.from(options.kdbush);
       if (index.numItems !== n) throw new Error(`a spatial index of ${index.numItems} points given for ${n} points`);
     } else if (n > 0) {
-      index = new KDBush(n);
+      index = new KDBush(n, options.nodeSize);
       for (let i = 0; i < n; i++) {
         index.add(lngs[i], lats[i]);
         if (i % stride === 0) yield;
@@ -87,14 +151,11 @@ export class TreePoints {
       index.finish();
     }
     const tags = new Int32Array(n);
-    const units = new Float64Array(n * 3);
     for (let k = 0; k < n; k++) {
-      const i = index!.ids[k];
-      tags[k] = tagsOf[i];
-      unitVector(lngs[i], lats[i], units, 3 * k);
+      tags[k] = tagsOf[index!.ids[k]];
       if (k % stride === 0) yield;
     }
-    return new TreePoints(index, tags, units);
+    return new TreePoints(index, tags);
   }
 
   /** The KDBush index's bytes (null with no points), to build the same index elsewhere without sorting again. */
@@ -107,43 +168,33 @@ export class TreePoints {
    * (a buffer reused by the next query), and their tags `tags[position]`. A caller that keeps more per point
    * lays it out by tree position too, so reading it follows the same order.
    */
-  collect(area: Area): number {
+  collect(area: Area, times: PointTimes | null = null): number {
     const index = this.index;
+    this.takenWhole = 0;
     if (!index) return 0;
     if ('bbox' in area) {
       const b = area.bbox;
-      if (b.west <= b.east) return this.collectBox(index, b.west, b.south, b.east, b.north, 0);
-      return this.collectBox(index, -180, b.south, b.east, b.north, this.collectBox(index, b.west, b.south, 180, b.north, 0));
+      if (b.west <= b.east) return this.walk(index, b.west, b.south, b.east, b.north, null, times, 0);
+      return this.walk(index, -180, b.south, b.east, b.north, null, times, this.walk(index, b.west, b.south, 180, b.north, null, times, 0));
     }
     const q = area.near;
-    // The haversine of the angle between two points is a quarter of their squared chord on the unit sphere. Both
-    // ways of computing carry rounding: relative (1e-9 is far above it) and, for tiny circles, absolute, from
-    // coordinates rounded to about 1e-14 degrees (an error of the chord near 1e-15, of h near sqrt(h) * 1e-15).
+    const boxes = circleBoxes(q);
+    // The haversine's rounding, relative (1e-9 is far above it) and, for tiny circles, absolute (coordinates
+    // rounded to about 1e-14 degrees).
     const limit = haverSin(q.radiusM / 1000 / EARTH_RADIUS_KM);
     const margin = limit * 1e-9 + Math.sqrt(limit) * 1e-12;
-    const surelyIn = limit - margin;
-    const surelyOut = limit + margin;
-    const cosLat = Math.cos(q.lat * RAD);
-    const cx = cosLat * Math.cos(q.lng * RAD);
-    const cy = cosLat * Math.sin(q.lng * RAD);
-    const cz = Math.sin(q.lat * RAD);
-    let test: ((lng: number, lat: number) => boolean) | null = null;
-    const { units } = this;
-    const coords = index.coords;
+    // The band's least and greatest cos φ: at its latitude farthest from the equator, and nearest (the equator itself within it).
+    const south = boxes[0][1];
+    const north = boxes[0][3];
+    const cosQ = Math.cos(q.lat * RAD);
+    const circle: Circle = {
+      lng: q.lng, lat: q.lat, near: q, exact: null, surelyIn: limit - margin, surelyOut: limit + margin,
+      highCos: cosQ * (south <= 0 && north >= 0 ? 1 : Math.cos(Math.min(Math.abs(south), Math.abs(north)) * RAD)),
+      lowCos: cosQ * Math.max(0, Math.cos(Math.max(Math.abs(south), Math.abs(north)) * RAD)),
+    };
     let count = 0;
-    for (const [w, s, e, n] of circleBoxes(q)) count = this.collectBox(index, w, s, e, n, count);
-    // Keep, in place, the points of the boxes that are inside the circle.
-    const found = this.found;
-    let kept = 0;
-    for (let f = 0; f < count; f++) {
-      const k = found[f];
-      const dx = units[3 * k] - cx;
-      const dy = units[3 * k + 1] - cy;
-      const dz = units[3 * k + 2] - cz;
-      const h = (dx * dx + dy * dy + dz * dz) / 4;
-      if (h <= surelyIn || (h <= surelyOut && (test ??= nearTest(q))(coords[2 * k], coords[2 * k + 1]))) found[kept++] = k;
-    }
-    return kept;
+    for (const [w, s, e, n] of boxes) count = this.walk(index, w, s, e, n, circle, times, count);
+    return count;
   }
 
   /** Tree positions the last `collect` found (see there). */
@@ -157,48 +208,85 @@ export class TreePoints {
   }
 
   /**
-   * Appends to `found`, from `count` on, the tree positions of the points inside the box, and answers the new
-   * count: KDBush's own range walk over its sorted arrays (the same visits and comparisons), keeping positions
-   * rather than ids so the points' data is then read in the index's order, into a buffer reused between queries.
+   * Appends to `found`, from `count` on, the tree positions of the points inside the box (and, with `circle`, the
+   * circle; with `times`, in its window), and answers the new count. KDBush's own range walk over its sorted arrays
+   * (the same visits), keeping positions rather than ids, and the bounds of each range's region: the splits above a
+   * range bound its points, so a region inside the area is taken whole, its points tested only for their times.
    */
-  private collectBox(index: KDBush, minX: number, minY: number, maxX: number, maxY: number, count: number): number {
+  private walk(index: KDBush, minX: number, minY: number, maxX: number, maxY: number, circle: Circle | null, times: PointTimes | null,
+    count: number): number {
     const { coords, nodeSize } = index;
+    const timed = times !== null;
+    const { startMs, endMs, startsFrom, fromMs, toMs } = times ?? UNTIMED;
     const stack = STACK;
+    const regions = REGIONS;
     stack[0] = 0;
     stack[1] = index.ids.length - 1;
     stack[2] = 0;
-    let top = 3;
-    // No closure and no check per point: room for a whole leaf is made before it is read.
+    regions[0] = -Infinity;
+    regions[1] = -Infinity;
+    regions[2] = Infinity;
+    regions[3] = Infinity;
+    let top = 1;
     let found = this.found;
     while (top > 0) {
-      const axis = stack[--top];
-      const right = stack[--top];
-      const left = stack[--top];
+      top--;
+      const left = stack[3 * top];
+      const right = stack[3 * top + 1];
+      const axis = stack[3 * top + 2];
+      const x0 = regions[4 * top];
+      const y0 = regions[4 * top + 1];
+      const x1 = regions[4 * top + 2];
+      const y1 = regions[4 * top + 3];
+      // Room for the whole range is made before it is read: no check per point.
+      if (count + (right - left + 1) > found.length) found = this.grow(count + (right - left + 1));
+      if (x0 >= minX && x1 <= maxX && y0 >= minY && y1 <= maxY && (circle === null || regionInCircle(circle, x0, y0, x1, y1))) {
+        this.takenWhole += right - left + 1;
+        if (!timed) {
+          for (let k = left; k <= right; k++) found[count++] = k;
+          continue;
+        }
+        for (let k = left; k <= right; k++) {
+          const start = startMs[k];
+          if (start <= toMs && start >= startsFrom && endMs[k] >= fromMs) found[count++] = k;
+        }
+        continue;
+      }
       if (right - left <= nodeSize) {
-        if (count + (right - left + 1) > found.length) found = this.grow(count + (right - left + 1));
         for (let k = left; k <= right; k++) {
           const x = coords[2 * k];
           const y = coords[2 * k + 1];
-          if (x >= minX && x <= maxX && y >= minY && y <= maxY) found[count++] = k;
+          if (x < minX || x > maxX || y < minY || y > maxY) continue;
+          if (timed && (startMs[k] > toMs || startMs[k] < startsFrom || endMs[k] < fromMs)) continue;
+          if (circle === null || inCircle(circle, x, y)) found[count++] = k;
         }
         continue;
       }
       const m = (left + right) >> 1;
       const x = coords[2 * m];
       const y = coords[2 * m + 1];
-      if (x >= minX && x <= maxX && y >= minY && y <= maxY) {
-        if (count === found.length) found = this.grow(count + 1);
-        found[count++] = m;
-      }
+      if (x >= minX && x <= maxX && y >= minY && y <= maxY && (!timed || (startMs[m] <= toMs && startMs[m] >= startsFrom && endMs[m] >= fromMs)) &&
+        (circle === null || inCircle(circle, x, y))) found[count++] = m;
+      // The points before m are at or below its coordinate on the axis, those after at or above it.
       if (axis === 0 ? minX <= x : minY <= y) {
-        stack[top++] = left;
-        stack[top++] = m - 1;
-        stack[top++] = 1 - axis;
+        stack[3 * top] = left;
+        stack[3 * top + 1] = m - 1;
+        stack[3 * top + 2] = 1 - axis;
+        regions[4 * top] = x0;
+        regions[4 * top + 1] = y0;
+        regions[4 * top + 2] = axis === 0 ? x : x1;
+        regions[4 * top + 3] = axis === 0 ? y1 : y;
+        top++;
       }
       if (axis === 0 ? maxX >= x : maxY >= y) {
-        stack[top++] = m + 1;
-        stack[top++] = right;
-        stack[top++] = 1 - axis;
+        stack[3 * top] = m + 1;
+        stack[3 * top + 1] = right;
+        stack[3 * top + 2] = 1 - axis;
+        regions[4 * top] = axis === 0 ? x : x0;
+        regions[4 * top + 1] = axis === 0 ? y0 : y;
+        regions[4 * top + 2] = x1;
+        regions[4 * top + 3] = y1;
+        top++;
       }
     }
     return count;
@@ -304,14 +392,6 @@ export class PointIndex {
   pointsOf(first: number, last: number): number {
     return this.starts[last] - this.starts[first];
   }
-}
-
-/** Writes the point's position on the unit sphere (x, y, z) into `out` at `at`. */
-function unitVector(lng: number, lat: number, out: Float64Array, at: number): void {
-  const cosLat = Math.cos(lat * RAD);
-  out[at] = cosLat * Math.cos(lng * RAD);
-  out[at + 1] = cosLat * Math.sin(lng * RAD);
-  out[at + 2] = Math.sin(lat * RAD);
 }
 
 /**

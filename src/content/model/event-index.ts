@@ -6,6 +6,7 @@
  */
 import { PointIndex, type Area, type Bbox, type Near } from '../../geo/point-index.ts';
 import { EventSlabs, SLAB_SIZE } from './event-slabs.ts';
+import { MarkedBits } from './marked-bits.ts';
 import type { EventTable } from './event-table.ts';
 import { runNow, STRIDE, type Steps } from './steps.ts';
 
@@ -149,12 +150,8 @@ export class EventIndex {
     const points = this.pois.foundPositions;
     // Found positions are marked in a bitmap over [first, end), then read in order: sorted and each once, with no
     // sort (a typed array's sort of the ~1,800 events near a point in a year took a quarter of the search).
-    const words = Math.ceil((end - first) / 32);
-    if (this.marks.length < words) {
-      this.marks = new Uint32Array(Math.max(words, this.marks.length * 2));
-      this.marked = new Uint32Array(Math.ceil(this.marks.length / 32));
-    }
-    const { marks, marked } = this;
+    const marks = this.marks;
+    marks.fit(end - first);
     let count = 0;
     for (let f = 0; f < found; f++) {
       // Binary search for the POI's first event at or after `first`, then its events before `end`.
@@ -169,39 +166,16 @@ export class EventIndex {
       }
       for (let a = lo; a < last && list[a] < end; a++) {
         if (list[a] < startsIn && endMs[list[a]] < fromMs) continue;
-        const bit = list[a] - first;
-        const w = bit >>> 5;
-        marks[w] |= 1 << (bit & 31);
-        marked[w >>> 5] |= 1 << (w & 31);
+        marks.mark(list[a] - first);
         count++;
       }
     }
-    // The words marked, by the bitmap of marked words (a year's window is 10,000 words, a few hundred marked).
     const out = new Int32Array(count);
-    let n = 0;
-    for (let m = 0; m < marked.length && m * 32 < words; m++) {
-      let summary = marked[m];
-      if (summary === 0) continue;
-      marked[m] = 0;
-      while (summary !== 0) {
-        const lowestWord = summary & -summary;
-        const w = (m << 5) + 31 - Math.clz32(lowestWord);
-        summary ^= lowestWord;
-        let word = marks[w];
-        marks[w] = 0;
-        while (word !== 0) {
-          const lowest = word & -word;
-          out[n++] = first + (w << 5) + 31 - Math.clz32(lowest);
-          word ^= lowest;
-        }
-      }
-    }
-    return out.subarray(0, n);
+    return out.subarray(0, marks.drain(out, 0, null, first));
   }
 
-  /** The bitmap `eventsOfPoisBetween` marks positions in, and one of its words marked; reused (all zero between queries). */
-  private marks = new Uint32Array(1024);
-  private marked = new Uint32Array(32);
+  /** Where `eventsInAreaOfPois` marks the positions it finds (reused). */
+  private readonly marks = new MarkedBits();
 }
 
 /** Throws unless parts made before fit these events and points: lengths, and every list within its table. */

@@ -5,16 +5,19 @@
  * POI in the area (most of which have nothing in the window) and not every event in the window.
  *
  * Within a slab, events are numbered in keyset order (0, 1, …), and what a query reads per point (the event's
- * number, start and end) lies in small arrays. An event is reported by the first slab of the window it overlaps
- * (its start's slab, or the window's first), and a bitmap over a slab's numbers drops the repeats of an event
- * with several points in the area; scanning that bitmap in order gives the slab's events in keyset order, and
- * the slabs in turn give the whole answer in keyset order: nothing is sorted.
+ * number, start and end) lies in small arrays by the index's order. The walk of the index tests each point it
+ * finds against the window as it goes (TreePoints.collect's times): an event is reported by the first slab of the
+ * window it overlaps (its start's slab, or the window's first). A bitmap over a slab's numbers drops the repeats
+ * of an event with several points in the area, and a bitmap of its marked words lets the scan skip the empty ones;
+ * scanning in order gives the slab's events in keyset order, and the slabs in turn give the whole answer in keyset
+ * order: nothing is sorted.
  *
  * Slabs are made the first time a query needs them (tens of milliseconds each on a million events) and the least
  * recently used go past their size's `kept`.
  */
 import { TreePoints, type Area } from '../../geo/point-index.ts';
 import type { EventTable } from './event-table.ts';
+import { MarkedBits } from './marked-bits.ts';
 import { runNow } from './steps.ts';
 
 /** A length of time slab, the most of them one query walks, and the most kept per map. */
@@ -23,12 +26,23 @@ export interface SlabSize { ms: number; perQuery: number; kept: number }
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * Two weeks, for windows up to about ten weeks (the default window is 30 days). A query walks a few slabs: each
- * slab walked is an index cold in the processor's caches. A longer window is answered from the POIs' event lists,
- * which measured as fast on 1M events for near 2 km over a year (218 us of CPU a question either way, against 27
- * two-week slabs at 480-580 us and five thirteen-week slabs at 218 us, which also cost 7 MB each per thread).
+ * One week, for windows up to twelve weeks (the default window is 30 days: five slabs). A slab holds every event
+ * overlapping its week, so a window walks the events of the weeks it touches, not only its own days: the shorter
+ * the slab, the fewer points outside the window a query tests, and the more indexes it walks. Measured in process
+ * on 1M events, distinct `near` 5 km over the default window with the processor's caches cleared between questions
+ * (as a server's are): one-week slabs and four-day ones both about 55 µs, two-week ones about 65 µs. A longer
+ * window is answered from the POIs' event lists: 27 two-week slabs for a year cost 480-580 µs of CPU a question
+ * against 218 µs for the lists, and five thirteen-week slabs tied them but cost 7 MB each per thread.
  */
-export const SLAB_SIZE: SlabSize = { ms: 14 * DAY_MS, perQuery: 6, kept: 32 };
+export const SLAB_SIZE: SlabSize = { ms: 7 * DAY_MS, perQuery: 12, kept: 32 };
+
+/**
+ * Points per leaf of a slab's KDBush index (KDBush's default is 64). A query takes whole the regions of the tree
+ * inside its area and tests each point of the leaves across its edge: smaller leaves test fewer points for a few
+ * more nodes (on 1M events, a `near` 5 km over the default window tests about 2,300 points one by one and takes
+ * 640 whole in leaves of 32, against 3,000 and 360 in leaves of 64).
+ */
+const SLAB_LEAF_POINTS = 32;
 
 /** One slab: its events by number, and their anchor points. */
 class Slab {
@@ -57,8 +71,8 @@ export class EventSlabs {
   private readonly events: EventTable;
   private readonly pointsOf: (poiCode: number) => Float64Array;
   private readonly kept = new Map<number, Slab>();
-  /** One bit per event number of a slab, reused by every query (all zero between queries). */
-  private bits = new Uint32Array(1024);
+  /** The events a slab's points found, by their numbers in the slab (reused by every query). */
+  private readonly marks = new MarkedBits();
   /** The answer being made, reused (grown as needed). */
   private out = new Int32Array(1024);
 
@@ -82,40 +96,18 @@ export class EventSlabs {
     let count = 0;
     for (let s = firstSlab; s <= lastSlab; s++) {
       const slab = this.slab(s);
-      const n = slab.points.collect(area);
+      const { startMs, endMs, positions } = slab;
+      // Reported here: in the window, and either this is the window's first slab or the event starts in this one.
+      const n = slab.points.collect(area, { startMs, endMs, fromMs, toMs, startsFrom: s === firstSlab ? -Infinity : s * slabMs });
       if (n === 0) continue;
       const found = slab.points.foundPositions;
       const numbers = slab.points.tagsByTreePosition;
-      const { startMs, endMs, positions } = slab;
-      if (this.bits.length * 32 < positions.length) this.bits = new Uint32Array(Math.ceil(positions.length / 32));
-      const bits = this.bits;
-      // Reported here: in the window, and either this is the window's first slab or the event starts in this one.
-      const startsFrom = s === firstSlab ? -Infinity : s * slabMs;
-      let low = bits.length;
-      let high = -1;
-      for (let f = 0; f < n; f++) {
-        const k = found[f];
-        const start = startMs[k];
-        if (start > toMs || start < startsFrom || endMs[k] < fromMs) continue;
-        const e = numbers[k];
-        const w = e >>> 5;
-        bits[w] |= 1 << (e & 31);
-        if (w < low) low = w;
-        if (w > high) high = w;
-      }
-      if (high < 0) continue;
-      if (count + (high - low + 1) * 32 > this.out.length) this.grow(count + (high - low + 1) * 32);
-      const out = this.out;
-      for (let w = low; w <= high; w++) {
-        let word = bits[w];
-        if (word === 0) continue;
-        bits[w] = 0;
-        while (word !== 0) {
-          const lowest = word & -word;
-          out[count++] = positions[(w << 5) + 31 - Math.clz32(lowest)];
-          word ^= lowest;
-        }
-      }
+      const marks = this.marks;
+      marks.fit(positions.length);
+      for (let f = 0; f < n; f++) marks.mark(numbers[found[f]]);
+      // At most one event a point: room for them all is made before they are read.
+      if (count + n > this.out.length) this.grow(count + n);
+      count = marks.drain(this.out, count, positions);
     }
     return this.out.slice(0, count);
   }
@@ -165,7 +157,7 @@ export class EventSlabs {
       }
     }
     const at = Int32Array.from(positions);
-    const points = runNow(TreePoints.buildSteps(lngs, lats, numbers));
+    const points = runNow(TreePoints.buildSteps(lngs, lats, numbers, { nodeSize: SLAB_LEAF_POINTS }));
     const byTree = points.tagsByTreePosition;
     return new Slab(points, at, Float64Array.from(byTree, (e) => events.startMs[at[e]]), Float64Array.from(byTree, (e) => events.endMs[at[e]]));
   }
