@@ -93,6 +93,15 @@ test('the bytes hash is the same wherever the bytes lie, and tells apart what di
   }
   // Trailing zero bytes change the hash (the length is hashed too).
   assert.notEqual(hashBytes53(new Uint8Array([1, 2, 3, 4])), hashBytes53(new Uint8Array([1, 2, 3, 4, 0, 0, 0, 0])));
+  // One bit changed anywhere (in any of the four lanes, or in the bytes after the last whole words) changes it.
+  const page = Uint8Array.from({ length: 1037 }, () => Math.floor(rand() * 256));
+  const hashes = new Set([hashBytes53(page)]);
+  for (let k = 0; k < page.length; k++) {
+    page[k] ^= 1 << (k % 8);
+    hashes.add(hashBytes53(page));
+    page[k] ^= 1 << (k % 8);
+  }
+  assert.equal(hashes.size, page.length + 1);
 });
 
 test('an answer written into a shared block is copied into memory of its own when the cache keeps it', () => {
