@@ -83,7 +83,8 @@ test('tables keep the keyset order, every text exactly, and find events by id an
   const some = bundle.events[5];
   assert.equal(findEvent(model, some.id)?.map.id, some.map_id);
   // Per POI: exactly the events anchored to it, in keyset order (brute force over the records).
-  for (const poi of events.anchorPois) {
+  for (let k = 0; k < events.anchorPoiCount; k++) {
+    const poi = events.anchorPoiId(k);
     const expected = Array.from({ length: events.length }, (_, i) => i).filter((i) => events.poiIds(i).includes(poi));
     assert.deepEqual([...events.positionsOfPoi(poi)], expected);
   }
@@ -144,7 +145,7 @@ test('tables whose columns do not fit together are refused', () => {
   assert.throws(() => EventTable.decode(other), /inconsistent/);
 });
 
-test('tables whose lookups point outside them are refused', () => {
+test('tables whose lookups, anchors or anchored POIs point outside them are refused', () => {
   const model = buildReadModel(contentDocs(fixture(), 'x'));
   const bytes = encoded(model);
   const headerLength = new DataView(bytes.buffer).getUint32(0, true);
@@ -152,12 +153,18 @@ test('tables whose lookups point outside them are refused', () => {
     { tables: { length: number; columns: Record<string, [number, number]> }[] };
   const base = (4 + headerLength + 7) & ~7;
   const [first] = header.tables;
+  const anchored = first.columns.poiTypeCode[1];
   for (const [column, value, problem] of [['poiEvents', first.length, /lookups/], ['idSlots', first.length + 1, /lookups/],
-    ['poiEventStart', 1, /poiEventStart/]] as const) {
+    ['poiSlots', anchored + 1, /lookups/], ['poiEventStart', 1, /poiEventStart/], ['anchorPoi', anchored, /codes/],
+    ['poiIdOffsets', 1 << 30, /anchored POIs/]] as const) {
     const other = bytes.slice();
     const [offset, length] = first.columns[column];
     assert.ok(length > 0, `${column} is encoded`);
-    new DataView(other.buffer).setInt32(base + offset, value, true);
+    new DataView(other.buffer).setInt32(base + offset + (column === 'poiIdOffsets' ? 4 : 0), value, true);
     assert.throws(() => EventTable.decode(other), problem, column);
   }
+  // A kind of POI that is not one of the three.
+  const other = bytes.slice();
+  other[base + first.columns.poiTypeCode[0]] = 3;
+  assert.throws(() => EventTable.decode(other), /codes/, 'poiTypeCode');
 });

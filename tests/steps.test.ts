@@ -66,7 +66,7 @@ function served(model: ReadModel) {
     pois: [...model.pois.values()].map((p) => p.record),
     maps: [...model.maps.values()].map((m) => ({
       id: m.id,
-      versions: [...m.versions.values()].map((v) => ({ id: v.id, pois: v.pois.map((p) => p.record.id), categories: v.categories })),
+      versions: [...m.versions.values()].map((v) => ({ id: v.id, pois: Array.from(v.pois, (i) => model.pois.id(i)), categories: v.categories })),
       events: Array.from({ length: m.events.length }, (_, i) => m.events.id(i)),
       lists: m.lists,
     })),
@@ -149,8 +149,9 @@ test('a read model built from a payload in shared memory views its event lookups
     if (map.events.length === 0) continue;
     const parts = map.eventIndex.parts!;
     for (const part of [parts.pointsBefore, parts.bounds, parts.positions]) assert.equal(part.buffer, payload.places.buffer);
-    const anchored = map.events.anchorPois.find((id) => map.events.positionsOfPoi(id).length > 0)!;
+    const anchored = Array.from({ length: map.events.anchorPoiCount }, (_, k) => map.events.anchorPoiId(k)).find((id) => map.events.positionsOfPoi(id).length > 0)!;
     assert.equal(map.events.positionsOfPoi(anchored).buffer, payload.tables.buffer, 'the POIs\' event lists');
+    assert.equal((map.events as unknown as { poiSlots: Int32Array }).poiSlots.buffer, payload.tables.buffer, 'the POIs\' id hash');
     assert.equal(map.events.startMs.buffer, payload.tables.buffer, 'the columns');
     checked++;
   }

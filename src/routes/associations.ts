@@ -49,7 +49,7 @@ export const batchPoiAssociations = defineRoute({
     if (query.list_id !== undefined && !model.lists.has(query.list_id)) throw notFound(`List ${query.list_id}`);
     // A list names its map; POIs alone may be of several maps (the content's languages, then).
     if (query.list_id !== undefined) language.forMap(model.lists.get(query.list_id)!.mapId);
-    else language.forMaps(query.poi_ids.flatMap((id) => model.pois.get(id)?.record.map_id ?? []));
+    else language.forMaps(query.poi_ids.flatMap((id) => model.pois.mapOf(id) ?? []));
     const visible = (a: AssociationRecord) => a.list_id === null || a.list_id === query.list_id;
     const body: Record<string, AssociationRecord[]> = {};
     for (const id of query.poi_ids) {

@@ -3,7 +3,7 @@
  * /places-of-interest/tags-pois-orders.
  */
 import * as v from 'valibot';
-import { compareByName, type CategoryRecord, type VersionContent } from '../content/model/read-model.ts';
+import { compareByName, poiEntries, type CategoryRecord, type VersionContent } from '../content/model/read-model.ts';
 import { notFound, type ParamError } from '../http/errors.ts';
 import { flag, oneOf, optionalUuid, uuid } from '../http/params.ts';
 import { defineRoute } from '../http/route.ts';
@@ -16,7 +16,7 @@ const alphabetical = (a: CategoryRecord, b: CategoryRecord) => compareByName(a, 
 
 function popularity(version: VersionContent) {
   return (a: CategoryRecord, b: CategoryRecord) =>
-    version.subtreePois.get(b.id)!.size - version.subtreePois.get(a.id)!.size || compareByName(a, b);
+    version.subtreePois.get(b.id)!.length - version.subtreePois.get(a.id)!.length || compareByName(a, b);
 }
 
 /** GET /places-of-interest/items/:map_id */
@@ -100,10 +100,12 @@ export const tagsPoisOrders = defineRoute({
     const pathId = query.path_id!;
     const category = version.categories.find((c) => c.id === pathId);
     if (!category) throw notFound(`Category ${pathId} in map ${map.id}`);
-    const under = version.subtreePois.get(pathId)!;
-    const curated = (map.categoryPoiOrder.get(pathId) ?? []).filter((id) => under.has(id));
-    const rest = version.pois.filter((p) => under.has(p.record.id) && !curated.includes(p.record.id)).map((p) => p.record.id);
-    const pois = [...curated, ...rest].map((id, i) => ({ ...model.pois.get(id)!.summary, position: i + 1 }));
+    // The category's POIs are in name order already: its curated order first, then the rest of them.
+    const under = new Set(version.subtreePois.get(pathId)!);
+    const curated = [...new Set((map.categoryPoiOrder.get(pathId) ?? []).map((id) => model.pois.indexOf(id)))].filter((i) => under.has(i));
+    const first = new Set(curated);
+    const rest = [...under].filter((i) => !first.has(i));
+    const pois = poiEntries(model, [...curated, ...rest]).map((p, i) => ({ ...p.summary, position: i + 1 }));
     return { map_id: map.id, path_id: pathId, category, children: version.children.get(pathId) ?? [], pois };
   },
 });

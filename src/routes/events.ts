@@ -147,12 +147,12 @@ export const upcomingByPoi = defineRoute({
     const toMs = query.to ?? Infinity;
     if (fromMs > toMs) throw invalidParams([{ name: 'to', in: 'query', reason: 'must not be earlier than from (default now)' }]);
     // POIs of several maps: negotiated against their maps' languages; a map without the language served gives its default.
-    const served = language.forMaps(query.poi_ids.flatMap((id) => model.pois.get(id)?.record.map_id ?? []));
+    const served = language.forMaps(query.poi_ids.flatMap((id) => model.pois.mapOf(id) ?? []));
     const body: Record<string, unknown[]> = {};
     for (const id of query.poi_ids) {
       const out: unknown[] = [];
-      const poi = model.pois.get(id);
-      const events = poi ? model.maps.get(poi.record.map_id)?.events : undefined;
+      const mapId = model.pois.mapOf(id);
+      const events = mapId === undefined ? undefined : model.maps.get(mapId)?.events;
       if (events) {
         for (const i of events.positionsOfPoi(id)) {
           if (events.startMs[i] > toMs || out.length >= query.limit_per_poi) break;

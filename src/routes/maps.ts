@@ -2,7 +2,7 @@
  * Maps: GET /maps/:map_id (with its 13 optional sections), /maps/:map_id/details and /maps/:map_id/contents.
  */
 import * as v from 'valibot';
-import type { CategoryRecord, MapView, VersionContent } from '../content/model/read-model.ts';
+import { poiRecords, type CategoryRecord, type MapView, type VersionContent } from '../content/model/read-model.ts';
 import { toUtc } from '../content/rfc3339.ts';
 import { flag } from '../http/params.ts';
 import { defineRoute } from '../http/route.ts';
@@ -35,7 +35,7 @@ export function categoryTree(version: VersionContent, options: {
     if (options.sort) kids.sort(options.sort);
     return kids.map((c) => ({
       ...c as unknown as CategoryNodeT,
-      ...(options.counts ? { count: version.subtreePois.get(c.id)!.size } : {}),
+      ...(options.counts ? { count: version.subtreePois.get(c.id)!.length } : {}),
       children: build(c.id),
     }));
   };
@@ -44,7 +44,7 @@ export function categoryTree(version: VersionContent, options: {
 
 /** POI counts of every category and tag of a version. */
 export function tagCounts(version: VersionContent) {
-  return version.categories.map((c) => ({ id: c.id, kind: c.kind, count: version.subtreePois.get(c.id)!.size }));
+  return version.categories.map((c) => ({ id: c.id, kind: c.kind, count: version.subtreePois.get(c.id)!.length }));
 }
 
 const SECTIONS = {
@@ -103,10 +103,10 @@ export const getMap = defineRoute({
     const body: Record<string, unknown> = mapIdentity(map, version);
     if (query.info) body.info = d.info;
     if (query.all_categories) body.all_categories = version.categories;
-    if (query.categories) body.categories = categoryTree(version, { keep: (c) => version.subtreePois.get(c.id)!.size > 0 });
-    if (query.markers) body.markers = version.markers;
-    if (query.paths) body.paths = version.paths;
-    if (query.polygons) body.polygons = version.polygons;
+    if (query.categories) body.categories = categoryTree(version, { keep: (c) => version.subtreePois.get(c.id)!.length > 0 });
+    if (query.markers) body.markers = poiRecords(model, version.pois, 'marker');
+    if (query.paths) body.paths = poiRecords(model, version.pois, 'path');
+    if (query.polygons) body.polygons = poiRecords(model, version.pois, 'polygon');
     if (query.publisher) body.publisher = model.publishers.get(map.publisherId);
     if (query.map_data) body.map_data = d.map_data;
     if (query.contact) body.contact = d.contact;

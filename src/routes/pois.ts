@@ -3,7 +3,8 @@
  * the GeoJSON collections of a map and the POI resolver.
  */
 import * as v from 'valibot';
-import type { PoiEntry, PoiRecord, PoiType, ReadModel } from '../content/model/read-model.ts';
+import { poiEntries, poiRecords, type PoiEntry, type PoiRecord, type PoiType, type ReadModel } from '../content/model/read-model.ts';
+import type { PoiStore } from '../content/model/poi-store.ts';
 import { matchesQuery, searchable } from '../content/model/text-search.ts';
 import { notFound } from '../http/errors.ts';
 import { GEOJSON_TYPE } from '../http/respond.ts';
@@ -24,11 +25,19 @@ function findPoi(model: ReadModel, id: string, type?: PoiType): PoiEntry {
 
 const capitalise = (s: string) => s[0].toUpperCase() + s.slice(1);
 
-/** Names made searchable, one text per distinct name in the map's languages, kept per record (records live as long as their content version). */
-const searchableNames = new WeakMap<object, string[]>();
-function nameMatches(record: PoiRecord, languages: readonly string[], q: readonly string[]): boolean {
-  let texts = searchableNames.get(record);
-  if (texts === undefined) searchableNames.set(record, (texts = [...new Set(languages.map((lang) => searchable(record.name.in(lang))))]));
+/**
+ * Names made searchable, one text per distinct name in the map's languages, per POI of a store, made the first time
+ * a search tests the POI (records are made when asked for, so the texts are kept by POI, not by record).
+ */
+const searchableNames = new WeakMap<PoiStore, (readonly string[] | undefined)[]>();
+function nameMatches(model: ReadModel, i: number, languages: readonly string[], q: readonly string[]): boolean {
+  let names = searchableNames.get(model.pois);
+  if (names === undefined) searchableNames.set(model.pois, (names = []));
+  let texts = names[i];
+  if (texts === undefined) {
+    const { name } = model.pois.fresh(i).record;
+    names[i] = texts = [...new Set(languages.map((lang) => searchable(name.in(lang))))];
+  }
   for (const text of texts) if (matchesQuery(text, q)) return true;
   return false;
 }
@@ -53,12 +62,15 @@ export const listPoisByTag = defineRoute({
   handle({ params, query, model }) {
     const map = findMap(model, params.map_id);
     const version = findVersion(map, undefined);
-    const wanted = new Set<string>();
-    for (const tag of query.tags) for (const id of version.subtreePois.get(tag) ?? []) wanted.add(id);
+    const wanted = new Set<number>();
+    for (const tag of query.tags) for (const i of version.subtreePois.get(tag) ?? []) wanted.add(i);
     const q = query.q;
     const languages = map.languages.offered;
-    const all = version.pois.filter((p) => wanted.has(p.record.id) && (!q || nameMatches(p.record, languages, q))).map((p) => p.record);
-    return sliceWindow(all, query.start, query.end);
+    // In name order; only the window's records are made.
+    const tagged = Array.from(version.pois.filter((i) => wanted.has(i)));
+    const matching = q ? tagged.filter((i) => nameMatches(model, i, languages, q)) : tagged;
+    const { items, ...window } = sliceWindow(matching, query.start, query.end);
+    return { items: poiRecords(model, items), ...window };
   },
 });
 
@@ -86,7 +98,7 @@ function kindRoutes(type: PoiType): RouteSpec[] {
     handle({ params, query, model }) {
       const map = findMap(model, params.map_id);
       const version = findVersion(map, query.version_id);
-      return { map_id: map.id, version_id: version.id, [plural]: version[plural] };
+      return { map_id: map.id, version_id: version.id, [plural]: poiRecords(model, version.pois, type) };
     },
   });
   const scoped = defineRoute({
@@ -153,7 +165,7 @@ export const poiCollections = defineRoute({
     const version = findVersion(map, query.version_id);
     const collection = (type: PoiType) => ({
       type: 'FeatureCollection' as const,
-      features: version.pois.filter((p) => p.record.type === type).map(toFeature),
+      features: poiEntries(model, version.pois, type).map(toFeature),
     });
     return { map_id: map.id, version_id: version.id, markers: collection('marker'), paths: collection('path'), polygons: collection('polygon') };
   },

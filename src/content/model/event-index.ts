@@ -53,28 +53,29 @@ export class EventIndex {
   }
 
   /**
-   * `verticesOf` gives a POI's vertices as [lng, lat] positions. `parts`, the `parts` of an index built before
+   * `verticesOf` gives a POI's vertices as lng, lat pairs. `parts`, the `parts` of an index built before
    * over the same table and POIs, save sorting the points and making the lists again (they are checked, not trusted).
    */
-  static build(events: EventTable, verticesOf: (poiId: string) => readonly (readonly number[])[], parts?: IndexParts): EventIndex {
+  static build(events: EventTable, verticesOf: (poiId: string) => ArrayLike<number>, parts?: IndexParts): EventIndex {
     return runNow(EventIndex.buildSteps(events, verticesOf, parts));
   }
 
   /** `build`, yielding as it goes. */
-  static *buildSteps(events: EventTable, verticesOf: (poiId: string) => readonly (readonly number[])[], parts?: IndexParts): Steps<EventIndex> {
+  static *buildSteps(events: EventTable, verticesOf: (poiId: string) => ArrayLike<number>, parts?: IndexParts): Steps<EventIndex> {
     const lngs: number[] = [];
     const lats: number[] = [];
     const owners: number[] = [];
-    const anchored = events.anchorPois;
-    for (let k = 0; k < anchored.length; k++) {
-      for (const [lng, lat] of verticesOf(anchored[k])) {
-        lngs.push(lng);
-        lats.push(lat);
+    const anchored = events.anchorPoiCount;
+    for (let k = 0; k < anchored; k++) {
+      const vertices = verticesOf(events.anchorPoiId(k));
+      for (let v = 0; v < vertices.length; v += 2) {
+        lngs.push(vertices[v]);
+        lats.push(vertices[v + 1]);
         owners.push(k);
       }
       if ((k & (STRIDE - 1)) === 0) yield;
     }
-    const pois = yield* PointIndex.buildSteps(lngs, lats, owners, anchored.length, parts ? { kdbush: parts.kdbush } : {});
+    const pois = yield* PointIndex.buildSteps(lngs, lats, owners, anchored, parts ? { kdbush: parts.kdbush } : {});
     yield;
     if (parts) {
       yield* checkParts(events, pois, parts);
@@ -88,8 +89,8 @@ export class EventIndex {
       pointsBefore[i + 1] = pointsBefore[i] + points;
       if ((i & (STRIDE - 1)) === 0) yield;
     }
-    const start = new Uint32Array(anchored.length);
-    const end = new Uint32Array(anchored.length);
+    const start = new Uint32Array(anchored);
+    const end = new Uint32Array(anchored);
     const positions = new Int32Array(anchorPoi.length);
     let at = 0;
     const order = pois.ownersInIndexOrder();

@@ -17,6 +17,7 @@
  */
 import { TreePoints, type Area } from '../../geo/point-index.ts';
 import type { EventTable } from './event-table.ts';
+import { Lru } from './lru.ts';
 import { MarkedBits } from './marked-bits.ts';
 import { runNow } from './steps.ts';
 
@@ -70,7 +71,8 @@ export class EventSlabs {
   readonly size: SlabSize;
   private readonly events: EventTable;
   private readonly pointsOf: (poiCode: number) => Float64Array;
-  private readonly kept = new Map<number, Slab>();
+  /** The slabs made lately, the least recently used let go past `size.kept`. */
+  private readonly kept: Lru<number, Slab>;
   /** The events a slab's points found, by their numbers in the slab (reused by every query). */
   private readonly marks = new MarkedBits();
   /** The answer being made, reused (grown as needed). */
@@ -81,6 +83,7 @@ export class EventSlabs {
     this.size = size;
     this.events = events;
     this.pointsOf = pointsOf;
+    this.kept = new Lru(size.kept);
   }
 
   /** True when [fromMs, toMs] spans at most `perQuery` slabs of this size. */
@@ -95,7 +98,7 @@ export class EventSlabs {
     const lastSlab = Math.floor(toMs / slabMs);
     let count = 0;
     for (let s = firstSlab; s <= lastSlab; s++) {
-      const slab = this.slab(s);
+      const slab = this.kept.get(s, (n) => this.make(n));
       const { startMs, endMs, positions } = slab;
       // Reported here: in the window, and either this is the window's first slab or the event starts in this one.
       const n = slab.points.collect(area, { startMs, endMs, fromMs, toMs, startsFrom: s === firstSlab ? -Infinity : s * slabMs });
@@ -116,23 +119,6 @@ export class EventSlabs {
     const grown = new Int32Array(Math.max(size, this.out.length * 2));
     grown.set(this.out);
     this.out = grown;
-  }
-
-  /** Slab s, made now if it is not kept; kept in least-recently-used order. */
-  private slab(s: number): Slab {
-    const kept = this.kept.get(s);
-    if (kept) {
-      this.kept.delete(s);
-      this.kept.set(s, kept);
-      return kept;
-    }
-    const slab = this.make(s);
-    this.kept.set(s, slab);
-    for (const old of this.kept.keys()) {
-      if (this.kept.size <= this.size.kept) break;
-      this.kept.delete(old);
-    }
-    return slab;
   }
 
   private make(s: number): Slab {

@@ -14,6 +14,7 @@ import type { EventT } from '../bundle/bundle-schema.ts';
 import { writeUtc } from '../rfc3339.ts';
 import { ByteWriter, utf8Bytes } from './byte-writer.ts';
 import { RecentRecords } from './recent-records.ts';
+import { findString, slotCount, slotsSteps, StringColumn } from './string-column.ts';
 import { runNow, STRIDE, type Steps } from './steps.ts';
 import { LocalText } from './local-text.ts';
 import { matchesQuery, searchable } from './text-search.ts';
@@ -24,47 +25,14 @@ type AnchorType = 'marker' | 'path' | 'polygon';
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** Strings packed as UTF-8 in one byte array; string i is bytes[offsets[i], offsets[i + 1]). */
-class StringColumn {
-  readonly bytes: Uint8Array;
-  readonly offsets: Uint32Array;
-
-  constructor(bytes: Uint8Array, offsets: Uint32Array) {
-    this.bytes = bytes;
-    this.offsets = offsets;
-  }
-
-  get(i: number): string {
-    return decoder.decode(this.bytes.subarray(this.offsets[i], this.offsets[i + 1]));
-  }
-
-  /** True when string i has exactly these UTF-8 bytes. */
-  equals(i: number, utf8: Uint8Array): boolean {
-    const start = this.offsets[i];
-    if (this.offsets[i + 1] - start !== utf8.length) return false;
-    for (let k = 0; k < utf8.length; k++) if (this.bytes[start + k] !== utf8[k]) return false;
-    return true;
-  }
-
-  /** FNV-1a over string i's bytes. */
-  hash(i: number): number {
-    return fnv1a(this.bytes, this.offsets[i], this.offsets[i + 1]);
-  }
-}
-
-function fnv1a(bytes: Uint8Array, start: number, end: number): number {
-  let h = 0x811c9dc5;
-  for (let k = start; k < end; k++) h = Math.imul(h ^ bytes[k], 0x01000193);
-  return h >>> 0;
-}
-
-/** The dictionaries a table's code columns point into. */
+/** The dictionaries a table's code columns point into (the anchored POIs' are columns: see EventColumns). */
 export interface EventDictionaries {
   types: string[];
   tags: string[]; // as written in the bundle; filters compare them lowercased
-  pois: string[]; // anchored POIs
-  poiTypes: AnchorType[];
 }
+
+/** The kinds of anchored POI, by their code in `poiTypeCode`. */
+const ANCHOR_TYPES: readonly AnchorType[] = ['marker', 'path', 'polygon'];
 
 /** The typed-array columns of a table, one entry per event unless said otherwise. */
 interface EventColumns {
@@ -77,32 +45,30 @@ interface EventColumns {
   startMs: Float64Array; endMs: Float64Array; createdMs: Float64Array;
   typeCode: Uint32Array;
   tagStart: Uint32Array; tagCode: Uint32Array; // event i's tags: tagCode[tagStart[i] .. tagStart[i + 1])
-  anchorStart: Uint32Array; anchorPoi: Uint32Array; // event i's anchors: indexes into `pois`
+  anchorStart: Uint32Array; anchorPoi: Uint32Array; // event i's anchors: codes of anchored POIs
+  // The anchored POIs by code: ids (UTF-8), and kinds (indexes into ANCHOR_TYPES). Columns rather than a dictionary in
+  // the header: 100k ids as strings, and a Map of them, were about 10 MB of heap in every serving thread.
+  poiIdBytes: Uint8Array; poiIdOffsets: Uint32Array; poiTypeCode: Uint8Array;
   // The lookups made from the columns above (see `lookupsSteps`): empty until made. Made once, by the publisher,
   // and encoded with the table, so every serving thread views the same bytes instead of making its own.
   idSlots: Int32Array; // open addressing: hash of id -> position + 1 (0 = empty)
+  poiSlots: Int32Array; // the same for the anchored POIs' ids -> code + 1
   poiEventStart: Uint32Array; poiEvents: Int32Array; // POI k's events: poiEvents[poiEventStart[k] .. poiEventStart[k + 1])
 }
 
 /** The lookups of a table (see EventColumns). */
-type Lookups = Pick<EventColumns, 'idSlots' | 'poiEventStart' | 'poiEvents'>;
+type Lookups = Pick<EventColumns, 'idSlots' | 'poiSlots' | 'poiEventStart' | 'poiEvents'>;
 
 /** Lookups not made yet: what a builder's columns carry. */
-const NO_LOOKUPS: Lookups = { idSlots: new Int32Array(0), poiEventStart: new Uint32Array(0), poiEvents: new Int32Array(0) };
-
-/** The size of the id hash table for n events: a power of two, at least twice n. */
-function idSlotCount(n: number): number {
-  let size = 1;
-  while (size < n * 2) size *= 2;
-  return size;
-}
+const NO_LOOKUPS: Lookups = { idSlots: new Int32Array(0), poiSlots: new Int32Array(0), poiEventStart: new Uint32Array(0), poiEvents: new Int32Array(0) };
 
 /** Which typed array each column is, to read a table back. */
 const COLUMN_TYPES = {
   idBytes: Uint8Array, idOffsets: Uint32Array, textBytes: Uint8Array, textOffsets: Uint32Array,
   allBytes: Uint8Array, allOffsets: Uint32Array, startMs: Float64Array, endMs: Float64Array, createdMs: Float64Array, typeCode: Uint32Array,
   tagStart: Uint32Array, tagCode: Uint32Array, anchorStart: Uint32Array, anchorPoi: Uint32Array,
-  idSlots: Int32Array, poiEventStart: Uint32Array, poiEvents: Int32Array,
+  poiIdBytes: Uint8Array, poiIdOffsets: Uint32Array, poiTypeCode: Uint8Array,
+  idSlots: Int32Array, poiSlots: Int32Array, poiEventStart: Uint32Array, poiEvents: Int32Array,
 } as const;
 type ColumnName = keyof typeof COLUMN_TYPES;
 const COLUMN_NAMES = Object.keys(COLUMN_TYPES) as ColumnName[];
@@ -110,8 +76,6 @@ const COLUMN_NAMES = Object.keys(COLUMN_TYPES) as ColumnName[];
 /** What identifies a table apart from its columns. */
 interface TableHead { mapId: string; timeZone: string; length: number; dictionaries: EventDictionaries; languages: string[] }
 
-/** What a table finds its events with besides its lookups. */
-interface TableIndex { longestEventMs: number; poiIndex: Map<string, number> }
 
 /** One event as the builder takes it: the validated record and its public anchors (deduplicated, in bundle order). */
 export interface EventInput { doc: EventT; startMs: number; anchors: string[] }
@@ -139,11 +103,12 @@ export class EventTable {
   private readonly texts: StringColumn;
   private readonly lowerTags: string[];
   private readonly idSlots: Int32Array; // see EventColumns
-  private readonly poiIndex: Map<string, number>;
+  private readonly anchorIds: StringColumn;
+  private readonly poiSlots: Int32Array;
   private readonly poiEventStart: Uint32Array; // see EventColumns
   private readonly poiEvents: Int32Array;
 
-  private constructor(head: TableHead, columns: EventColumns, index: TableIndex) {
+  private constructor(head: TableHead, columns: EventColumns, longestEventMs: number) {
     this.mapId = head.mapId;
     this.timeZone = head.timeZone;
     this.length = head.length;
@@ -158,13 +123,14 @@ export class EventTable {
     this.texts = new StringColumn(columns.textBytes, columns.textOffsets);
     this.recent = new RecentRecords(2 * columns.textBytes.length);
     this.lowerTags = this.dict.tags.map((t) => t.toLowerCase());
-    ({ longestEventMs: this.longestEventMs, poiIndex: this.poiIndex } = index);
-    ({ idSlots: this.idSlots, poiEventStart: this.poiEventStart, poiEvents: this.poiEvents } = columns);
+    this.longestEventMs = longestEventMs;
+    this.anchorIds = new StringColumn(columns.poiIdBytes, columns.poiIdOffsets);
+    ({ idSlots: this.idSlots, poiSlots: this.poiSlots, poiEventStart: this.poiEventStart, poiEvents: this.poiEvents } = columns);
   }
 
   /**
-   * A table from its columns, yielding as it goes: the longest event and the POIs' codes by id, and the lookups
-   * (by id, by POI) unless the columns carry them already (read back from a payload, see `encode`).
+   * A table from its columns, yielding as it goes: the longest event, and the lookups (by id, by POI) unless the
+   * columns carry them already (read back from a payload, see `encode`).
    */
   private static *assemble(head: TableHead, columns: EventColumns): Steps<EventTable> {
     const n = head.length;
@@ -173,32 +139,19 @@ export class EventTable {
       longestEventMs = Math.max(longestEventMs, columns.endMs[i] - columns.startMs[i]);
       if ((i & (STRIDE - 1)) === 0) yield;
     }
-    const poiCount = head.dictionaries.pois.length;
-    const poiIndex = new Map<string, number>();
-    for (let k = 0; k < poiCount; k++) {
-      poiIndex.set(head.dictionaries.pois[k], k);
-      if ((k & (STRIDE - 1)) === 0) yield;
-    }
     const made = columns.idSlots.length > 0 ? columns : { ...columns, ...yield* EventTable.lookupsSteps(head, columns) };
-    return new EventTable(head, made, { longestEventMs, poiIndex });
+    return new EventTable(head, made, longestEventMs);
   }
 
   /** Makes a table's lookups from its columns (see EventColumns), yielding as it goes. */
   private static *lookupsSteps(head: TableHead, columns: EventColumns): Steps<Lookups> {
     const n = head.length;
-    const ids = new StringColumn(columns.idBytes, columns.idOffsets);
-    const size = idSlotCount(n);
-    const idSlots = new Int32Array(size);
-    for (let i = 0; i < n; i++) {
-      let slot = ids.hash(i) & (size - 1);
-      while (idSlots[slot] !== 0) slot = (slot + 1) & (size - 1);
-      idSlots[slot] = i + 1;
-      if ((i & (STRIDE - 1)) === 0) yield;
-    }
+    const idSlots = yield* slotsSteps(new StringColumn(columns.idBytes, columns.idOffsets), n);
+    const poiCount = columns.poiTypeCode.length;
+    const poiSlots = yield* slotsSteps(new StringColumn(columns.poiIdBytes, columns.poiIdOffsets), poiCount);
 
     // Events per anchored POI, in keyset order (the order of positions).
     const { anchorStart, anchorPoi } = columns;
-    const poiCount = head.dictionaries.pois.length;
     const poiEventStart = new Uint32Array(poiCount + 1);
     for (let a = 0; a < anchorPoi.length; a++) poiEventStart[anchorPoi[a] + 1]++;
     for (let k = 0; k < poiCount; k++) poiEventStart[k + 1] += poiEventStart[k];
@@ -209,7 +162,7 @@ export class EventTable {
       for (let a = anchorStart[i]; a < anchorStart[i + 1]; a++) poiEvents[fill[anchorPoi[a]]++] = i;
       if ((i & (STRIDE - 1)) === 0) yield;
     }
-    return { idSlots, poiEventStart, poiEvents };
+    return { idSlots, poiSlots, poiEventStart, poiEvents };
   }
 
   /** Builds the table of one map from its events, in any order. */
@@ -244,19 +197,13 @@ export class EventTable {
 
   /** The position of the event with this (lowercase) id, or -1. */
   positionOf(id: string): number {
-    const utf8 = encoder.encode(id);
-    const mask = this.idSlots.length - 1;
-    for (let slot = fnv1a(utf8, 0, utf8.length) & mask; this.idSlots[slot] !== 0; slot = (slot + 1) & mask) {
-      const i = this.idSlots[slot] - 1;
-      if (this.ids.equals(i, utf8)) return i;
-    }
-    return -1;
+    return findString(this.idSlots, this.ids, id);
   }
 
   /** Positions of the events anchored to a POI, in keyset order. */
   positionsOfPoi(poiId: string): Int32Array {
-    const k = this.poiIndex.get(poiId);
-    return k === undefined ? new Int32Array(0) : this.positionsOfCode(k);
+    const k = findString(this.poiSlots, this.anchorIds, poiId);
+    return k < 0 ? new Int32Array(0) : this.positionsOfCode(k);
   }
 
   /** Positions of the events anchored to the POI with this code (see `anchorPois`), in keyset order. */
@@ -264,9 +211,14 @@ export class EventTable {
     return this.poiEvents.subarray(this.poiEventStart[k], this.poiEventStart[k + 1]);
   }
 
-  /** Every anchored POI, indexed by the codes `anchorCodes` gives. */
-  get anchorPois(): readonly string[] {
-    return this.dict.pois;
+  /** How many POIs the events are anchored to: their codes (`anchorCodes`) are 0 to this less one. */
+  get anchorPoiCount(): number {
+    return this.columns.poiTypeCode.length;
+  }
+
+  /** The id of the anchored POI of this code. */
+  anchorPoiId(k: number): string {
+    return this.anchorIds.get(k);
   }
 
   /** Event i's anchors are `anchorPoi[anchorStart[i] .. anchorStart[i + 1])`, codes into `anchorPois`. */
@@ -282,7 +234,7 @@ export class EventTable {
 
   /** Event i's anchored POI ids, in bundle order. */
   poiIds(i: number): string[] {
-    return Array.from(this.anchorCodes(i), (k) => this.dict.pois[k]);
+    return Array.from(this.anchorCodes(i), (k) => this.anchorIds.get(k));
   }
 
   /** A mask over type codes: which codes are one of these (lowercase) types. */
@@ -399,7 +351,7 @@ export class EventTable {
 
   /** Writes event i with its texts from `textBytes[textStart, textEnd)`. */
   private writeColumns(i: number, textBytes: Uint8Array, textStart: number, textEnd: number, w: ByteWriter): void {
-    const { tagStart, tagCode, anchorStart, anchorPoi, typeCode, createdMs, idBytes, idOffsets } = this.columns;
+    const { tagStart, tagCode, anchorStart, anchorPoi, typeCode, createdMs, idBytes, idOffsets, poiIdBytes, poiIdOffsets, poiTypeCode } = this.columns;
     const json = (this.json ??= {
       mapId: utf8Bytes(JSON.stringify(this.mapId)), timeZone: utf8Bytes(JSON.stringify(this.timeZone)),
       types: this.dict.types.map((t) => utf8Bytes(JSON.stringify(t))), tags: this.dict.tags.map((t) => utf8Bytes(JSON.stringify(t))),
@@ -424,10 +376,8 @@ export class EventTable {
     for (let a = anchorStart[i]; a < anchorStart[i + 1]; a++) {
       const k = anchorPoi[a];
       if (a > anchorStart[i]) w.byte(COMMA);
-      // POI ids are UUIDs and types one of three words (the bundle's schema): nothing to escape. Written from the
-      // dictionary each time, not kept as bytes per POI: such a cache grew for as long as new POIs were served,
-      // and what it kept was promoted to the old generation, where only a full collection frees it.
-      w.ascii('{"id":"').ascii(this.dict.pois[k]).ascii('","type":"').ascii(this.dict.poiTypes[k]).ascii('"}');
+      // POI ids are UUIDs and types one of three words (the bundle's schema): nothing to escape.
+      w.ascii('{"id":"').bytes(poiIdBytes, poiIdOffsets[k], poiIdOffsets[k + 1]).ascii('","type":"').ascii(ANCHOR_TYPES[poiTypeCode[k]]).ascii('"}');
     }
     w.ascii(']}');
   }
@@ -525,21 +475,24 @@ function* checkShape(head: TableHead, c: EventColumns): Steps<void> {
     : c.allOffsets.length !== n + 1 || c.allOffsets[n] !== c.allBytes.length) fail('allOffsets');
   if (c.idOffsets[n] !== c.idBytes.length || c.textOffsets[c.textOffsets.length - 1] !== c.textBytes.length) fail('string offsets');
   if (c.tagStart[n] !== c.tagCode.length || c.anchorStart[n] !== c.anchorPoi.length) fail('list offsets');
-  const { types, tags, pois, poiTypes } = head.dictionaries;
-  if (pois.length !== poiTypes.length) fail('anchor dictionary');
-  for (const [codes, size] of [[c.typeCode, types.length], [c.tagCode, tags.length], [c.anchorPoi, pois.length]] as const) {
+  const { types, tags } = head.dictionaries;
+  const pois = c.poiTypeCode.length;
+  if (c.poiIdOffsets.length !== pois + 1 || c.poiIdOffsets[pois] !== c.poiIdBytes.length) fail('anchored POIs');
+  for (let k = 0; k < pois; k++) if (c.poiIdOffsets[k] > c.poiIdOffsets[k + 1]) fail('anchored POIs');
+  for (const [codes, size] of [[c.typeCode, types.length], [c.tagCode, tags.length], [c.anchorPoi, pois], [c.poiTypeCode, ANCHOR_TYPES.length]] as const) {
     for (let i = 0; i < codes.length; i++) {
       if (codes[i] >= size) fail('codes');
       if ((i & (STRIDE - 1)) === 0) yield;
     }
   }
   // The lookups, made by the publisher: their sizes, and positions within the table.
-  if (c.idSlots.length !== idSlotCount(n)) fail('idSlots');
-  if (c.poiEventStart.length !== pois.length + 1 || c.poiEventStart[0] !== 0 || c.poiEventStart[pois.length] !== c.anchorPoi.length) fail('poiEventStart');
-  for (let k = 0; k < pois.length; k++) if (c.poiEventStart[k] > c.poiEventStart[k + 1]) fail('poiEventStart');
+  if (c.idSlots.length !== slotCount(n)) fail('idSlots');
+  if (c.poiSlots.length !== slotCount(pois)) fail('poiSlots');
+  if (c.poiEventStart.length !== pois + 1 || c.poiEventStart[0] !== 0 || c.poiEventStart[pois] !== c.anchorPoi.length) fail('poiEventStart');
+  for (let k = 0; k < pois; k++) if (c.poiEventStart[k] > c.poiEventStart[k + 1]) fail('poiEventStart');
   if (c.poiEvents.length !== c.anchorPoi.length) fail('poiEvents');
-  // idSlots holds a position + 1 (0: empty), poiEvents positions.
-  for (const [values, highest] of [[c.idSlots, n], [c.poiEvents, n - 1]] as const) {
+  // idSlots holds a position + 1 (0: empty), poiSlots a code + 1, poiEvents positions.
+  for (const [values, highest] of [[c.idSlots, n], [c.poiSlots, pois], [c.poiEvents, n - 1]] as const) {
     for (let i = 0; i < values.length; i++) {
       if (values[i] < 0 || values[i] > highest) fail('lookups');
       if ((i & (STRIDE - 1)) === 0) yield;
@@ -594,7 +547,9 @@ export class EventTableBuilder {
   private readonly mapId: string;
   private readonly timeZone: string;
   private readonly languages: string[];
-  private readonly dictionaries: EventDictionaries = { types: [], tags: [], pois: [], poiTypes: [] };
+  private readonly dictionaries: EventDictionaries = { types: [], tags: [] };
+  /** The anchored POIs' ids, by code. */
+  private readonly pois: string[] = [];
   private readonly codes = { types: new Map<string, number>(), tags: new Map<string, number>(), pois: new Map<string, number>() };
   private readonly idBytes = new Growable((n) => new Uint8Array(n), 1 << 16);
   private readonly idOffsets = new Growable((n) => new Uint32Array(n));
@@ -704,21 +659,22 @@ export class EventTableBuilder {
 
   /** The table, in keyset order (starts_at in ms, then id); `poiType` names the kind of each anchored POI. */
   finish(poiType: (id: string) => AnchorType): EventTable {
+    const pois = StringColumn.of(this.pois);
     const columns: EventColumns = {
+      poiIdBytes: pois.bytes, poiIdOffsets: pois.offsets, poiTypeCode: Uint8Array.from(this.pois, (id) => ANCHOR_TYPES.indexOf(poiType(id))),
       idBytes: this.idBytes.view, idOffsets: this.idOffsets.view, textBytes: this.textBytes.view, textOffsets: this.textOffsets.view,
       allBytes: this.all?.bytes.view ?? new Uint8Array(0), allOffsets: this.all?.offsets.view ?? new Uint32Array(0), startMs: this.startMs.view, endMs: this.endMs.view, createdMs: this.createdMs.view, typeCode: this.typeCode.view,
       tagStart: this.tagStart.view, tagCode: this.tagCode.view, anchorStart: this.anchorStart.view, anchorPoi: this.anchorPoi.view,
       ...NO_LOOKUPS,
     };
-    const dictionaries = { ...this.dictionaries, poiTypes: this.dictionaries.pois.map(poiType) };
-    return EventTable.fromColumns({ mapId: this.mapId, timeZone: this.timeZone, length: this.length, dictionaries, languages: this.languages },
+    return EventTable.fromColumns({ mapId: this.mapId, timeZone: this.timeZone, length: this.length, dictionaries: this.dictionaries, languages: this.languages },
       this.sorted ? columns : inKeysetOrder(columns, this.languages.length));
   }
 
   private code(kind: 'types' | 'tags' | 'pois', value: string): number {
     const index = this.codes[kind];
     let code = index.get(value);
-    if (code === undefined) index.set(value, (code = (this.dictionaries[kind] as string[]).push(value) - 1));
+    if (code === undefined) index.set(value, (code = (kind === 'pois' ? this.pois : this.dictionaries[kind]).push(value) - 1));
     return code;
   }
 }
@@ -765,7 +721,8 @@ function inKeysetOrder(c: EventColumns, segments: number): EventColumns {
   const [allBytes, allOffsets] = c.allOffsets.length > 0 ? reorder(c.allBytes, c.allOffsets) : [c.allBytes, c.allOffsets];
   const [anchorPoi, anchorStart] = reorder(c.anchorPoi, c.anchorStart);
   return { idBytes, idOffsets, textBytes, textOffsets, allBytes, allOffsets, startMs: pick(c.startMs), endMs: pick(c.endMs), createdMs: pick(c.createdMs),
-    typeCode: pick(c.typeCode), tagStart, tagCode, anchorStart, anchorPoi, ...NO_LOOKUPS };
+    typeCode: pick(c.typeCode), tagStart, tagCode, anchorStart, anchorPoi, poiIdBytes: c.poiIdBytes, poiIdOffsets: c.poiIdOffsets,
+    poiTypeCode: c.poiTypeCode, ...NO_LOOKUPS };
 }
 
 /**
@@ -793,7 +750,7 @@ const COMMA = 0x2c;
 const scratch = new ByteWriter(4096);
 
 /** Changes whenever the encoding does, so a snapshot in an older encoding is rebuilt, not misread. */
-export const TABLE_FORMAT = 5;
+export const TABLE_FORMAT = 6;
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 /** The next multiple of 8 (typed arrays in shared bytes start on 8-byte boundaries). */
 export const align8 = (n: number) => (n + 7) & ~7;

@@ -10,9 +10,10 @@ import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildEventTables, buildReadModel, eventIndexSteps, readModelSteps, type ContentDocs, type EventPages, type ReadModel } from './read-model.ts';
+import { buildEventTables, buildReadModel, eventIndexSteps, readModelSteps, type ContentDocs, type EventPages, type ModelDocs, type ReadModel } from './read-model.ts';
+import { jsonRows, type PoiRows } from './poi-store.ts';
 import type { IndexParts } from './event-index.ts';
-import { runNow, runSliced, type Steps } from './steps.ts';
+import { runNow, runSliced, STRIDE, type Steps } from './steps.ts';
 import { align8, EventTable, TABLE_FORMAT } from './event-table.ts';
 
 /** The encoding of `places` (see `encodePlaces`). */
@@ -22,7 +23,7 @@ const PLACES_FORMAT = 2;
  * Changes whenever what a cache holds could change for the same content version: the event tables' encoding,
  * or which anchors a table keeps (bump the number by hand when the model's visibility rules change).
  */
-export const MODEL_FORMAT = `model-2-tables-${TABLE_FORMAT}-places-${PLACES_FORMAT}`;
+export const MODEL_FORMAT = `model-3-tables-${TABLE_FORMAT}-places-${PLACES_FORMAT}`;
 
 /** A content version's derived form, ready to build a read model from. */
 export interface ModelPayload {
@@ -135,17 +136,27 @@ function decodePlaces(bytes: Uint8Array): Map<string, IndexParts> {
 /** Records per line of a payload's docs: a line is parsed in one piece, so it is kept to a few milliseconds. */
 const DOCS_LINE_ITEMS = 2_000;
 
+/** How a line holding one POI row begins (it ends with `]}`): the row's JSON lies between. */
+const POI_LINE = '{"pois":[';
+const POI_LINE_BYTES = new TextEncoder().encode(POI_LINE);
+
 /**
  * ContentDocs as UTF-8 JSON lines: the first line holds everything but the long collections (left empty there),
- * and each later line `{"<collection>": [...]}` the next DOCS_LINE_ITEMS records of one of them, in order.
- * Bytes, not a string: they move to the serving thread without a copy, where a string of a million records'
- * text would be copied there in one piece (tens of milliseconds with nothing answered), and each line is
- * decoded only when it is parsed.
+ * and each later line `{"<collection>": [...]}` the next DOCS_LINE_ITEMS records of one of them, in order; POIs
+ * one a line, so that each serving thread finds a POI's row by where its line is and parses it only when its
+ * record is asked for (poi-store.ts). Bytes, not a string: they move to the serving thread without a copy, where a
+ * string of a million records' text would be copied there in one piece (tens of milliseconds with nothing
+ * answered), and each line is decoded only when it is parsed.
  */
 export function docsBytes(docs: ContentDocs): Uint8Array {
   const head: Record<string, unknown> = {};
   const lines: string[] = [];
   for (const [key, value] of Object.entries(docs)) {
+    if (key === 'pois') {
+      head[key] = [];
+      for (const row of value as ContentDocs['pois']) lines.push(`${POI_LINE}${JSON.stringify(row)}]}`);
+      continue;
+    }
     if (!Array.isArray(value) || value.length <= DOCS_LINE_ITEMS) {
       head[key] = value;
       continue;
@@ -159,28 +170,49 @@ export function docsBytes(docs: ContentDocs): Uint8Array {
 const NEWLINE = 0x0a;
 const utf8 = new TextDecoder();
 
-/** Reads back what `docsBytes` wrote, a line at a time. */
-function* docsSteps(bytes: Uint8Array): Steps<ContentDocs> {
+/** True when the line at `start` holds one POI row (see `docsBytes`). */
+function isPoiLine(bytes: Uint8Array, start: number, end: number): boolean {
+  if (end - start < POI_LINE_BYTES.length + 2) return false;
+  for (let k = 0; k < POI_LINE_BYTES.length; k++) if (bytes[start + k] !== POI_LINE_BYTES[k]) return false;
+  return true;
+}
+
+/**
+ * Reads back what `docsBytes` wrote, a line at a time. The POIs' rows are left where they are, each parsed when
+ * asked for (`jsonRows`): only where each lies is read.
+ */
+function* docsSteps(bytes: Uint8Array): Steps<ModelDocs> {
   const line = (start: number, end: number) => JSON.parse(utf8.decode(bytes.subarray(start, end))) as Record<string, unknown[]>;
   let end = bytes.indexOf(NEWLINE);
   if (end < 0) end = bytes.length;
   const docs = line(0, end);
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let lines = 0;
   while (end < bytes.length) {
-    yield;
     const start = end + 1;
     end = bytes.indexOf(NEWLINE, start);
     if (end < 0) end = bytes.length;
+    if (isPoiLine(bytes, start, end)) {
+      starts.push(start + POI_LINE_BYTES.length);
+      ends.push(end - 2);
+      if ((++lines & (STRIDE - 1)) === 0) yield;
+      continue;
+    }
+    yield;
     for (const [key, items] of Object.entries(line(start, end))) {
       const list = docs[key];
       for (const item of items) list.push(item);
     }
   }
-  return docs as unknown as ContentDocs;
+  return { ...docs, pois: jsonRows(bytes, Uint32Array.from(starts), Uint32Array.from(ends)) } as unknown as ModelDocs;
 }
 
-/** Reads back what `docsBytes` wrote, at once. */
+/** Reads back what `docsBytes` wrote, at once, every POI row parsed. */
 export function readDocsBytes(bytes: Uint8Array): ContentDocs {
-  return runNow(docsSteps(bytes));
+  const docs = runNow(docsSteps(bytes));
+  const rows = docs.pois as PoiRows;
+  return { ...docs, pois: Array.from({ length: rows.length }, (_, i) => rows.row(i)) };
 }
 
 /** Builds the read model of a payload, yielding as it goes. */

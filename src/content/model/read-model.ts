@@ -10,6 +10,7 @@
 import { type Geometry, rewindPolygon, roundPosition, round7, representativePoint, geometryVertices } from '../../geo/geojson.ts';
 import { EventIndex, type IndexParts } from './event-index.ts';
 import { EventTable, EventTableBuilder } from './event-table.ts';
+import { parsedRows, PoiStore, type PoiFacts, type PoiRow, type PoiRows } from './poi-store.ts';
 import { runNow, sortSteps, STRIDE, type Steps } from './steps.ts';
 import { toUtc } from '../rfc3339.ts';
 import { canonicalTag, LocalText, localText, type Languages } from './local-text.ts';
@@ -57,14 +58,12 @@ export interface CategoryRecord {
 /** What one published version of a map contains. */
 export interface VersionContent {
   id: string;
-  markers: PoiRecord[];
-  paths: PoiRecord[];
-  polygons: PoiRecord[];
-  pois: PoiEntry[]; // every POI of the version, in `comparePoi` order
+  /** Every POI of the version (numbers in the model's PoiStore), by name then id (`compareByName`). */
+  pois: Int32Array;
   categories: CategoryRecord[]; // flat, in custom order (sort_order, then name)
   categoryIds: Set<string>;
   children: Map<string | null, CategoryRecord[]>; // parent id (null = top level) -> children, custom order
-  subtreePois: Map<string, Set<string>>; // category id -> POIs assigned to it or any descendant
+  subtreePois: Map<string, Int32Array>; // category id -> POIs assigned to it or any descendant, each once, in `pois` order
 }
 
 /** A map's record with its texts in every language (LocalText). */
@@ -124,7 +123,8 @@ export interface ReadModel {
   publishers: Map<string, Record<string, unknown>>;
   maps: Map<string, MapView>;
   disabledMaps: Map<string, DisabledMap>;
-  pois: Map<string, PoiEntry>;
+  /** Every public POI; its record made when asked for (poi-store.ts). */
+  pois: PoiStore;
   icons: Record<string, unknown>[];
   lists: Map<string, { mapId: string; entry: ListEntry }>;
   associationsFrom: Map<string, AssociationRecord[]>; // POI id -> associations where it is the source
@@ -201,12 +201,15 @@ export interface ContentDocs {
   maps: MapT[];
   icons: IconT[];
   categories: CategoryT[];
-  pois: { poi_type: PoiType; doc: MarkerT | PathT | PolygonT }[];
+  pois: PoiRow[];
   itemVersions: { item_id: string; version_id: string }[];
   events: EventT[];
   lists: ListT[];
   associations: AssociationT[];
 }
+
+/** What a read model is built from: ContentDocs, whose POI rows may each be parsed only when asked for (a payload's). */
+export type ModelDocs = Omit<ContentDocs, 'pois'> & { pois: readonly PoiRow[] | PoiRows };
 
 const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
@@ -222,7 +225,7 @@ function eventTableBuilders({ maps, pois }: Pick<ReadModel, 'maps' | 'pois'>) {
       const anchors = (doc.poi_ids.length === 1 ? doc.poi_ids : [...new Set(doc.poi_ids)]).filter((id) => pois.has(id));
       builders.get(doc.map_id)?.add({ doc, startMs: Date.parse(doc.starts_at), anchors });
     },
-    finish: (): EventTable[] => [...builders.values()].map((b) => b.finish((id) => pois.get(id)!.record.type)),
+    finish: (): EventTable[] => [...builders.values()].map((b) => b.finish((id) => pois.type(pois.indexOf(id)))),
   };
 }
 
@@ -245,20 +248,20 @@ export async function buildEventTables(model: Pick<ReadModel, 'maps' | 'pois'>, 
  * Builds the read model of one content version from its records (the same ones loaded into PGlite).
  * `eventTables`, read back from a data snapshot of the same bundle, stand in for `docs.events`.
  */
-export function buildReadModel(docs: ContentDocs, eventTables?: readonly EventTable[]): ReadModel {
+export function buildReadModel(docs: ModelDocs, eventTables?: readonly EventTable[]): ReadModel {
   return runNow(readModelSteps(docs, eventTables));
 }
 
 /** The spatial index of a map's events, over the vertices of their anchored POIs; `parts` as `EventIndex.build` takes them. */
-export function eventIndexSteps(pois: ReadonlyMap<string, PoiEntry>, table: EventTable, parts?: IndexParts): Steps<EventIndex> {
-  return EventIndex.buildSteps(table, (id) => geometryVertices(pois.get(id)!.geometry), parts);
+export function eventIndexSteps(pois: PoiStore, table: EventTable, parts?: IndexParts): Steps<EventIndex> {
+  return EventIndex.buildSteps(table, (id) => pois.verticesOf(pois.indexOf(id)), parts);
 }
 
 /**
  * `buildReadModel`, yielding as it goes (see steps.ts): the serving thread builds a new version in slices.
  * `places` gives, by map id, the parts of each map's spatial index made before (see `EventIndex.parts`).
  */
-export function* readModelSteps(docs: ContentDocs, eventTables?: readonly EventTable[],
+export function* readModelSteps(docs: ModelDocs, eventTables?: readonly EventTable[],
   places?: ReadonlyMap<string, IndexParts>): Steps<ReadModel> {
   const publisherDocs = [...docs.publishers].sort(byId);
   const mapDocs = [...docs.maps].sort(byId);
@@ -272,7 +275,7 @@ export function* readModelSteps(docs: ContentDocs, eventTables?: readonly EventT
   const textOfMap = (value: Parameters<typeof localText>[0], mapId: string) => textOf(value, mapId)!;
   const iconDocs = yield* sortSteps([...docs.icons], byId);
   const categoryDocs = yield* sortSteps([...docs.categories], byId);
-  const poiRows = yield* sortSteps([...docs.pois], (a, b) => byId(a.doc, b.doc));
+  const poiRows = Array.isArray(docs.pois) ? parsedRows(docs.pois as readonly PoiRow[]) : docs.pois as PoiRows;
   const itemVersionRows = docs.itemVersions;
   const listDocs = yield* sortSteps([...docs.lists], byId);
   const associationDocs = yield* sortSteps([...docs.associations], byId);
@@ -320,24 +323,42 @@ export function* readModelSteps(docs: ContentDocs, eventTables?: readonly EventT
       name: textOfMap(c.name, c.map_id), icon_id: orNull(c.icon_id), color: orNull(c.color), sort_order: c.sort_order, version_ids: publicVersionIds(c.id),
     });
   }
-  const pois = new Map<string, PoiEntry>();
-  for (let i = 0; i < poiRows.length; i++) {
+  // POIs: each row is made into its entry once here, to learn what the store keeps of it (poi-store.ts), its
+  // versions and categories (lists shared between POIs), and its name to sort by; the entry itself is let go.
+  const facts: PoiFacts[] = [];
+  const versionsOf: (readonly string[])[] = [];
+  const categoriesOf: (readonly string[])[] = [];
+  const names: string[] = [];
+  for (let r = 0; r < poiRows.length; r++) {
     // A path or polygon can take a while (its vertices are rounded and its winding checked): yield often.
-    if ((i & 31) === 0) yield;
-    const { poi_type, doc } = poiRows[i];
+    if ((r & 31) === 0) yield;
+    const { poi_type, doc } = poiRows.row(r);
     if (!isPublic(doc.id)) continue;
     // Category ids as the categories' own strings, each set once (a parsed document has a copy of them per POI).
     const categoryIds = same.list([...new Set(doc.category_ids.flatMap((id) => categories.get(id)?.id ?? []))]);
-    pois.set(doc.id, buildPoi(poi_type, doc, publicVersionIds(doc.id), categoryIds, (value) => textOf(value, doc.map_id), same));
+    const versionIds = publicVersionIds(doc.id);
+    const entry = buildPoi(poi_type, doc, versionIds, categoryIds, (value) => textOf(value, doc.map_id), same);
+    facts.push({ row: r, id: doc.id, type: poi_type, mapId: entry.record.map_id, vertices: geometryVertices(entry.geometry) });
+    versionsOf.push(versionIds);
+    categoriesOf.push(categoryIds);
+    names.push(String(entry.record.name));
   }
+  const pois = yield* PoiStore.buildSteps(poiRows, facts, poiMaker(languages, content, versionsOf, categoriesOf, same));
 
   // Sorted once: each version's POIs keep this order.
-  const poisByName = yield* sortSteps([...pois.values()], (a, b) => compareByName(a.record, b.record));
+  const byName = (a: number, b: number) => collator.compare(names[a], names[b]) || (facts[a].id < facts[b].id ? -1 : facts[a].id > facts[b].id ? 1 : 0);
+  const poisByName = Int32Array.from(yield* sortSteps(Array.from({ length: pois.size }, (_, i) => i), byName));
+  const poiFacts = { versionsOf, categoriesOf };
+  /** A POI's entry made for the build (lists, associations), not kept by the store. */
+  const made = (id: string) => {
+    const i = pois.indexOf(id);
+    return i < 0 ? undefined : pois.fresh(i);
+  };
   const maps = new Map<string, MapView>();
   for (const m of enabledDocs) {
     const versionDocs = new Map(m.versions.filter((ver) => ver.status === 'published').map((ver) => [ver.id, ver]));
     const versions = new Map<string, VersionContent>();
-    for (const versionId of versionDocs.keys()) versions.set(versionId, yield* versionSteps(versionId, m.id, poisByName, categories));
+    for (const versionId of versionDocs.keys()) versions.set(versionId, yield* versionSteps(versionId, m.id, pois, poisByName, poiFacts, categories));
     const { summary, opening_season, ...info } = m.info;
     const doc: MapDoc = {
       ...m, name: textOfMap(m.name, m.id), description: textOf(m.description, m.id) ?? undefined,
@@ -362,7 +383,7 @@ export function* readModelSteps(docs: ContentDocs, eventTables?: readonly EventT
     const map = maps.get(l.map_id);
     if (!map || !l.verified) continue;
     const items = l.items.filter((it) => pois.has(it.poi_id))
-      .map((it) => ({ ...pois.get(it.poi_id)!.summary, note: textOf(it.note, l.map_id) }));
+      .map((it) => ({ ...made(it.poi_id)!.summary, note: textOf(it.note, l.map_id) }));
     const summary = {
       id: l.id, map_id: l.map_id, name: textOfMap(l.name, l.map_id), description: textOf(l.description, l.map_id), verified: true,
       cover_image_url: orNull(l.cover_image_url), created_at: toUtc(Date.parse(l.created_at)), item_count: items.length,
@@ -403,8 +424,8 @@ export function* readModelSteps(docs: ContentDocs, eventTables?: readonly EventT
   for (let i = 0; i < associationDocs.length; i++) {
     if ((i & (STRIDE - 1)) === 0) yield;
     const a = associationDocs[i];
-    const from = pois.get(a.poi_id);
-    const to = pois.get(a.associated_poi_id);
+    const from = made(a.poi_id);
+    const to = made(a.associated_poi_id);
     if (!from || !to || (a.list_id && !lists.has(a.list_id))) continue;
     const base = { id: a.id, mutual: a.mutual, list_id: a.list_id, label: textOf(a.label, from.record.map_id), sort_order: a.sort_order,
       created_at: toUtc(Date.parse(a.created_at)) };
@@ -430,6 +451,21 @@ export function* readModelSteps(docs: ContentDocs, eventTables?: readonly EventT
     checksum: docs.checksum, version: 0, publishedAt: '', publishers, maps, disabledMaps, pois, icons, lists,
     associationsFrom, associationsTo, languages, contentLanguages: content,
   };
+}
+
+/**
+ * The entries of POIs (numbers in `model.pois`), in the order given, only those of `type` when given: each made
+ * afresh and not kept (a listing of a whole map asks for each once).
+ */
+export function poiEntries(model: Pick<ReadModel, 'pois'>, pois: ArrayLike<number>, type?: PoiType): PoiEntry[] {
+  const out: PoiEntry[] = [];
+  for (let k = 0; k < pois.length; k++) if (type === undefined || model.pois.type(pois[k]) === type) out.push(model.pois.fresh(pois[k]));
+  return out;
+}
+
+/** Their records (see `poiEntries`). */
+export function poiRecords(model: Pick<ReadModel, 'pois'>, pois: ArrayLike<number>, type?: PoiType): PoiRecord[] {
+  return poiEntries(model, pois, type).map((p) => p.record);
 }
 
 /** The map and position of the event with this id, or null. */
@@ -475,6 +511,19 @@ class Shared {
   }
 }
 
+/**
+ * Makes a POI's entry from its row, as the model build does: a function of its own so that what it keeps alive (for
+ * as long as the model is served) is only what it names, not the build's other locals (a closure keeps its whole
+ * scope: the versions of every item, the POIs' facts).
+ */
+function poiMaker(languages: ReadonlyMap<string, Languages>, content: Languages, versionsOf: readonly (readonly string[])[],
+  categoriesOf: readonly (readonly string[])[], same: Shared): (row: PoiRow, i: number) => PoiEntry {
+  return (row, i) => {
+    const langs = languages.get(row.doc.map_id) ?? content;
+    return buildPoi(row.poi_type, row.doc, versionsOf[i], categoriesOf[i], (value) => localText(value, langs.default, langs.offered), same);
+  };
+}
+
 function buildPoi(type: PoiType, doc: MarkerT | PathT | PolygonT, versionIds: readonly string[], categoryIds: readonly string[],
   text: (value: MarkerT['name'] | undefined) => LocalText | null, same: Shared): PoiEntry {
   const name = text(doc.name)!;
@@ -503,13 +552,14 @@ function buildPoi(type: PoiType, doc: MarkerT | PathT | PolygonT, versionIds: re
     summary: { id: doc.id, type, name, lat: at.lat, lng: at.lng } };
 }
 
-function* versionSteps(versionId: string, mapId: string, poisByName: readonly PoiEntry[],
+function* versionSteps(versionId: string, mapId: string, pois: PoiStore, poisByName: Int32Array,
+  facts: { versionsOf: readonly (readonly string[])[]; categoriesOf: readonly (readonly string[])[] },
   categories: Map<string, CategoryRecord>): Steps<VersionContent> {
-  const inVersion: PoiEntry[] = [];
-  for (let i = 0; i < poisByName.length; i++) {
-    const p = poisByName[i];
-    if (p.record.map_id === mapId && p.versionIds.includes(versionId)) inVersion.push(p);
-    if ((i & (STRIDE - 1)) === 0) yield;
+  const inVersion: number[] = [];
+  for (let k = 0; k < poisByName.length; k++) {
+    const i = poisByName[k];
+    if (pois.mapId(i) === mapId && facts.versionsOf[i].includes(versionId)) inVersion.push(i);
+    if ((k & (STRIDE - 1)) === 0) yield;
   }
   const cats = [...categories.values()].filter((c) => c.map_id === mapId && c.version_ids.includes(versionId))
     .sort(compareCustom);
@@ -521,30 +571,24 @@ function* versionSteps(versionId: string, mapId: string, poisByName: readonly Po
     const list = children.get(parent);
     if (list) list.push(c); else children.set(parent, [c]);
   }
-  const subtreePois = new Map<string, Set<string>>(cats.map((c) => [c.id, new Set<string>()]));
+  const subtree = new Map<string, number[]>(cats.map((c) => [c.id, []]));
   const parentOf = new Map(cats.map((c) => [c.id, c.parent_id && categoryIds.has(c.parent_id) ? c.parent_id : null]));
-  for (let i = 0; i < inVersion.length; i++) {
-    const p = inVersion[i];
-    if ((i & (STRIDE - 1)) === 0) yield;
-    for (const cid of p.categoryIds) {
-      // Credit the POI to its category and every ancestor (a Set absorbs repeats).
+  for (let k = 0; k < inVersion.length; k++) {
+    const i = inVersion[k];
+    if ((k & (STRIDE - 1)) === 0) yield;
+    for (const cid of facts.categoriesOf[i]) {
+      // Credit the POI to its category and every ancestor, once each (POIs come one after another, so a repeat
+      // of this POI in a list is its last item).
       for (let cur: string | null | undefined = cid; cur && categoryIds.has(cur); cur = parentOf.get(cur)) {
-        subtreePois.get(cur)!.add(p.record.id);
+        const list = subtree.get(cur)!;
+        if (list[list.length - 1] !== i) list.push(i);
       }
     }
   }
-  const byType: Record<PoiType, PoiRecord[]> = { marker: [], path: [], polygon: [] };
-  for (let i = 0; i < inVersion.length; i++) {
-    const { record } = inVersion[i];
-    byType[record.type].push(record);
-    if ((i & (STRIDE - 1)) === 0) yield;
-  }
   return {
     id: versionId,
-    pois: inVersion,
-    markers: byType.marker,
-    paths: byType.path,
-    polygons: byType.polygon,
-    categories: cats, categoryIds, children, subtreePois,
+    pois: Int32Array.from(inVersion),
+    categories: cats, categoryIds, children,
+    subtreePois: new Map([...subtree].map(([id, list]) => [id, Int32Array.from(list)])),
   };
 }
