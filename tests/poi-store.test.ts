@@ -1,14 +1,14 @@
 /**
  * The POIs of a read model (src/content/model/poi-store.ts): held compactly, each record made from its row when
  * asked for. From a payload a row is its JSON in the shared docs bytes, parsed only then; records made that way
- * are exactly those of a model built from the bundle's records, the entries made lately are kept (boundedly), and
- * a listing of a whole map keeps none.
+ * are exactly those of a model built from the bundle's records; a small version keeps every record its build made,
+ * a larger one the entries made lately (boundedly), and a listing of a whole map keeps none it made.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { EventT } from '../src/content/bundle/bundle-schema.ts';
 import { buildPayload, modelFromPayload } from '../src/content/model/model-cache.ts';
-import { KEPT_ENTRIES, parsedRows, PoiStore } from '../src/content/model/poi-store.ts';
+import { KEPT_ENTRIES, parsedRows, PoiStore, type PoiRow } from '../src/content/model/poi-store.ts';
 import { runNow } from '../src/content/model/steps.ts';
 import { buildReadModel, poiRecords } from '../src/content/model/read-model.ts';
 import { contentDocs } from '../src/content/store/sql-store.ts';
@@ -61,23 +61,26 @@ test('every public POI is found by id, with its type, map and vertices, and its 
   }
 });
 
-test('the entries made lately are kept, the least recently used let go past the bound, and a listing of a whole map keeps none', async () => {
+test('a small version keeps every record the build made; otherwise the entries made lately are kept, the least recently used let go past the bound, and a listing keeps none it made', async () => {
   const { fromPayload } = await models();
   const store = fromPayload.pois;
-  assert.equal(store.keptEntries, 0, 'building the model keeps no entry');
+  assert.ok(store.size <= KEPT_ENTRIES);
+  assert.equal(store.keptEntries, store.size, 'a version of at most KEPT_ENTRIES POIs keeps every entry the build made');
   const first = store.get(store.id(0))!;
   assert.equal(store.get(store.id(0)), first, 'asked again: the same entry');
-  assert.equal(store.keptEntries, 1);
+  assert.equal(store.listed(0), first, 'a listing takes the kept entry');
   assert.notEqual(store.fresh(0), first, 'made afresh');
-  for (const map of fromPayload.maps.values()) for (const version of map.versions.values()) poiRecords(fromPayload, version.pois);
-  assert.equal(store.keptEntries, 1, 'a listing keeps nothing');
   assert.ok(KEPT_ENTRIES >= 1000);
 
   // A store that keeps three: asking for a fourth lets the least recently asked for go.
   const rows = Array.from({ length: 5 }, (_, k) => ({ poi_type: 'marker' as const, doc: { id: `0000000${k}-0000-4000-8000-000000000000` } as never }));
   const facts = rows.map((r, k) => ({ row: k, id: (r.doc as { id: string }).id, type: 'marker' as const, mapId: 'm', vertices: [[k, k]] }));
   let made = 0;
-  const small = runNow(PoiStore.buildSteps(parsedRows(rows), facts, (row) => ({ record: { id: (row.doc as { id: string }).id, serial: made++ } }) as never, 3));
+  const make = (row: PoiRow) => ({ record: { id: (row.doc as { id: string }).id, serial: made++ } }) as never;
+  // Five POIs for a bound of three: none of the build's entries is kept.
+  const small = runNow(PoiStore.buildSteps(parsedRows(rows), facts, make, 3, rows.map(make)));
+  assert.equal(small.keptEntries, 0, 'more POIs than the bound: the build keeps none');
+  made = 0;
   const serial = (k: number) => (small.entry(k).record as unknown as { serial: number }).serial;
   const a = serial(0);
   serial(1);
@@ -87,6 +90,10 @@ test('the entries made lately are kept, the least recently used let go past the 
   assert.equal(small.keptEntries, 3);
   assert.equal(serial(0), a, 'the most recently used stays');
   assert.notEqual(serial(1), 1, 'the least recently used was let go and is made again');
+  // A listing of all five keeps none of those it made.
+  const listed = Array.from({ length: 5 }, (_, k) => (small.listed(k).record as unknown as { serial: number }).serial);
+  assert.equal(small.keptEntries, 3);
+  assert.equal(listed[0], a, 'a kept entry is listed as it is');
   assert.equal(small.indexOf(facts[4].id), 4);
   assert.deepEqual([...small.verticesOf(4)], [4, 4]);
 });

@@ -35,7 +35,7 @@ function nameMatches(model: ReadModel, i: number, languages: readonly string[], 
   if (names === undefined) searchableNames.set(model.pois, (names = []));
   let texts = names[i];
   if (texts === undefined) {
-    const { name } = model.pois.fresh(i).record;
+    const { name } = model.pois.listed(i).record;
     names[i] = texts = [...new Set(languages.map((lang) => searchable(name.in(lang))))];
   }
   for (const text of texts) if (matchesQuery(text, q)) return true;

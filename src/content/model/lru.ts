@@ -25,6 +25,16 @@ export class Lru<K, V> {
     return made;
   }
 
+  /** The value kept for `key`, if any, leaving the order as it is. */
+  peek(key: K): V | undefined {
+    return this.values.get(key);
+  }
+
+  /** Keeps `value` for `key` (see `get`). */
+  set(key: K, value: V): void {
+    this.get(key, () => value);
+  }
+
   /** Values kept. */
   get size(): number {
     return this.values.size;

@@ -82,10 +82,12 @@ export class PoiStore {
 
   /**
    * A store of the POIs described by `facts` (ids distinct), whose entries `make` makes from their rows in `rows`,
-   * keeping the `keep` made last. Yields as it goes.
+   * keeping the `keep` made last. `made`, the entries the build made (by number), are kept when there are no more
+   * POIs than that: a version of a few hundred POIs (most destinations') then never makes a record again.
+   * Yields as it goes.
    */
   static *buildSteps(rows: PoiRows, facts: readonly PoiFacts[], make: (row: PoiRow, i: number) => PoiEntry,
-    keep = KEPT_ENTRIES): Steps<PoiStore> {
+    keep = KEPT_ENTRIES, made: readonly PoiEntry[] = []): Steps<PoiStore> {
     const n = facts.length;
     const rowOf = new Int32Array(n);
     const types = new Uint8Array(n);
@@ -111,7 +113,9 @@ export class PoiStore {
     }
     const ids = StringColumn.of(facts.map((f) => f.id));
     const slots = yield* slotsSteps(ids, n);
-    return new PoiStore({ rows, rowOf, types, mapCodes, mapIds, ids, slots, vertexStart, vertices, make, keep });
+    const store = new PoiStore({ rows, rowOf, types, mapCodes, mapIds, ids, slots, vertexStart, vertices, make, keep });
+    if (n <= keep && made.length === n) for (let i = 0; i < n; i++) store.kept.set(i, made[i]);
+    return store;
   }
 
   /** The number of the POI with this (lowercase) id, or -1 when it is not public. */
@@ -139,7 +143,12 @@ export class PoiStore {
     return this.kept.size;
   }
 
-  /** POI i's entry made afresh and not kept: what a listing of a whole map asks for, once each. */
+  /** POI i's entry for a listing of a whole map: the one kept, else one made afresh and not kept (a listing asks for each once). */
+  listed(i: number): PoiEntry {
+    return this.kept.peek(i) ?? this.fresh(i);
+  }
+
+  /** POI i's entry made afresh and not kept. */
   fresh(i: number): PoiEntry {
     return this.make(this.rows.row(this.rowOf[i]), i);
   }

@@ -10,7 +10,7 @@
 import { type Geometry, rewindPolygon, roundPosition, round7, representativePoint, geometryVertices } from '../../geo/geojson.ts';
 import { EventIndex, type IndexParts } from './event-index.ts';
 import { EventTable, EventTableBuilder } from './event-table.ts';
-import { parsedRows, PoiStore, type PoiFacts, type PoiRow, type PoiRows } from './poi-store.ts';
+import { KEPT_ENTRIES, parsedRows, PoiStore, type PoiFacts, type PoiRow, type PoiRows } from './poi-store.ts';
 import { runNow, sortSteps, STRIDE, type Steps } from './steps.ts';
 import { toUtc } from '../rfc3339.ts';
 import { canonicalTag, LocalText, localText, type Languages } from './local-text.ts';
@@ -329,6 +329,8 @@ export function* readModelSteps(docs: ModelDocs, eventTables?: readonly EventTab
   const versionsOf: (readonly string[])[] = [];
   const categoriesOf: (readonly string[])[] = [];
   const names: string[] = [];
+  // The entries made here, kept by the store when they are few (see PoiStore.buildSteps).
+  let made: PoiEntry[] | null = [];
   for (let r = 0; r < poiRows.length; r++) {
     // A path or polygon can take a while (its vertices are rounded and its winding checked): yield often.
     if ((r & 31) === 0) yield;
@@ -342,17 +344,20 @@ export function* readModelSteps(docs: ModelDocs, eventTables?: readonly EventTab
     versionsOf.push(versionIds);
     categoriesOf.push(categoryIds);
     names.push(String(entry.record.name));
+    if (made && made.length < KEPT_ENTRIES) made.push(entry);
+    else made = null;
   }
-  const pois = yield* PoiStore.buildSteps(poiRows, facts, poiMaker(languages, content, versionsOf, categoriesOf, same));
+  const pois = yield* PoiStore.buildSteps(poiRows, facts, poiMaker(languages, content, versionsOf, categoriesOf, same), KEPT_ENTRIES,
+    made ?? []);
 
   // Sorted once: each version's POIs keep this order.
   const byName = (a: number, b: number) => collator.compare(names[a], names[b]) || (facts[a].id < facts[b].id ? -1 : facts[a].id > facts[b].id ? 1 : 0);
   const poisByName = Int32Array.from(yield* sortSteps(Array.from({ length: pois.size }, (_, i) => i), byName));
   const poiFacts = { versionsOf, categoriesOf };
-  /** A POI's entry made for the build (lists, associations), not kept by the store. */
-  const made = (id: string) => {
+  /** A POI's entry for the build (lists, associations), not kept by the store. */
+  const entryOf = (id: string) => {
     const i = pois.indexOf(id);
-    return i < 0 ? undefined : pois.fresh(i);
+    return i < 0 ? undefined : pois.listed(i);
   };
   const maps = new Map<string, MapView>();
   for (const m of enabledDocs) {
@@ -383,7 +388,7 @@ export function* readModelSteps(docs: ModelDocs, eventTables?: readonly EventTab
     const map = maps.get(l.map_id);
     if (!map || !l.verified) continue;
     const items = l.items.filter((it) => pois.has(it.poi_id))
-      .map((it) => ({ ...made(it.poi_id)!.summary, note: textOf(it.note, l.map_id) }));
+      .map((it) => ({ ...entryOf(it.poi_id)!.summary, note: textOf(it.note, l.map_id) }));
     const summary = {
       id: l.id, map_id: l.map_id, name: textOfMap(l.name, l.map_id), description: textOf(l.description, l.map_id), verified: true,
       cover_image_url: orNull(l.cover_image_url), created_at: toUtc(Date.parse(l.created_at)), item_count: items.length,
@@ -424,8 +429,8 @@ export function* readModelSteps(docs: ModelDocs, eventTables?: readonly EventTab
   for (let i = 0; i < associationDocs.length; i++) {
     if ((i & (STRIDE - 1)) === 0) yield;
     const a = associationDocs[i];
-    const from = made(a.poi_id);
-    const to = made(a.associated_poi_id);
+    const from = entryOf(a.poi_id);
+    const to = entryOf(a.associated_poi_id);
     if (!from || !to || (a.list_id && !lists.has(a.list_id))) continue;
     const base = { id: a.id, mutual: a.mutual, list_id: a.list_id, label: textOf(a.label, from.record.map_id), sort_order: a.sort_order,
       created_at: toUtc(Date.parse(a.created_at)) };
@@ -454,12 +459,12 @@ export function* readModelSteps(docs: ModelDocs, eventTables?: readonly EventTab
 }
 
 /**
- * The entries of POIs (numbers in `model.pois`), in the order given, only those of `type` when given: each made
- * afresh and not kept (a listing of a whole map asks for each once).
+ * The entries of POIs (numbers in `model.pois`), in the order given, only those of `type` when given: those kept,
+ * else made afresh and not kept (a listing of a whole map asks for each once).
  */
 export function poiEntries(model: Pick<ReadModel, 'pois'>, pois: ArrayLike<number>, type?: PoiType): PoiEntry[] {
   const out: PoiEntry[] = [];
-  for (let k = 0; k < pois.length; k++) if (type === undefined || model.pois.type(pois[k]) === type) out.push(model.pois.fresh(pois[k]));
+  for (let k = 0; k < pois.length; k++) if (type === undefined || model.pois.type(pois[k]) === type) out.push(model.pois.listed(pois[k]));
   return out;
 }
 
