@@ -18,7 +18,7 @@ import { Publisher, type Committed, type PublishProgress, type PublisherOptions,
 import type { WorkerAnswer, WorkerRequest } from './publisher-worker.ts';
 import { LiveSessions, SessionIndex, type SessionAnswer } from './sessions.ts';
 import type { DatabaseState } from './replica.ts';
-import { collectGarbage } from './collect-garbage.ts';
+import { collectGarbage, startCollection } from './collect-garbage.ts';
 import type { VersionInfo } from './store/sql-store.ts';
 
 /** A first version whose payload is larger than this has the garbage of building its model collected before it serves. */
@@ -256,9 +256,11 @@ export class ContentStore implements ServedContent {
     const model = await loadModel(served);
     // The first version of a large store: what building its model let go of (about 90 MB on 1M events) is
     // collected now, before anything is served, not by a full collection in the middle of serving (which, on one
-    // core, held answers for tens of milliseconds). Later versions leave it to the collector's incremental work.
-    if (this.current === null && served.docs.byteLength + served.tables.byteLength + served.places.byteLength > COLLECT_AFTER_FIRST_BYTES) {
-      collectGarbage();
+    // core, held answers for tens of milliseconds). For a later version, while the current one serves, a
+    // collection that marks alongside the serving is started instead (see startCollection).
+    if (served.docs.byteLength + served.tables.byteLength + served.places.byteLength > COLLECT_AFTER_FIRST_BYTES) {
+      if (this.current === null) collectGarbage();
+      else startCollection();
     }
     this.current = model;
     this.servedPayload = served;

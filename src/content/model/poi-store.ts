@@ -111,7 +111,7 @@ export class PoiStore {
       }
       if ((i & (STRIDE - 1)) === 0) yield;
     }
-    const ids = StringColumn.of(facts.map((f) => f.id));
+    const ids = yield* StringColumn.ofSteps(facts.map((f) => f.id));
     const slots = yield* slotsSteps(ids, n);
     const store = new PoiStore({ rows, rowOf, types, mapCodes, mapIds, ids, slots, vertexStart, vertices, make, keep });
     if (n <= keep && made.length === n) for (let i = 0; i < n; i++) store.kept.set(i, made[i]);
