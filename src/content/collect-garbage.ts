@@ -12,6 +12,12 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
+/**
+ * A payload larger than this leaves enough garbage when its model is built that how it is collected matters
+ * (see content-store.ts and serving-threads.ts).
+ */
+export const LARGE_PAYLOAD_BYTES = 16 * 2 ** 20;
+
 /** V8's `gc` (Node and Deno), or null. */
 const v8Gc: ((options: object) => unknown) | null = (() => {
   if ((globalThis as { Bun?: unknown }).Bun) return null;
@@ -36,10 +42,17 @@ export const collectGarbage: () => void = (() => {
 })();
 
 /**
- * Starts a major collection that marks alongside the thread's work (V8's incremental and concurrent marking)
- * and returns at once; elsewhere nothing. For a serving thread that has just built a large version's model while
- * serving: the build's garbage, left alone, was collected a few seconds later by V8's memory reducer, a
- * compacting collection that held the thread for 45-65 ms on 1M events (the slowest /healthz of a publish);
- * started now, the collections that free it held it for 20-28 ms (two SIGHUP publishes each way).
+ * Starts a major collection that marks alongside the thread's work (V8's incremental and concurrent marking) and
+ * returns at once; on Bun, asks for one without waiting. For a thread that has just built a large version's model
+ * while serving. On the main thread, the build's garbage left alone was collected a few seconds later by V8's
+ * memory reducer, a compacting collection that held the thread 45-65 ms on 1M events (the slowest /healthz of a
+ * publish); started at once, the collections that free it held it 20-28 ms (two SIGHUP publishes each way). On a
+ * `--workers` thread, `collectGarbage` held it about 60 ms, this about 15 ms (one publish each way).
  */
-export const startCollection: () => void = v8Gc ? () => void v8Gc({ type: 'major', execution: 'async' }) : () => {};
+export const startCollection: () => void = (() => {
+  const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun;
+  // Bun.gc(false) asks for a collection without waiting for it.
+  if (bun) return () => bun.gc(false);
+  if (v8Gc) return () => void v8Gc({ type: 'major', execution: 'async' });
+  return () => {};
+})();

@@ -18,11 +18,9 @@ import { Publisher, type Committed, type PublishProgress, type PublisherOptions,
 import type { WorkerAnswer, WorkerRequest } from './publisher-worker.ts';
 import { LiveSessions, SessionIndex, type SessionAnswer } from './sessions.ts';
 import type { DatabaseState } from './replica.ts';
-import { collectGarbage, startCollection } from './collect-garbage.ts';
+import { collectGarbage, LARGE_PAYLOAD_BYTES, startCollection } from './collect-garbage.ts';
 import type { VersionInfo } from './store/sql-store.ts';
 
-/** A first version whose payload is larger than this has the garbage of building its model collected before it serves. */
-const COLLECT_AFTER_FIRST_BYTES = 16 * 2 ** 20;
 
 /**
  * What serving reads of a store: the model, whether one is loaded, the last publish, the database's state and
@@ -258,7 +256,7 @@ export class ContentStore implements ServedContent {
     // collected now, before anything is served, not by a full collection in the middle of serving (which, on one
     // core, held answers for tens of milliseconds). For a later version, while the current one serves, a
     // collection that marks alongside the serving is started instead (see startCollection).
-    if (served.docs.byteLength + served.tables.byteLength + served.places.byteLength > COLLECT_AFTER_FIRST_BYTES) {
+    if (served.docs.byteLength + served.tables.byteLength + served.places.byteLength > LARGE_PAYLOAD_BYTES) {
       if (this.current === null) collectGarbage();
       else startCollection();
     }

@@ -20,7 +20,7 @@ import type { ReadModel } from '../content/model/read-model.ts';
 import type { DatabaseState } from '../content/replica.ts';
 import type { SessionAnswer } from '../content/sessions.ts';
 import { createLogger, type Logger } from '../http/log.ts';
-import { collectGarbage } from '../content/collect-garbage.ts';
+import { collectGarbage, LARGE_PAYLOAD_BYTES, startCollection } from '../content/collect-garbage.ts';
 import { pageOptions, type ServerConfig } from './config.ts';
 
 /** A runtime's way to serve an app: listens (sharing the port when `reusePort`), and stops letting requests finish. */
@@ -219,9 +219,13 @@ class ContentMirror implements ServedContent {
     this.queue = this.queue.then(async () => {
       const { payload } = m;
       if (payload && !(this.current?.version === payload.version && this.current.checksum === payload.checksum)) {
+        const first = this.current === null;
         this.current = await loadModel({ ...payload, docs: new Uint8Array(payload.docs), tables: new Uint8Array(payload.tables),
           places: new Uint8Array(payload.places) });
-        collectGarbage();
+        // As the main thread does (content-store.ts): a later large version's garbage is collected alongside the
+        // answers, not in one full collection while they wait (60 ms on 1M events); the rest at once.
+        if (!first && payload.docs.byteLength + payload.tables.byteLength + payload.places.byteLength > LARGE_PAYLOAD_BYTES) startCollection();
+        else collectGarbage();
       }
       this.lastPublish = m.lastPublish;
       this.database = m.database;
