@@ -13,10 +13,12 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 /**
- * A payload larger than this leaves enough garbage when its model is built that how it is collected matters
- * (see content-store.ts and serving-threads.ts).
+ * True for a payload (docs, tables and places together) over 16 MB: building its model leaves enough garbage that
+ * how it is collected matters (see content-store.ts and serving-threads.ts).
  */
-export const LARGE_PAYLOAD_BYTES = 16 * 2 ** 20;
+export function isLargePayload(p: { docs: { byteLength: number }; tables: { byteLength: number }; places: { byteLength: number } }): boolean {
+  return p.docs.byteLength + p.tables.byteLength + p.places.byteLength > 16 * 2 ** 20;
+}
 
 /** V8's `gc` (Node and Deno), or null. */
 const v8Gc: ((options: object) => unknown) | null = (() => {

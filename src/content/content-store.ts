@@ -18,7 +18,7 @@ import { Publisher, type Committed, type PublishProgress, type PublisherOptions,
 import type { WorkerAnswer, WorkerRequest } from './publisher-worker.ts';
 import { LiveSessions, SessionIndex, type SessionAnswer } from './sessions.ts';
 import type { DatabaseState } from './replica.ts';
-import { collectGarbage, LARGE_PAYLOAD_BYTES, startCollection } from './collect-garbage.ts';
+import { collectGarbage, isLargePayload, startCollection } from './collect-garbage.ts';
 import type { VersionInfo } from './store/sql-store.ts';
 
 
@@ -256,7 +256,7 @@ export class ContentStore implements ServedContent {
     // collected now, before anything is served, not by a full collection in the middle of serving (which, on one
     // core, held answers for tens of milliseconds). For a later version, while the current one serves, a
     // collection that marks alongside the serving is started instead (see startCollection).
-    if (served.docs.byteLength + served.tables.byteLength + served.places.byteLength > LARGE_PAYLOAD_BYTES) {
+    if (isLargePayload(served)) {
       if (this.current === null) collectGarbage();
       else startCollection();
     }

@@ -20,7 +20,7 @@ import type { ReadModel } from '../content/model/read-model.ts';
 import type { DatabaseState } from '../content/replica.ts';
 import type { SessionAnswer } from '../content/sessions.ts';
 import { createLogger, type Logger } from '../http/log.ts';
-import { collectGarbage, LARGE_PAYLOAD_BYTES, startCollection } from '../content/collect-garbage.ts';
+import { collectGarbage, isLargePayload, startCollection } from '../content/collect-garbage.ts';
 import { pageOptions, type ServerConfig } from './config.ts';
 
 /** A runtime's way to serve an app: listens (sharing the port when `reusePort`), and stops letting requests finish. */
@@ -224,7 +224,7 @@ class ContentMirror implements ServedContent {
           places: new Uint8Array(payload.places) });
         // As the main thread does (content-store.ts): a later large version's garbage is collected alongside the
         // answers, not in one full collection while they wait (60 ms on 1M events); the rest at once.
-        if (!first && payload.docs.byteLength + payload.tables.byteLength + payload.places.byteLength > LARGE_PAYLOAD_BYTES) startCollection();
+        if (!first && isLargePayload(payload)) startCollection();
         else collectGarbage();
       }
       this.lastPublish = m.lastPublish;

@@ -15,12 +15,11 @@ import { writeUtc } from '../rfc3339.ts';
 import { ByteWriter, utf8Bytes } from './byte-writer.ts';
 import { RecentRecords } from './recent-records.ts';
 import { findString, slotCount, slotsSteps, StringColumn } from './string-column.ts';
+import { POI_TYPES } from './poi-store.ts';
+import type { PoiType } from './read-model.ts';
 import { runNow, STRIDE, type Steps } from './steps.ts';
 import { LocalText } from './local-text.ts';
 import { matchesQuery, searchable } from './text-search.ts';
-
-/** The three kinds of POI an event can be anchored to. */
-type AnchorType = 'marker' | 'path' | 'polygon';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -30,9 +29,6 @@ export interface EventDictionaries {
   types: string[];
   tags: string[]; // as written in the bundle; filters compare them lowercased
 }
-
-/** The kinds of anchored POI, by their code in `poiTypeCode`. */
-const ANCHOR_TYPES: readonly AnchorType[] = ['marker', 'path', 'polygon'];
 
 /** The typed-array columns of a table, one entry per event unless said otherwise. */
 interface EventColumns {
@@ -46,7 +42,7 @@ interface EventColumns {
   typeCode: Uint32Array;
   tagStart: Uint32Array; tagCode: Uint32Array; // event i's tags: tagCode[tagStart[i] .. tagStart[i + 1])
   anchorStart: Uint32Array; anchorPoi: Uint32Array; // event i's anchors: codes of anchored POIs
-  // The anchored POIs by code: ids (UTF-8), and kinds (indexes into ANCHOR_TYPES). Columns rather than a dictionary in
+  // The anchored POIs by code: ids (UTF-8), and kinds (indexes into POI_TYPES). Columns rather than a dictionary in
   // the header: 100k ids as strings, and a Map of them, were about 10 MB of heap in every serving thread.
   poiIdBytes: Uint8Array; poiIdOffsets: Uint32Array; poiTypeCode: Uint8Array;
   // The lookups made from the columns above (see `lookupsSteps`): empty until made. Made once, by the publisher,
@@ -166,7 +162,7 @@ export class EventTable {
   }
 
   /** Builds the table of one map from its events, in any order. */
-  static build(mapId: string, timeZone: string, events: readonly EventInput[], poiType: (id: string) => AnchorType,
+  static build(mapId: string, timeZone: string, events: readonly EventInput[], poiType: (id: string) => PoiType,
     languages: readonly string[] = ['en']): EventTable {
     const builder = new EventTableBuilder(mapId, timeZone, languages);
     for (const e of events) builder.add(e);
@@ -377,7 +373,7 @@ export class EventTable {
       const k = anchorPoi[a];
       if (a > anchorStart[i]) w.byte(COMMA);
       // POI ids are UUIDs and types one of three words (the bundle's schema): nothing to escape.
-      w.ascii('{"id":"').bytes(poiIdBytes, poiIdOffsets[k], poiIdOffsets[k + 1]).ascii('","type":"').ascii(ANCHOR_TYPES[poiTypeCode[k]]).ascii('"}');
+      w.ascii('{"id":"').bytes(poiIdBytes, poiIdOffsets[k], poiIdOffsets[k + 1]).ascii('","type":"').ascii(POI_TYPES[poiTypeCode[k]]).ascii('"}');
     }
     w.ascii(']}');
   }
@@ -479,7 +475,7 @@ function* checkShape(head: TableHead, c: EventColumns): Steps<void> {
   const pois = c.poiTypeCode.length;
   if (c.poiIdOffsets.length !== pois + 1 || c.poiIdOffsets[pois] !== c.poiIdBytes.length) fail('anchored POIs');
   for (let k = 0; k < pois; k++) if (c.poiIdOffsets[k] > c.poiIdOffsets[k + 1]) fail('anchored POIs');
-  for (const [codes, size] of [[c.typeCode, types.length], [c.tagCode, tags.length], [c.anchorPoi, pois], [c.poiTypeCode, ANCHOR_TYPES.length]] as const) {
+  for (const [codes, size] of [[c.typeCode, types.length], [c.tagCode, tags.length], [c.anchorPoi, pois], [c.poiTypeCode, POI_TYPES.length]] as const) {
     for (let i = 0; i < codes.length; i++) {
       if (codes[i] >= size) fail('codes');
       if ((i & (STRIDE - 1)) === 0) yield;
@@ -658,10 +654,10 @@ export class EventTableBuilder {
   }
 
   /** The table, in keyset order (starts_at in ms, then id); `poiType` names the kind of each anchored POI. */
-  finish(poiType: (id: string) => AnchorType): EventTable {
+  finish(poiType: (id: string) => PoiType): EventTable {
     const pois = StringColumn.of(this.pois);
     const columns: EventColumns = {
-      poiIdBytes: pois.bytes, poiIdOffsets: pois.offsets, poiTypeCode: Uint8Array.from(this.pois, (id) => ANCHOR_TYPES.indexOf(poiType(id))),
+      poiIdBytes: pois.bytes, poiIdOffsets: pois.offsets, poiTypeCode: Uint8Array.from(this.pois, (id) => POI_TYPES.indexOf(poiType(id))),
       idBytes: this.idBytes.view, idOffsets: this.idOffsets.view, textBytes: this.textBytes.view, textOffsets: this.textOffsets.view,
       allBytes: this.all?.bytes.view ?? new Uint8Array(0), allOffsets: this.all?.offsets.view ?? new Uint32Array(0), startMs: this.startMs.view, endMs: this.endMs.view, createdMs: this.createdMs.view, typeCode: this.typeCode.view,
       tagStart: this.tagStart.view, tagCode: this.tagCode.view, anchorStart: this.anchorStart.view, anchorPoi: this.anchorPoi.view,

@@ -20,8 +20,7 @@ export class Lru<K, V> {
       return kept;
     }
     const made = make(key);
-    this.values.set(key, made);
-    if (this.values.size > this.limit) this.values.delete(this.values.keys().next().value!);
+    this.set(key, made);
     return made;
   }
 
@@ -30,9 +29,11 @@ export class Lru<K, V> {
     return this.values.get(key);
   }
 
-  /** Keeps `value` for `key` (see `get`). */
+  /** Keeps `value` for `key`, in place of any value kept for it, as the most recently used. */
   set(key: K, value: V): void {
-    this.get(key, () => value);
+    this.values.delete(key);
+    this.values.set(key, value);
+    if (this.values.size > this.limit) this.values.delete(this.values.keys().next().value!);
   }
 
   /** Values kept. */

@@ -38,7 +38,8 @@ export function jsonRows(bytes: Uint8Array, starts: Uint32Array, ends: Uint32Arr
 /** Entries made lately kept per thread: a POI asked for again (a hot marker, an event's anchors) is not made again. */
 export const KEPT_ENTRIES = 1024;
 
-const TYPES: readonly PoiType[] = ['marker', 'path', 'polygon'];
+/** The kinds of POI, by their code (the store's and the event tables' type columns). */
+export const POI_TYPES: readonly PoiType[] = ['marker', 'path', 'polygon'];
 
 /** What the store keeps of one POI while it is built. */
 export interface PoiFacts {
@@ -100,7 +101,7 @@ export class PoiStore {
     for (let i = 0; i < n; i++) {
       const f = facts[i];
       rowOf[i] = f.row;
-      types[i] = TYPES.indexOf(f.type);
+      types[i] = POI_TYPES.indexOf(f.type);
       let code = codeOfMap.get(f.mapId);
       if (code === undefined) codeOfMap.set(f.mapId, (code = mapIds.push(f.mapId) - 1));
       mapCodes[i] = code;
@@ -158,7 +159,7 @@ export class PoiStore {
   }
 
   type(i: number): PoiType {
-    return TYPES[this.types[i]];
+    return POI_TYPES[this.types[i]];
   }
 
   mapId(i: number): string {

@@ -184,7 +184,12 @@ const collator = new Intl.Collator('en', { sensitivity: 'base', numeric: true })
 
 /** Orders by name (case- and accent-insensitive), then id: the documented order of POI and list windows. */
 export function compareByName(a: { name: unknown; id: string }, b: { name: unknown; id: string }): number {
-  return collator.compare(String(a.name), String(b.name)) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  return compareNames(String(a.name), a.id, String(b.name), b.id);
+}
+
+/** `compareByName` of two names and ids. */
+function compareNames(nameA: string, idA: string, nameB: string, idB: string): number {
+  return collator.compare(nameA, nameB) || (idA < idB ? -1 : idA > idB ? 1 : 0);
 }
 
 /** Custom order: sort_order, then name, then id. */
@@ -351,10 +356,10 @@ export function* readModelSteps(docs: ModelDocs, eventTables?: readonly EventTab
     made ?? []);
 
   // Sorted once: each version's POIs keep this order.
-  const byName = (a: number, b: number) => collator.compare(names[a], names[b]) || (facts[a].id < facts[b].id ? -1 : facts[a].id > facts[b].id ? 1 : 0);
+  const byName = (a: number, b: number) => compareNames(names[a], facts[a].id, names[b], facts[b].id);
   const poisByName = Int32Array.from(yield* sortSteps(Array.from({ length: pois.size }, (_, i) => i), byName));
   const poiFacts = { versionsOf, categoriesOf };
-  /** A POI's entry for the build (lists, associations), not kept by the store. */
+  /** A POI's entry for the build (lists, associations): the one the store keeps, else one made and not kept. */
   const entryOf = (id: string) => {
     const i = pois.indexOf(id);
     return i < 0 ? undefined : pois.listed(i);
