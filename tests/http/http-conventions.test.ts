@@ -142,6 +142,27 @@ describe('methods', () => {
       assert.equal(body.instance, path);
     }
   });
+
+  test('a path without parameters routes the same every time, past the number of matches the app keeps (256)', async () => {
+    const first = await (await get(`/events?map_id=${M}&limit=3`)).json();
+    assert.equal(first.events.length, 3);
+    // Each spelling (`/events/`, `/events//`, …) is a path of its own to the router; all of them are /events.
+    for (let k = 0; k <= 300; k += 1) {
+      const path = `/events${'/'.repeat(k)}`;
+      const res = await get(`${path}?map_id=${M}&limit=3`);
+      assert.equal(res.status, 200, path);
+      assert.deepEqual(await res.json(), first, path);
+      if (k % 50 === 0) {
+        // Paths with parameters are routed between them: another id, another record.
+        assert.equal((await (await get(`/markers/${k % 100 === 0 ? A : B}`)).json()).id, k % 100 === 0 ? A : B);
+        assert.equal((await get(`/events/?limit=1`)).status, 400, 'map_id is still required');
+      }
+    }
+    // An absent parameter is its default again after requests that sent it (what it parses to is kept).
+    const all = await (await get(`/events?map_id=${M}`)).json();
+    assert.equal(all.events.length, Math.min(50, all.total));
+    assert.ok(all.total > 3);
+  });
 });
 
 describe('base path', () => {
