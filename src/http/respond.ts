@@ -77,8 +77,8 @@ export interface AppResponse {
   headers: Record<string, string>;
   body: Uint8Array<ArrayBuffer> | null;
   /**
-   * Called by an adapter once the response has been handed to the client: the bytes the answer was written into
-   * (a view of ByteWriter's blocks) may then be written over. Optional: an adapter that cannot tell when the
+   * Called by an adapter once nothing reads the body any more (the response was handed to the client, or copied
+   * into a Response): the bytes the answer was written into (a view of ByteWriter's blocks) may then be written over. Optional: an adapter that cannot tell when the
    * runtime is done with a body never calls it, and the garbage collector frees those bytes instead.
    */
   release?: () => void;

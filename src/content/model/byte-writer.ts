@@ -111,8 +111,8 @@ const POOL_BYTES = 512 * 1024;
  * all of whose views were given back is used again: memory allocated outside the heap at the rate bodies are
  * written (about 100 MB/s of distinct /events pages) made V8 start a full collection every 64 MB ("external
  * memory pressure"), which took a quarter of a core on Node and stopped the server for tens of milliseconds.
- * A view never given back (on Bun, through `app.fetch`, in a test) only keeps its block from being used
- * again: the garbage collector takes it as before.
+ * A view never given back (an answer an adapter drops, a test's) only keeps its block from being used again:
+ * the garbage collector takes it as before.
  */
 interface Block { bytes: Uint8Array<ArrayBuffer>; used: number; taken: number; released: number; full: boolean }
 
@@ -153,8 +153,8 @@ function recycle(b: Block): void {
 /**
  * Says that a body from `ByteWriter.take` is no longer read by anyone (its bytes were handed to the socket), so
  * its block may be written over once every view of it is given back. Call it once per body, and only when
- * nothing can read the view again: the Node adapter calls it when the response has finished. Anything else is
- * ignored.
+ * nothing can read the view again: the Node adapter calls it when the response has finished, `app.fetch` once
+ * its Response (which copies the bytes) is made. Anything else is ignored.
  */
 export function releaseBody(view: Uint8Array): void {
   const b = blocks.get(view.buffer);

@@ -329,7 +329,8 @@ export function* readModelSteps(docs: ModelDocs, eventTables?: readonly EventTab
     });
   }
   // POIs: each row is made into its entry once here, to learn what the store keeps of it (poi-store.ts), its
-  // versions and categories (lists shared between POIs), and its name to sort by; the entry itself is let go.
+  // versions and categories (lists shared between POIs), and its name to sort by; the entry itself is let go,
+  // unless the version has so few POIs that the store keeps every entry (`made`).
   const facts: PoiFacts[] = [];
   const versionsOf: (readonly string[])[] = [];
   const categoriesOf: (readonly string[])[] = [];
