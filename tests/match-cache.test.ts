@@ -102,3 +102,31 @@ test('distinct filter sets, each computed once (every visitor near another point
   assert.ok(nonEmpty >= 10, `${nonEmpty} of the questions found events`);
   assert.equal(view.matchCache.size, 0);
 });
+
+test('a kept list from the time slabs is a copy of its own: later searches, whose answers are written over the last, leave it as it was', () => {
+  const view = t.store.model.maps.get(map.id)!;
+  view.matchCache.clear();
+  const markers = demo.markers.filter((m) => m.map_id === map.id);
+  const week = 7 * 86_400_000;
+  // Four-week windows near a marker (the slabs answer them; -1 makes the index answer however few points the window holds).
+  const near = (k: number, weeks: number): EventFilter => {
+    const fromMs = Date.parse('2026-11-02T00:00:00Z') + weeks * week;
+    return { fromMs, toMs: fromMs + 4 * week, types: null, tags: null, bbox: null, near: { lat: markers[k].lat, lng: markers[k].lng, radiusM: 20_000 } };
+  };
+  const search = (f: EventFilter, cache = false) => findMatches(view, f, filterKey(view.id, f), cache, -1);
+  const k = markers.findIndex((_, j) => search(near(j, 0)).length > 0);
+  assert.ok(k >= 0, 'a marker with events near it in the window');
+  const f = near(k, 0);
+  const expected = [...search(f)];
+  search(f, true);
+  const kept = search(f, true);
+  assert.equal(view.matchCache.get(filterKey(view.id, f)), kept, 'computed twice, kept');
+  let differing = 0;
+  for (let weeks = 1; weeks <= 40; weeks++) {
+    const other = [...search(near(k, weeks))];
+    if (other.length > 0 && other.join() !== expected.join()) differing++;
+  }
+  assert.ok(differing > 0, 'later searches found other events');
+  assert.deepEqual([...kept], expected);
+  assert.deepEqual([...search(f, true)], expected, 'the kept list, as it was');
+});

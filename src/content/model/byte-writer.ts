@@ -160,5 +160,14 @@ export function releaseBody(view: Uint8Array): void {
   const b = blocks.get(view.buffer);
   if (b === undefined || b.released >= b.taken) return;
   b.released++;
+  // The latest view of the current block, given back: the next body is written where it was. On Bun, and through
+  // `app.fetch`, a body is given back before the next one is taken, so every body is written to the same few
+  // kilobytes, still in the processor's cache, instead of to fresh memory all through the block.
+  if (b === block && view.byteOffset + ((view.byteLength + 3) & ~3) === b.used) {
+    b.used = view.byteOffset;
+    b.taken--;
+    b.released--;
+    return;
+  }
   recycle(b);
 }

@@ -117,7 +117,8 @@ export class EventIndex {
 
   /**
    * The positions, ascending and each once, of the events that overlap [fromMs, toMs] with an anchor point in the
-   * area, from the time slabs; null when the window spans too many of them (the POIs' lists answer those).
+   * area, from the time slabs (a view the next query writes over); null when the window spans too many of them (the
+   * POIs' lists answer those).
    */
   eventsInAreaBetween(area: Area, fromMs: number, toMs: number): Int32Array | null {
     this.slabs ??= new EventSlabs(SLAB_SIZE, this.events, (k) => this.pois.pointsOfOwner(k));

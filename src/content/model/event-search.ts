@@ -59,7 +59,8 @@ export function filterKey(mapId: string, f: EventFilter): string {
 }
 
 /**
- * Positions (in `map.events`) of every event matching the filter, in keyset order. `key` is
+ * Positions (in `map.events`) of every event matching the filter, in keyset order: read them before the next
+ * search on the thread, which may write over them (a list kept in the match cache is a copy of its own). `key` is
  * filterKey(map.id, f). With `cache` a match list already cached is returned, and a new one is kept for the
  * pages that follow once its filter set is computed a second time (`computedOnce`); without it the list is
  * always computed afresh (the benchmark times that, the tests check
@@ -99,7 +100,7 @@ export function findMatches(map: MapView, f: EventFilter, key: string, cache = t
     const fromSlabs = slabs ? map.eventIndex.eventsInAreaBetween(area, f.fromMs, f.toMs) : null;
     const candidates = fromSlabs ?? map.eventIndex.eventsInAreaOfPois(area, first, end, { startsInWindow, fromMs: f.fromMs });
     // Either answer is exactly the window and the area: with no other filter it is the answer.
-    if (!types && !tags && !q && !other) return keepList(map, key, candidates, cache, cachePositions);
+    if (!types && !tags && !q && !other) return keepList(map, key, candidates, cache, cachePositions, fromSlabs !== null);
     for (let c = 0; c < candidates.length; c++) {
       const i = candidates[c];
       if (keep(i) && (!other || map.eventIndex.eventMatches(i, other))) out.push(i);
@@ -119,10 +120,12 @@ const heldPositions = new WeakMap<Map<string, Int32Array>, number>();
 
 /**
  * Keeps a new match list in the map's cache (with `cache`, and when its filter set was computed before: see
- * `computedOnce`), dropping the least recently used past either bound.
+ * `computedOnce`), dropping the least recently used past either bound. Answers the list, or the copy kept.
  */
-function keepList(map: MapView, key: string, matches: Int32Array, cache: boolean, cachePositions: number): Int32Array {
-  if (!cache || !computedOnce.admit(key)) return matches;
+function keepList(map: MapView, key: string, found: Int32Array, cache: boolean, cachePositions: number, reused = false): Int32Array {
+  if (!cache || !computedOnce.admit(key)) return found;
+  // `reused`: a view of memory the next query writes over (the slabs' answer), copied to be kept.
+  const matches = reused ? found.slice() : found;
   map.matchCache.set(key, matches);
   // Drop the least recently used lists while over either bound (the newest list always stays).
   let positions = (map.matchCache.size === 1 ? 0 : heldPositions.get(map.matchCache) ?? 0) + matches.length;

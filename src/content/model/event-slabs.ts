@@ -91,7 +91,10 @@ export class EventSlabs {
     return Math.floor(toMs / this.size.ms) - Math.floor(fromMs / this.size.ms) + 1 <= this.size.perQuery;
   }
 
-  /** Positions, ascending and each once, of the events that overlap [fromMs, toMs] with an anchor point in the area. */
+  /**
+   * Positions, ascending and each once, of the events that overlap [fromMs, toMs] with an anchor point in the area:
+   * a view of memory the next query writes over (what keeps it copies it; see `findMatches`).
+   */
   eventsInAreaBetween(area: Area, fromMs: number, toMs: number): Int32Array {
     const slabMs = this.size.ms;
     const firstSlab = Math.floor(fromMs / slabMs);
@@ -112,7 +115,7 @@ export class EventSlabs {
       if (count + n > this.out.length) this.grow(count + n);
       count = marks.drain(this.out, count, positions);
     }
-    return this.out.slice(0, count);
+    return this.out.subarray(0, count);
   }
 
   private grow(size: number): void {
