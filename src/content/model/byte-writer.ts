@@ -40,7 +40,8 @@ export class ByteWriter {
       let at = this.length;
       for (let k = start; k < end; k++) buf[at++] = src[k];
     } else {
-      buf.set(src.subarray(start, end), this.length);
+      // A whole array is copied as it is: a view of part of it is an object made for one copy.
+      buf.set(n === src.length ? src : src.subarray(start, end), this.length);
     }
     this.length += n;
     return this;
