@@ -108,11 +108,14 @@ export function queryEntries(spec: RouteSpec): Entries {
 }
 
 /**
- * What each schema makes of an absent parameter (its default, or undefined), when that succeeds with a plain
- * value: the same every time, so a request pays valibot for the parameters it sends, not for every one its route
- * declares (/events declares fourteen).
+ * What each schema made lately of a value (absent: its default, or undefined), when that succeeded with a plain
+ * value (a string, a number, a boolean, null or undefined: nothing a handler could change): the same every time, so
+ * a request pays valibot for the values no request sent lately (a point of its own), not for every parameter its
+ * route declares (/events declares fourteen) nor for the map id, radius or window most requests repeat. At most
+ * KEPT_PARSES values per schema; when full, it starts over.
  */
-const absentValues = new WeakMap<Entries[string], { output: unknown }>();
+const parsedValues = new WeakMap<Entries[string], Map<string | undefined, unknown>>();
+const KEPT_PARSES = 256;
 
 /** Parses each parameter on its own (skipping those already in `bad`), so one 400 can name every bad one. */
 function parseEntries(entries: Entries, raw: (name: string) => string | undefined, where: 'path' | 'query',
@@ -121,15 +124,16 @@ function parseEntries(entries: Entries, raw: (name: string) => string | undefine
   for (const [name, schema] of Object.entries(entries)) {
     if (bad.has(name)) continue;
     const input = raw(name);
-    const absent = input === undefined ? absentValues.get(schema) : undefined;
-    if (absent) {
-      out[name] = absent.output;
+    let kept = parsedValues.get(schema);
+    if (kept?.has(input)) {
+      out[name] = kept.get(input);
       continue;
     }
     const result = v.safeParse(schema, input);
-    // What an absent parameter parses to (its default, or undefined) is kept when it is a plain value.
-    if (input === undefined && result.success && (result.output === null || typeof result.output !== 'object')) {
-      absentValues.set(schema, { output: result.output });
+    if (result.success && (result.output === null || (typeof result.output !== 'object' && typeof result.output !== 'function'))) {
+      if (!kept) parsedValues.set(schema, (kept = new Map()));
+      if (kept.size >= KEPT_PARSES) kept.clear();
+      kept.set(input, result.output);
     }
     if (result.success) out[name] = result.output;
     else {

@@ -222,6 +222,25 @@ describe('parameters', () => {
     assert.ok(lower.total > 0);
   });
 
+  test('a value parsed before parses the same again, past the values kept per parameter, and a bad one stays bad', async () => {
+    // limit 1 to 300 (valibot's parse of each plain value is kept, at most 256 per parameter), twice over.
+    const total = (await (await get(`/events?map_id=${M}&from=2026-01-01&to=2029-01-01`)).json()).total;
+    assert.ok(total > 3);
+    for (let round = 0; round < 2; round++) {
+      for (let limit = 1; limit <= 300; limit += round === 0 ? 1 : 37) {
+        const res = await get(`/events?map_id=${M}&from=2026-01-01&to=2029-01-01&limit=${limit}`);
+        if (limit > 200) {
+          assert.equal(res.status, 400, `limit=${limit}`);
+          assert.deepEqual((await res.json()).errors.map((e: { name: string }) => e.name), ['limit']);
+          continue;
+        }
+        assert.equal(res.status, 200, `limit=${limit}`);
+        assert.equal((await res.json()).events.length, Math.min(limit, total), `limit=${limit}`);
+      }
+      for (const bad of ['x', '0', '1.5', '']) assert.equal((await get(`/events?map_id=${M}&limit=${bad}`)).status, 400, `limit=${bad}`);
+    }
+  });
+
   const BAD_UUIDS = ['not-a-uuid', M.replace(/-/g, ''), `%7B${M}%7D`, `urn:uuid:${M}`, M.slice(0, -1), `${M}0`, `g${M.slice(1)}`,
     `${M}%20`, `%20${M}`, M.replace('-', '_'), `${M.slice(0, -1)}%D9%A3`, '0', '%00'];
   const PATH_SLOTS: [(bad: string) => string, string][] = [
