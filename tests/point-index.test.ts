@@ -128,3 +128,19 @@ test('regions of the tree wholly inside a circle or a box are taken whole, point
   }
   assert.ok(wholly > 100_000, `regions were taken whole: ${wholly} points`);
 });
+
+test('circles about one centre, each radius after the other and from several indexes in turn (as a query walks its time slabs), give each its own points', () => {
+  const random = mulberry32(23);
+  const [lat, lng] = [38.7223, -9.1393];
+  const indexes = [0, 1, 2].map(() => {
+    const { lngs, lats, ownerOf } = pointsAround(random, lat, lng, 3_000, 400);
+    return { index: runNow(PointIndex.buildSteps(lngs, lats, ownerOf, 400)), lngs, lats, ownerOf };
+  });
+  for (const radiusM of [3_000, 1_000, 3_000, 2_999, 3_001, 500, 6_000, 6_000]) {
+    for (const { index, lngs, lats, ownerOf } of indexes) {
+      const test = nearTest({ lat, lng, radiusM });
+      const expected = [...new Set(ownerOf.filter((_, i) => test(lngs[i], lats[i])))].sort((a, b) => a - b);
+      assert.deepEqual(ownersFound(index, { near: { lat, lng, radiusM } }), expected, `radius ${radiusM}`);
+    }
+  }
+});

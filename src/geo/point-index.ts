@@ -109,6 +109,32 @@ function regionInCircle(c: Circle, x0: number, y0: number, x1: number, y1: numbe
   return a * a + c.highCos * b * b <= c.surelyIn;
 }
 
+/** The last circle made (`circleOf`): a query walks several indexes (one per time slab) with the same one. */
+let lastCircle: { lat: number; lng: number; radiusM: number; circle: Circle; boxes: [number, number, number, number][] } | null = null;
+
+/** A `near` query as the walk tests it, and the boxes that hold it (`circleBoxes`); made again only for another circle. */
+function circleOf(q: Near): { circle: Circle; boxes: [number, number, number, number][] } {
+  const last = lastCircle;
+  if (last !== null && last.lat === q.lat && last.lng === q.lng && last.radiusM === q.radiusM) return last;
+  const boxes = circleBoxes(q);
+  // The haversine's rounding, relative (1e-9 is far above it) and, for tiny circles, absolute (coordinates
+  // rounded to about 1e-14 degrees).
+  const limit = haverSin(q.radiusM / 1000 / EARTH_RADIUS_KM);
+  const margin = limit * 1e-9 + Math.sqrt(limit) * 1e-12;
+  // The band's least and greatest cos φ: at its latitude farthest from the equator, and nearest (the equator itself within it).
+  const south = boxes[0][1];
+  const north = boxes[0][3];
+  const cosQ = Math.cos(q.lat * RAD);
+  const near = { lat: q.lat, lng: q.lng, radiusM: q.radiusM };
+  const circle: Circle = {
+    lng: q.lng, lat: q.lat, near, exact: null, surelyIn: limit - margin, surelyOut: limit + margin,
+    highCos: cosQ * (south <= 0 && north >= 0 ? 1 : Math.cos(Math.min(Math.abs(south), Math.abs(north)) * RAD)),
+    lowCos: cosQ * Math.max(0, Math.cos(Math.max(Math.abs(south), Math.abs(north)) * RAD)),
+  };
+  lastCircle = { ...near, circle, boxes };
+  return lastCircle;
+}
+
 /**
  * Points in a KDBush index, each carrying a tag (a number: the POI or the event it belongs to), with the points'
  * data laid out in the index's own (tree) order, so a query reads memory one point after another. `collect` finds
@@ -177,21 +203,7 @@ export class TreePoints {
       if (b.west <= b.east) return this.walk(index, b.west, b.south, b.east, b.north, null, times, 0);
       return this.walk(index, -180, b.south, b.east, b.north, null, times, this.walk(index, b.west, b.south, 180, b.north, null, times, 0));
     }
-    const q = area.near;
-    const boxes = circleBoxes(q);
-    // The haversine's rounding, relative (1e-9 is far above it) and, for tiny circles, absolute (coordinates
-    // rounded to about 1e-14 degrees).
-    const limit = haverSin(q.radiusM / 1000 / EARTH_RADIUS_KM);
-    const margin = limit * 1e-9 + Math.sqrt(limit) * 1e-12;
-    // The band's least and greatest cos φ: at its latitude farthest from the equator, and nearest (the equator itself within it).
-    const south = boxes[0][1];
-    const north = boxes[0][3];
-    const cosQ = Math.cos(q.lat * RAD);
-    const circle: Circle = {
-      lng: q.lng, lat: q.lat, near: q, exact: null, surelyIn: limit - margin, surelyOut: limit + margin,
-      highCos: cosQ * (south <= 0 && north >= 0 ? 1 : Math.cos(Math.min(Math.abs(south), Math.abs(north)) * RAD)),
-      lowCos: cosQ * Math.max(0, Math.cos(Math.max(Math.abs(south), Math.abs(north)) * RAD)),
-    };
+    const { circle, boxes } = circleOf(area.near);
     let count = 0;
     for (const [w, s, e, n] of boxes) count = this.walk(index, w, s, e, n, circle, times, count);
     return count;
