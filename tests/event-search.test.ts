@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { filterKey, findMatches, type EventFilter } from '../src/content/model/event-search.ts';
+import { SLAB_SIZE } from '../src/content/model/event-slabs.ts';
 import { openTestApp, type TestApp } from './helpers/app.ts';
 import { buildReference, filterEvents, type Reference } from './helpers/brute-force.ts';
 import { F, mulberry32 } from './helpers/fixture.ts';
@@ -61,4 +62,31 @@ test('the index (by time slabs, or by the POIs\' event lists) and the direct tes
     if (expected.length > 0) nonEmpty++;
   }
   assert.ok(nonEmpty > 100, `${nonEmpty} of 400 filters matched something`);
+});
+
+test('windows that begin and end on the edges of the time slabs, a millisecond either side, give the brute-force matches (events that start before a slab and end after it included)', () => {
+  const map = t.store.model.maps.get(F.map)!;
+  const events = ref.events.filter((e) => e.mapId === F.map && e.points.length > 0);
+  const L = SLAB_SIZE.ms;
+  const long = events.filter((e) => e.endMs - e.startMs > 2 * L);
+  assert.ok(long.length > 10, `${long.length} events span more than two slabs`);
+  const rand = mulberry32(77);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];
+  let nonEmpty = 0;
+  for (let i = 0; i < 150; i++) {
+    const e = pick(i % 2 === 0 ? long : events);
+    // A slab edge at or after the event's start, then a window from it (or a millisecond off) for 0 to 9 slabs.
+    const edge = (Math.floor(e.startMs / L) + Math.floor(rand() * 4)) * L;
+    const fromMs = edge + pick([-1, 0, 1]);
+    const toMs = Math.max(fromMs, edge + Math.floor(rand() * 10) * L + pick([-1, 0, 1]));
+    const anchor = pick(e.points);
+    const area = rand() < 0.5 ? { near: { lat: anchor[1], lng: anchor[0], radiusM: 1 + Math.floor(rand() * 300_000) }, bbox: null }
+      : { near: null, bbox: { west: anchor[0] - 3, south: anchor[1] - 2, east: anchor[0] + 3, north: anchor[1] + 2 } };
+    const f: EventFilter = { fromMs, toMs, types: null, tags: null, ...area };
+    const expected = filterEvents(ref, { mapId: F.map, ...f }).map((x) => x.id);
+    const viaSlabs = Array.from(findMatches(map, f, filterKey(map.id, f), false, -1), (p) => map.events.id(p));
+    assert.deepEqual(viaSlabs, expected, `${new Date(fromMs).toISOString()}..${new Date(toMs).toISOString()} ${JSON.stringify(area)}`);
+    if (expected.length > 0) nonEmpty++;
+  }
+  assert.ok(nonEmpty > 50, `${nonEmpty} of 150 windows matched something`);
 });

@@ -104,8 +104,8 @@ test('regions of the tree wholly inside a circle or a box are taken whole, point
     const points = runNow(TreePoints.buildSteps(lngs, lats, Array.from({ length: n }, (_, i) => i), { nodeSize: leaf }));
     // The times, by tree position (as a caller lays them out).
     const byTree = points.tagsByTreePosition;
-    const startMs = Float64Array.from(byTree, (i) => starts[i]);
-    const endMs = Float64Array.from(byTree, (i) => ends[i]);
+    const times = new Int32Array(2 * n);
+    byTree.forEach((i, k) => { times[2 * k] = starts[i]; times[2 * k + 1] = ends[i]; });
     for (let round = 0; round < 120; round++) {
       const [x, y] = centres[round % centres.length];
       const lng = x + (random() - 0.5) * 0.4;
@@ -120,7 +120,7 @@ test('regions of the tree wholly inside a circle or a box are taken whole, point
       const startsFrom = random() < 0.5 ? -Infinity : fromMs + Math.floor(random() * 50);
       const inWindow = (i: number) => !timed || (starts[i] <= toMs && starts[i] >= startsFrom && ends[i] >= fromMs);
       const expected = Array.from({ length: n }, (_, i) => i).filter((i) => inArea(lngs[i], lats[i]) && inWindow(i));
-      const count = points.collect(area, timed ? { startMs, endMs, startsFrom, fromMs, toMs } : null);
+      const count = points.collect(area, timed ? { times, startsFrom, fromMs, toMs } : null);
       const got = Array.from(points.foundPositions.subarray(0, count), (k) => byTree[k]).sort((a, b) => a - b);
       assert.deepEqual(got, expected, `${JSON.stringify(area)} ${timed ? `${fromMs}..${toMs} from ${startsFrom}` : 'any time'} (leaves of ${leaf})`);
       wholly += points.takenWhole;

@@ -48,12 +48,14 @@ export type Area = { bbox: Bbox } | { near: Near };
 
 /**
  * A time filter `collect` applies to the points it finds, when their owners have times: a point is kept when its
- * start (by tree position) is in [startsFrom, toMs] and its end at `fromMs` or later.
+ * start is in [startsFrom, toMs] and its end at `fromMs` or later. `times` holds each point's start and end side by
+ * side, by tree position (`times[2k]`, `times[2k + 1]`), as 32-bit numbers: the caller counts them and the bounds
+ * from an origin of its own (a time slab's start), so a point's times take 8 bytes next to its coordinates' 16.
  */
-export interface PointTimes { startMs: Float64Array; endMs: Float64Array; startsFrom: number; fromMs: number; toMs: number }
+export interface PointTimes { times: Int32Array; startsFrom: number; fromMs: number; toMs: number }
 
 /** What a walk without times reads in their place (never, as `timed` is false). */
-const UNTIMED: PointTimes = { startMs: new Float64Array(0), endMs: new Float64Array(0), startsFrom: 0, fromMs: 0, toMs: 0 };
+const UNTIMED: PointTimes = { times: new Int32Array(0), startsFrom: 0, fromMs: 0, toMs: 0 };
 
 /**
  * A `near` circle as the walk tests it, from the point's longitude and latitude alone (no trigonometry per point):
@@ -229,7 +231,7 @@ export class TreePoints {
     count: number): number {
     const { coords, nodeSize } = index;
     const timed = times !== null;
-    const { startMs, endMs, startsFrom, fromMs, toMs } = times ?? UNTIMED;
+    const { times: se, startsFrom, fromMs, toMs } = times ?? UNTIMED;
     const stack = STACK;
     const regions = REGIONS;
     stack[0] = 0;
@@ -259,8 +261,8 @@ export class TreePoints {
           continue;
         }
         for (let k = left; k <= right; k++) {
-          const start = startMs[k];
-          if (start <= toMs && start >= startsFrom && endMs[k] >= fromMs) found[count++] = k;
+          const start = se[2 * k];
+          if (start <= toMs && start >= startsFrom && se[2 * k + 1] >= fromMs) found[count++] = k;
         }
         continue;
       }
@@ -269,7 +271,7 @@ export class TreePoints {
           const x = coords[2 * k];
           const y = coords[2 * k + 1];
           if (x < minX || x > maxX || y < minY || y > maxY) continue;
-          if (timed && (startMs[k] > toMs || startMs[k] < startsFrom || endMs[k] < fromMs)) continue;
+          if (timed && (se[2 * k] > toMs || se[2 * k] < startsFrom || se[2 * k + 1] < fromMs)) continue;
           if (circle === null || inCircle(circle, x, y)) found[count++] = k;
         }
         continue;
@@ -277,7 +279,7 @@ export class TreePoints {
       const m = (left + right) >> 1;
       const x = coords[2 * m];
       const y = coords[2 * m + 1];
-      if (x >= minX && x <= maxX && y >= minY && y <= maxY && (!timed || (startMs[m] <= toMs && startMs[m] >= startsFrom && endMs[m] >= fromMs)) &&
+      if (x >= minX && x <= maxX && y >= minY && y <= maxY && (!timed || (se[2 * m] <= toMs && se[2 * m] >= startsFrom && se[2 * m + 1] >= fromMs)) &&
         (circle === null || inCircle(circle, x, y))) found[count++] = m;
       // The points before m are at or below its coordinate on the axis, those after at or above it.
       if (axis === 0 ? minX <= x : minY <= y) {

@@ -52,17 +52,20 @@ class Slab {
   /** Event number -> its position in the table (ascending). */
   readonly positions: Int32Array;
   /**
-   * Each point's event's start and end, by the point's tree position: read in the order the index finds points,
-   * next to their coordinates, rather than by event number all over the slab (a cache miss a point).
+   * Each point's event's start and end side by side, by the point's tree position (`PointTimes.times`): read in the
+   * order the index finds points, next to their coordinates, rather than by event number all over the slab (a cache
+   * miss a point). In milliseconds from the slab's start, clamped to [-1, L] (L, the slab's length, is below 2^31):
+   * a start before the slab is -1, an end after it L. The walk compares a start with `toMs` and `startsFrom`, and an
+   * end with `fromMs`, counted from the same origin; a window that asks the slab overlaps it (`toMs` >= 0, `fromMs`
+   * < L) and `startsFrom` is -∞ or 0, so a clamped time compares as its true time does (a start before the slab is
+   * at or below `toMs` and below 0, an end after it at or above `fromMs`): the answer is exact.
    */
-  readonly startMs: Float64Array;
-  readonly endMs: Float64Array;
+  readonly times: Int32Array;
 
-  constructor(points: TreePoints, positions: Int32Array, startMs: Float64Array, endMs: Float64Array) {
+  constructor(points: TreePoints, positions: Int32Array, times: Int32Array) {
     this.points = points;
     this.positions = positions;
-    this.startMs = startMs;
-    this.endMs = endMs;
+    this.times = times;
   }
 }
 
@@ -80,6 +83,7 @@ export class EventSlabs {
 
   /** `pointsOf` gives an anchored POI's points (lng, lat pairs) by its code in the table. */
   constructor(size: SlabSize, events: EventTable, pointsOf: (poiCode: number) => Float64Array) {
+    if (!(size.ms > 0 && size.ms < 2 ** 31 - 1)) throw new Error(`a time slab of ${size.ms} ms: its times are 32-bit milliseconds from its start`);
     this.size = size;
     this.events = events;
     this.pointsOf = pointsOf;
@@ -102,9 +106,11 @@ export class EventSlabs {
     let count = 0;
     for (let s = firstSlab; s <= lastSlab; s++) {
       const slab = this.kept.get(s, (n) => this.make(n));
-      const { startMs, endMs, positions } = slab;
+      const { times, positions } = slab;
       // Reported here: in the window, and either this is the window's first slab or the event starts in this one.
-      const n = slab.points.collect(area, { startMs, endMs, fromMs, toMs, startsFrom: s === firstSlab ? -Infinity : s * slabMs });
+      // The slab's times count from its start (see `Slab.times`).
+      const origin = s * slabMs;
+      const n = slab.points.collect(area, { times, fromMs: fromMs - origin, toMs: toMs - origin, startsFrom: s === firstSlab ? -Infinity : 0 });
       if (n === 0) continue;
       const found = slab.points.foundPositions;
       const numbers = slab.points.tagsByTreePosition;
@@ -148,6 +154,11 @@ export class EventSlabs {
     const at = Int32Array.from(positions);
     const points = runNow(TreePoints.buildSteps(lngs, lats, numbers, { nodeSize: SLAB_LEAF_POINTS }));
     const byTree = points.tagsByTreePosition;
-    return new Slab(points, at, Float64Array.from(byTree, (e) => events.startMs[at[e]]), Float64Array.from(byTree, (e) => events.endMs[at[e]]));
+    const times = new Int32Array(2 * byTree.length);
+    for (let k = 0; k < byTree.length; k++) {
+      times[2 * k] = Math.max(events.startMs[at[byTree[k]]], from - 1) - from;
+      times[2 * k + 1] = Math.min(events.endMs[at[byTree[k]]], until) - from;
+    }
+    return new Slab(points, at, times);
   }
 }
