@@ -354,21 +354,7 @@ export function evaluateTargets(r: BenchResult): Target[] {
   targets.push(scaled(combine('`--workers 2` on this 2-core machine: ≥ 1.6× the distinct-query throughput of one worker (near 5 km, ' +
     'nothing pinned), RSS ≤ 1.3× (judged on the wrk runs when there are some: the load generator shares the two cores, and ' +
     'autocannon\'s share alone caps two threads near 1.6×; one thread then two in rounds, the ratio of their means)', large.flatMap((l) => {
-    const compare = (generator: LoadGenerator) => {
-      const [ones, twos] = [1, 2].map((n) => (l.workers ?? []).filter((w) => w.workers === n && w.generator === generator));
-      if (ones.length === 0 || twos.length === 0 || ones.some((w) => !w.rssMb) || twos.some((w) => !w.rssMb)) return null;
-      const mean = (runs: WorkersRun[], of: (w: WorkersRun) => number) => runs.reduce((sum, w) => sum + of(w), 0) / runs.length;
-      const [rps1, rps2] = [mean(ones, (w) => w.load.rps), mean(twos, (w) => w.load.rps)];
-      const [rss1, rss2] = [mean(ones, (w) => w.rssMb!), mean(twos, (w) => w.rssMb!)];
-      if (rps1 <= 0) return null;
-      const [speed, memory] = [rps2 / rps1, rss2 / rss1];
-      // Each round's own ratio, when there are several.
-      const rounds = ones.length > 1 && ones.length === twos.length
-        ? `rounds ${ones.map((w, i) => `${round2(twos[i].load.rps / w.load.rps)}×`).join(', ')}; means ` : '';
-      return { speed, memory, text: `${generator}: ${round2(speed)}× req/s (${rounds}${num(Math.round(rps1))} → ${num(Math.round(rps2))}, generator ` +
-        `${Math.round(mean(ones, (w) => w.load.generatorCpuPct))}% → ${Math.round(mean(twos, (w) => w.load.generatorCpuPct))}% of a core), ` +
-        `RSS ${round2(memory)}× (${Math.round(rss1)} → ${Math.round(rss2)} MB)` };
-    };
+    const compare = (generator: LoadGenerator) => compareThreads(l.workers ?? [], generator);
     const runs = [compare('wrk'), compare('autocannon')].filter((c) => c !== null);
     if (runs.length === 0) return [];
     return [{ runtime: l.runtime, text: runs.map((c) => c.text).join('; '), ok: runs[0].speed >= 1.6 && runs[0].memory <= 1.3 }];
@@ -392,6 +378,26 @@ export function evaluateTargets(r: BenchResult): Target[] {
   }), whyMissing(r, 'large'))));
   targets.push(...publishTargets(r));
   return targets;
+}
+
+/**
+ * Two serving threads against one, for one load generator: the ratio of the mean req/s and of the mean RSS over the
+ * rounds of `runs` (one thread then two, in turn), with each round's own ratio when there are several; null when
+ * either count has no run with an RSS, or one thread answered nothing.
+ */
+export function compareThreads(runs: readonly WorkersRun[], generator: LoadGenerator): { speed: number; memory: number; text: string } | null {
+  const [ones, twos] = [1, 2].map((n) => runs.filter((w) => w.workers === n && w.generator === generator));
+  if (ones.length === 0 || twos.length === 0 || ones.some((w) => !w.rssMb) || twos.some((w) => !w.rssMb)) return null;
+  const mean = (of: readonly WorkersRun[], value: (w: WorkersRun) => number) => of.reduce((sum, w) => sum + value(w), 0) / of.length;
+  const [rps1, rps2] = [mean(ones, (w) => w.load.rps), mean(twos, (w) => w.load.rps)];
+  if (rps1 <= 0) return null;
+  const [rss1, rss2] = [mean(ones, (w) => w.rssMb!), mean(twos, (w) => w.rssMb!)];
+  const [speed, memory] = [rps2 / rps1, rss2 / rss1];
+  const rounds = ones.length > 1 && ones.length === twos.length
+    ? `rounds ${ones.map((w, i) => `${round2(twos[i].load.rps / w.load.rps)}×`).join(', ')}; means ` : '';
+  return { speed, memory, text: `${generator}: ${round2(speed)}× req/s (${rounds}${num(rps1)} → ${num(rps2)}, generator ` +
+    `${Math.round(mean(ones, (w) => w.load.generatorCpuPct))}% → ${Math.round(mean(twos, (w) => w.load.generatorCpuPct))}% of a core), ` +
+    `RSS ${round2(memory)}× (${Math.round(rss1)} → ${Math.round(rss2)} MB)` };
 }
 
 /** A ratio with two decimals. */
