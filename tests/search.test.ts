@@ -3,10 +3,12 @@
  * process: every answer is the brute-force answer over the same bundle (helpers/brute-force.ts, written apart
  * from the service's text-search.ts), with every page walked, `total` checked, and q combined with the other
  * filters. Accents and case do not matter: "jeronimos" finds "Mosteiro dos Jerónimos". A name matches in any of
- * its map's languages (the demo's: en, pt, and es on the main map), whatever language the answer is in.
+ * its map's languages (the demo's: en, pt, and es on the main map), whatever language the answer is in. Folding
+ * in other scripts drops accents only, never a mark that tells words apart (the folding tests at the end).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { foldedWords, matchesQuery, searchable } from '../src/content/model/text-search.ts';
 import { buildReference, filterEvents, nameMatches, type Reference } from './helpers/brute-force.ts';
 import { openTestApp, readDemoBundle, type TestApp } from './helpers/app.ts';
 import { mulberry32 } from './helpers/fixture.ts';
@@ -174,5 +176,71 @@ describe('q on /maps/:map_id/pois', () => {
       }
       assert.deepEqual(got, expected, `${tags} ${q}`);
     }
+  });
+});
+
+describe('folding: accents go, marks that tell words apart stay', () => {
+  /** True when the query finds the name, both folded by text-search.ts as the routes fold them. */
+  const finds = (query: string, name: string) => matchesQuery(searchable(name), foldedWords(query));
+
+  test('Japanese voicing marks stay: "バス" (bus) finds "バス停", not "ハス池" (lotus pond); half-width "ﾊﾞｽ" is "バス"', () => {
+    assert.ok(finds('バス', 'バス停'));
+    assert.ok(!finds('バス', 'ハス池'));
+    assert.ok(finds('ハス', 'ハス池'));
+    // A bare ハ does not begin バ: the kept mark is part of its letter, not a letter after it.
+    assert.ok(!finds('ハ', 'バス停'));
+    assert.ok(!finds('ハン', 'パン屋'));
+    assert.ok(finds('ﾊﾞｽ', 'バス'));
+    assert.ok(finds('ﾊﾟﾝ', 'パン屋'));
+    assert.ok(finds('バス', 'ﾊﾞｽ停'));
+    assert.ok(finds('ばす', 'ばす停') && !finds('ばす', 'はす池'), 'hiragana alike');
+    assert.deepEqual(foldedWords('ﾊﾞｽ'), ['バス']);
+  });
+
+  test('Latin, Greek and Cyrillic accents fold, both ways, and full-width letters are plain ones', () => {
+    assert.ok(finds('jeronimos', 'Mosteiro dos Jerónimos'));
+    assert.ok(finds('Jerónimos', 'Mosteiro dos Jeronimos'));
+    assert.ok(finds('ακροπολη', 'Ακρόπολη'));
+    assert.ok(finds('ΑΚΡΌΠΟΛΗ', 'Μουσείο Ακρόπολης'));
+    assert.ok(finds('елка', 'Ёлка'));
+    assert.ok(finds('istanbul', 'İstanbul'));
+    assert.ok(finds('ｔｏｋｙｏ', 'Tokyo Tower'));
+    // Final sigma is σ: "ΟΔΟΣ" typed in capitals begins a longer word.
+    assert.ok(finds('ΟΔΟΣ', 'Οδοστρωτήρας'));
+  });
+
+  test('Arabic harakat, hamza marks and tatweel, and Hebrew niqqud, fold: they are usually left out in writing', () => {
+    assert.ok(finds('مكتبة', 'مَكْتَبَة'));
+    assert.ok(finds('مَكْتَبَة', 'مكتبة'));
+    assert.ok(finds('احمد', 'أحمد'));
+    assert.ok(finds('مكتبة', 'مكـتـبة'));
+    assert.ok(!finds('مكتبة', 'كتاب'));
+    assert.ok(finds('שלום', 'שָׁלוֹם'));
+    assert.ok(finds('שָׁלוֹם', 'שלום'));
+  });
+
+  test('Indic vowel signs and viramas stay: "हिन्दी" finds "हिन्दी", its bare consonants "हनद" do not', () => {
+    assert.ok(finds('हिन्दी', 'हिन्दी भाषा'));
+    assert.ok(finds('भाषा', 'हिन्दी भाषा'), 'the marks belong to their word: a name is not split at them');
+    assert.ok(!finds('हनद', 'हिन्दी'));
+    assert.deepEqual(foldedWords('हिन्दी भाषा'), ['हिन्दी', 'भाषा']);
+    assert.ok(finds('தமிழ்', 'தமிழ் நாடு') && !finds('தமழ', 'தமிழ்'), 'Tamil alike');
+  });
+
+  test('Thai vowel and tone marks stay: "ไม่" (not) does not find "ไม้" (wood)', () => {
+    assert.ok(finds('ไม้', 'ไม้'));
+    assert.ok(!finds('ไม่', 'ไม้'));
+    assert.ok(!finds('ไม้', 'ไม่'));
+    assert.ok(finds('กรุงเทพ', 'กรุงเทพมหานคร'));
+    assert.ok(!finds('กรงเทพ', 'กรุงเทพมหานคร'));
+  });
+
+  test('Hangul matches by syllable whether either side is written in syllables or in jamo', () => {
+    assert.ok(finds('서울', '서울역'));
+    assert.ok(finds('서울'.normalize('NFD'), '서울역'));
+    assert.ok(finds('서울', '서울역'.normalize('NFD')));
+    assert.ok(finds('ㅅ', 'ㅅ'), 'compatibility jamo');
+    assert.ok(!finds('설', '서울역'));
+    assert.ok(!finds('부산', '서울역'));
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Content edges beyond the fixture, as served: sub-millisecond event starts, references to draft-only
- * categories, association times that differ by milliseconds. (Shapes across the antimeridian and
+ * categories, association times that differ by milliseconds, Japanese names searched with `q`. (Shapes across the antimeridian and
  * impossible years: tests/edge-content.test.ts.)
  */
 import assert from 'node:assert/strict';
@@ -30,6 +30,16 @@ bundle.associations.push(
   { id: uuidFor('assoc:ms-later'), poi_id: a, associated_poi_id: b, mutual: false, list_id: null, sort_order: -1, created_at: '2026-01-01T10:00:00.500Z' },
   { id: uuidFor('assoc:ms-earlier'), poi_id: a, associated_poi_id: c, mutual: false, list_id: null, sort_order: -1, created_at: '2026-01-01T10:00:00Z' },
 );
+// Japanese names that differ only by a voicing mark: バス (bus) and ハス (lotus).
+const kana = uuidFor('category:kana');
+bundle.categories.push({ id: kana, map_id: F.map, parent_id: null, kind: 'category', name: 'Kana', sort_order: 0 });
+const [busStop, lotusPond] = ['バス停', 'ハス池'].map((name, i) => {
+  const id = uuidFor(`marker:kana${i}`);
+  bundle.markers.push({ id, map_id: F.map, name, lat: 38.7, lng: -9.1, category_ids: [kana], created_at: '2026-01-01T00:00:00Z' });
+  bundle.events.push({ id: uuidFor(`event:kana${i}`), map_id: F.map, title: `${name}まつり`, event_type: 'tour', tags: [],
+    starts_at: '2030-02-01T10:00:00Z', ends_at: '2030-02-01T11:00:00Z', poi_ids: [id], created_at: '2026-01-01T00:00:00Z' });
+  return id;
+});
 
 let t: TestTarget;
 before(async () => { t = await openTarget(bundle); });
@@ -65,4 +75,17 @@ test('associations with equal sort order are ordered by creation time, to the mi
   const { body } = await t.json(`/poi-associations/${a}`);
   const ids = body.associations.map((x: { id: string }) => x.id);
   assert.ok(ids.indexOf(uuidFor('assoc:ms-earlier')) < ids.indexOf(uuidFor('assoc:ms-later')));
+});
+
+test('q=バス finds the bus stop and its event, not the lotus pond; half-width ﾊﾞｽ finds them too', async () => {
+  for (const q of ['バス', 'ﾊﾞｽ']) {
+    const pois = await t.json(`/maps/${F.map}/pois?${new URLSearchParams({ tags: kana, q })}`);
+    assert.equal(pois.status, 200);
+    assert.deepEqual(pois.body.items.map((p: { id: string }) => p.id), [busStop], q);
+    const events = await t.json(`/events?${new URLSearchParams({ map_id: F.map, from: '2030-02-01', to: '2030-02-01', q })}`);
+    assert.equal(events.status, 200);
+    assert.deepEqual(events.body.events.map((e: { title: string }) => e.title), ['バス停まつり'], q);
+  }
+  const lotus = await t.json(`/maps/${F.map}/pois?${new URLSearchParams({ tags: kana, q: 'ハス' })}`);
+  assert.deepEqual(lotus.body.items.map((p: { id: string }) => p.id), [lotusPond]);
 });
