@@ -1,7 +1,7 @@
 /**
  * The bundle check behind the `check` subcommand: problems name their record and say what is wrong in
- * plain words with the bad value; warnings (unknown keys, POIs far outside their map's area) never fail a
- * check; invalid JSON is one problem with its line and column; `runCheck` exits 0, 1 or 2.
+ * plain words with the bad value; warnings (unknown keys, POIs far outside their map's area, shapes across the
+ * antimeridian) never fail a check; invalid JSON is one problem with its line and column; `runCheck` exits 0, 1 or 2.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -56,17 +56,18 @@ describe('checkBundle', () => {
     assert.deepEqual(checkBundle(`\uFEFF${demoText}`), bytes);
   });
 
-  test('the fixture checks ok; its two markers near the poles, in a map of Lisbon, are warned about', () => {
+  test('the fixture checks ok; its two markers near the poles, in a map of Lisbon, and its path across the antimeridian are warned about', () => {
     const b = cloneFixture();
     const report = check(b);
     assert.equal(report.ok, true);
     assert.deepEqual(report.problems, []);
     const north = indexWhere(b.markers, (m) => m.id === uuidFor('marker:edge-north'));
     const south = indexWhere(b.markers, (m) => m.id === uuidFor('marker:edge-south'));
-    assert.deepEqual(report.warnings.map((w) => w.path), [`$.markers[${north}]`, `$.markers[${south}]`]);
+    const dateline = indexWhere(b.paths, (p) => p.name === 'Dateline walk');
+    assert.deepEqual(report.warnings.map((w) => w.path), [`$.markers[${north}]`, `$.markers[${south}]`, `$.paths[${dateline}].geometry.coordinates[2]`]);
     assert.match(report.warnings[0].message, /^marker "Marker edge-north" \(\$\.markers\[\d+\]\) is [\d,]+ km from its map's area$/);
     // The Pacific map straddles the antimeridian: its POIs at +179.9 and -179.9 are close to its centre, not far.
-    assert.ok(report.warnings.every((w) => !w.message.includes('Pacific') && !w.message.includes('Dateline')));
+    assert.ok(report.warnings.every((w) => !w.message.includes('Pacific') && !/Dateline.* km from/.test(w.message)));
   });
 
   test('a missing required field names the record and says "missing required field"', () => {
@@ -167,7 +168,7 @@ describe('checkBundle', () => {
     assert.equal(message('$.evnts'), 'unknown key "evnts" (did you mean "events"?) — it is ignored');
     // Nothing close: no suggestion.
     assert.equal(message('$.markers[5].colour_scheme'), `marker "${b.markers[5].name}" ($.markers[5]): unknown key "colour_scheme" — it is ignored`);
-    assert.match(formatReport(report, 'b.json'), /^b\.json: ok, 3 maps, \d+ POIs, \d+ events, 9 warnings$/m);
+    assert.match(formatReport(report, 'b.json'), /^b\.json: ok, 3 maps, \d+ POIs, \d+ events, 10 warnings$/m);
   });
 
   test('a marker with lat and lng swapped is far outside its map\'s area, with a hint that they look swapped', () => {
@@ -205,8 +206,9 @@ describe('checkBundle', () => {
     const report = check(b);
     const w = findingAt(report.warnings, '$.maps[0].map_data.center');
     assert.match(w.message, /^map "Main" \(\$\.maps\[0\]\): map_data\.center is [\d,]+ km from most of its POIs \(\d+ of \d+ are more than 200 km away\); its lat and lng look swapped; /);
-    // Measured from their median position, the map's POIs are where they were: only the polar markers are far.
-    assert.equal(report.warnings.length, 3, report.warnings.map((x) => x.message).join('\n'));
+    // Measured from their median position, the map's POIs are where they were: only the polar markers are far
+    // (the other two warnings: the swapped centre, and the Pacific path across the antimeridian).
+    assert.equal(report.warnings.length, 4, report.warnings.map((x) => x.message).join('\n'));
   });
 
   test('bounds given as [south, west, north, east] get a hint at the order', () => {
@@ -214,6 +216,39 @@ describe('checkBundle', () => {
     b.maps[0].map_data.bounds = [38.6, -9.3, 38.85, -9.0];
     const w = findingAt(check(b).warnings, '$.maps[0].map_data.bounds');
     assert.match(w.message, /^map "Main" \(\$\.maps\[0\]\): map_data\.bounds is [\d,]+ km from most of its POIs \(\d+ of \d+ are more than 200 km away\); it looks like \[south, west, north, east\], but the order is \[west, south, east, north\]; /);
+  });
+
+  test('a path or polygon that jumps more than 180° of longitude between two positions is warned about as crossing the antimeridian', () => {
+    const b = cloneFixture();
+    const islands = uuidFor('category:pacific');
+    const polygon = (key: string, ring: number[][]) => {
+      b.polygons.push({ id: uuidFor(`polygon:${key}`), map_id: F.pacific, name: key, category_ids: [islands], created_at: '2026-01-01T00:00:00Z',
+        geometry: { type: 'Polygon', coordinates: [ring] } });
+      return b.polygons.length - 1;
+    };
+    const path = (key: string, line: number[][]) => {
+      b.paths.push({ id: uuidFor(`path:${key}`), map_id: F.pacific, name: key, category_ids: [islands], created_at: '2026-01-01T00:00:00Z',
+        geometry: { type: 'LineString', coordinates: line } });
+    };
+    const reef = polygon('Reef across', [[179.5, -17], [179.5, -18], [-179.5, -18], [-179.5, -17], [179.5, -17]]);
+    // The same reef split at 180°: two polygons, one each side, each touching the antimeridian without crossing it.
+    polygon('Reef west', [[179.5, -17], [179.5, -18], [180, -18], [180, -17], [179.5, -17]]);
+    polygon('Reef east', [[-180, -17], [-180, -18], [-179.5, -18], [-179.5, -17], [-180, -17]]);
+    path('Near the line', [[179.2, -17.2], [179.6, -17.3], [179.99, -17.4], [180, -17.5]]);
+    // Exactly 180° is not more than 180°.
+    path('Half the world', [[-90, -17], [90, -17]]);
+    const dateline = indexWhere(b.paths, (p) => p.name === 'Dateline walk');
+    const report = check(b);
+    assert.equal(report.ok, true, report.problems.map((p) => p.message).join('\n'));
+    const crossing = report.warnings.filter((w) => w.message.includes('antimeridian'));
+    assert.deepEqual(crossing.map((w) => w.path), [`$.paths[${dateline}].geometry.coordinates[2]`, `$.polygons[${reef}].geometry.coordinates[0][2]`]);
+    assert.equal(crossing[0].message, `path "Dateline walk" ($.paths[${dateline}]): geometry.coordinates jumps 359.9° of longitude from ` +
+      'position 1 to 2 (179.95 to -179.95), as a shape that crosses the antimeridian does: it is drawn the long way round the world; ' +
+      'split it at 180° into two paths, one each side (RFC 7946 §3.1.9)');
+    assert.equal(crossing[1].message, `polygon "Reef across" ($.polygons[${reef}]): geometry.coordinates[0] jumps 359° of longitude from ` +
+      'position 1 to 2 (179.5 to -179.5), as a shape that crosses the antimeridian does: it is drawn the long way round the world; ' +
+      'split it at 180° into two polygons, one each side (RFC 7946 §3.1.9)');
+    assert.equal(report.ok, true, 'a warning never fails the check');
   });
 
   test('languages: bad tags and a default left out of languages are problems; translation gaps are warnings', () => {
@@ -314,7 +349,7 @@ describe('runCheck', () => {
     assert.equal(exitCode, 0);
     const lines = output.split('\n');
     assert.ok(lines.some((l) => /^warning {2}marker .*unknown key "opening_hourz" \(did you mean "opening_hours"\?\)/.test(l)), output);
-    assert.match(lines.at(-1)!, /^warned\.json: ok, 3 maps, \d+ POIs, \d+ events, 3 warnings$/);
+    assert.match(lines.at(-1)!, /^warned\.json: ok, 3 maps, \d+ POIs, \d+ events, 4 warnings$/);
   });
 
   test('exit 1 when any bundle has problems, every bundle still checked', async () => {
@@ -322,7 +357,7 @@ describe('runCheck', () => {
     assert.equal(exitCode, 1);
     const lines = output.split('\n');
     assert.ok(lines.includes('error  event "Event main:4" ($.events[4]): missing required field "starts_at"'), output);
-    assert.ok(lines.includes('broken.json: 1 problem, 2 warnings'), output);
+    assert.ok(lines.includes('broken.json: 1 problem, 3 warnings'), output);
     assert.ok(lines.includes('error  not valid JSON at line 1, column 12: unexpected end of the file'), output);
     assert.ok(lines.includes('bad.json: 1 problem, no warnings'), output);
     assert.match(lines[0], /^demo\.json: ok/);

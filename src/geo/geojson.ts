@@ -33,6 +33,8 @@ export function ringSignedArea(ring: readonly (readonly number[])[]): number {
 export function rewindPolygon(rings: readonly (readonly number[])[][]): Position[][] {
   return rings.map((ring, i) => {
     const out = ring.map(roundPosition);
+    // Measured on lng/lat as written, as a flat client draws it: a ring across the antimeridian (check warns; the
+    // bundle format asks for two POIs) is oriented as the band round the world, not the area across 180° meant.
     const ccw = ringSignedArea(out) > 0;
     // Outer ring (i = 0) must be CCW, holes CW; reverse whichever is the wrong way round.
     return (i === 0) !== ccw ? out.reverse() : out;

@@ -3,8 +3,9 @@
  *
  * Problems are what the loader refuses (`validateBundle`, after JSON parsing). Warnings are what it accepts
  * but is probably a mistake, and never fail a check: keys the format does not know (the loader drops them
- * silently, so a misspelt `opening_hourz` loses the opening hours) and POIs far outside their map's area
- * (swapped coordinates put Lisbon's places in East Africa).
+ * silently, so a misspelt `opening_hourz` loses the opening hours), POIs far outside their map's area
+ * (swapped coordinates put Lisbon's places in East Africa), and paths and polygons across the antimeridian
+ * (drawn the long way round the world).
  */
 import { Bundle } from './bundle-schema.ts';
 import { mapLanguages } from '../model/read-model.ts';
@@ -77,7 +78,8 @@ export function checkBundle(source: string | Uint8Array): CheckReport {
     if (!(err instanceof BundleError)) throw err;
     problems.push(...err.problems);
   }
-  const warnings = [...findUnknownKeys(input), ...findFarPois(input), ...findBundledSessions(input), ...findTranslationGaps(input)];
+  const warnings = [...findUnknownKeys(input), ...findFarPois(input), ...findAntimeridianJumps(input), ...findBundledSessions(input),
+    ...findTranslationGaps(input)];
   return { ok: problems.length === 0, problems, warnings, summary: summarize(input) };
 }
 
@@ -557,4 +559,59 @@ function warnFar(input: Rec, poi: { kind: string; index: number; spots: Spot[] }
   const [first] = far;
   const more = far.length > 1 ? ` (and ${far.length - 1} more of its ${poi.spots.length} positions)` : '';
   return [{ path: `${at}.${first.field}`, message: `${record}: ${first.field} is ${formatKm(first.km)} from its map's area${more}${hint}` }];
+}
+
+/** A jump of longitude between two consecutive positions of a line or ring (`field`: the line or ring). */
+interface Jump {
+  field: string;
+  /** The index of the position jumped to. */
+  to: number;
+  fromLng: number;
+  toLng: number;
+}
+
+/** The first jump of more than 180° of longitude between consecutive valid positions of the lines, if any. */
+function findFirstJump(lines: readonly { field: string; positions: readonly unknown[] }[]): Jump | null {
+  for (const { field, positions } of lines) {
+    for (let k = 1; k < positions.length; k++) {
+      const [a, b] = [positions[k - 1], positions[k]];
+      if (!Array.isArray(a) || !Array.isArray(b) || !isLng(a[0]) || !isLng(b[0])) continue;
+      if (Math.abs(b[0] - a[0]) > 180) return { field, to: k, fromLng: a[0], toLng: b[0] };
+    }
+  }
+  return null;
+}
+
+/**
+ * Warns about paths and polygons that cross the antimeridian: a segment spanning more than 180° of longitude
+ * between consecutive positions is taken to cross it, since its short way round does. The service serves the
+ * coordinates as written and measures a polygon's winding on them, so a client draws such a shape the long way
+ * round the world, and a polygon's outer ring comes out clockwise around the area meant. RFC 7946 §3.1.9 asks
+ * for such shapes to be cut at 180°; the bundle has no MultiLineString or MultiPolygon, so that is two POIs,
+ * one each side. One warning per POI, about its first jump.
+ */
+function findAntimeridianJumps(input: unknown): Finding[] {
+  if (!isRecord(input)) return [];
+  const out: Finding[] = [];
+  for (const kind of ['paths', 'polygons'] as const) {
+    const items = Array.isArray(input[kind]) ? input[kind] : [];
+    items.forEach((poi, index) => {
+      const coordinates = isRecord(poi) && isRecord(poi.geometry) && Array.isArray(poi.geometry.coordinates) ? poi.geometry.coordinates : [];
+      const lines = kind === 'paths'
+        ? [{ field: 'geometry.coordinates', positions: coordinates }]
+        : coordinates.map((ring, r) => ({ field: `geometry.coordinates[${r}]`, positions: Array.isArray(ring) ? ring : [] }));
+      const jump = findFirstJump(lines);
+      if (!jump) return;
+      const at = `$.${kind}[${index}]`;
+      const { record } = describeLocation(input, at);
+      const degrees = Number(Math.abs(jump.toLng - jump.fromLng).toFixed(1));
+      out.push({
+        path: `${at}.${jump.field}[${jump.to}]`,
+        message: `${record}: ${jump.field} jumps ${degrees}° of longitude from position ${jump.to - 1} to ${jump.to} ` +
+          `(${jump.fromLng} to ${jump.toLng}), as a shape that crosses the antimeridian does: it is drawn the long way round ` +
+          `the world; split it at 180° into two ${kind}, one each side (RFC 7946 §3.1.9)`,
+      });
+    });
+  }
+  return out;
 }
