@@ -9,6 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { BundleError } from './bundle/validate-bundle.ts';
 import { collectGarbage } from './collect-garbage.ts';
 import { inSharedMemory, type ModelPayload } from './model/model-cache.ts';
+import { ownBytes } from '../utils/bytes.ts';
 import { Publisher, PUBLISHER_NICENESS, type PublishProgress, type PublisherOptions, type PublisherPort } from './publisher.ts';
 
 /**
@@ -60,14 +61,14 @@ port.on('message', (req: WorkerRequest) => {
       const holder = (result as { payload?: Partial<ModelPayload> } | null)?.payload ?? (result as Partial<ModelPayload> | null);
       const moved: ArrayBuffer[] = [];
       for (const key of ['docs', 'tables', 'places'] as const) {
-        let bytes = holder?.[key];
+        const bytes = holder?.[key];
         if (!holder || !bytes) continue;
         if (req.shared) {
           holder[key] = inSharedMemory(bytes);
           continue;
         }
-        if (bytes.byteOffset !== 0 || bytes.byteLength !== bytes.buffer.byteLength) holder[key] = bytes = bytes.slice();
-        moved.push(bytes.buffer as ArrayBuffer);
+        holder[key] = ownBytes(bytes);
+        moved.push(holder[key].buffer as ArrayBuffer);
       }
       if (req.method === 'stage' || req.method === 'commit' || req.method === 'serveCurrent') collectGarbage();
       port.postMessage({ id: req.id, result } satisfies WorkerAnswer, moved);

@@ -7,6 +7,7 @@
 import { compress, compressStrongly, MIN_COMPRESS_BYTES, type Encoding } from './compress.ts';
 import { Doorkeeper } from './hash.ts';
 import { addVary, CACHE_CONTROL, encodedEtag, makeEtag, utf8, type CacheClass } from './respond.ts';
+import { ownBytes } from '../utils/bytes.ts';
 
 /**
  * One representation of an answer: its bytes and the headers that describe them. A compressed variant that
@@ -83,7 +84,7 @@ export class PreparedBody {
    */
   own(): void {
     const { body } = this.identity;
-    if (body.byteLength !== body.buffer.byteLength) this.identity = { ...this.identity, body: body.slice() };
+    this.identity = { ...this.identity, body: ownBytes(body) };
   }
 
   /** Bytes kept in memory, compressed variants included. */

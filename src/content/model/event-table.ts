@@ -435,7 +435,8 @@ export class EventTable {
 
   /** `decode`, yielding as it goes. */
   static *decodeSteps(bytes: Uint8Array): Steps<EventTable[]> {
-    if (bytes.byteOffset % 8 !== 0) bytes = bytes.slice();
+    // A copy of its own (a Buffer's slice would be another view at the same offset).
+    if (bytes.byteOffset % 8 !== 0) bytes = new Uint8Array(bytes);
     const headerLength = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
     const header = JSON.parse(decoder.decode(bytes.subarray(4, 4 + headerLength))) as {
       format: number; littleEndian: boolean; tables: (TableHead & { columns: Record<ColumnName, [number, number]> })[];

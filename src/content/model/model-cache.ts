@@ -6,7 +6,6 @@
  * of the store, and anything that does not match (a flipped byte, an edited file, a truncated write, another
  * format) is refused, so the caller rebuilds it from the store rather than serve it.
  */
-import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -15,6 +14,7 @@ import { jsonRows, type PoiRows } from './poi-store.ts';
 import type { IndexParts } from './event-index.ts';
 import { runNow, runSliced, STRIDE, type Steps } from './steps.ts';
 import { align8, EventTable, TABLE_FORMAT } from './event-table.ts';
+import { concatBytes, ownBytes } from '../../utils/bytes.ts';
 
 /** The encoding of `places` (see `encodePlaces`). */
 const PLACES_FORMAT = 2;
@@ -56,7 +56,7 @@ export async function buildPayload(head: ContentDocs, events: EventPages,
   const built = await buildEventTables(bare, events);
   const places = encodePlaces(built.map((t) => ({ mapId: t.mapId, parts: runNow(eventIndexSteps(bare.pois, t)).parts })));
   return { version: version.version, checksum: head.checksum, published_at: version.published_at, docs: docsBytes(docs),
-    tables: Buffer.concat(EventTable.encode(built)), places };
+    tables: concatBytes(EventTable.encode(built)), places };
 }
 
 /** The typed arrays of a map's index parts, in the order they are written. */
@@ -101,7 +101,7 @@ function encodePlaces(indexes: readonly { mapId: string; parts: IndexParts | nul
  */
 function decodePlaces(bytes: Uint8Array): Map<string, IndexParts> {
   // Float64 views need 8-byte aligned offsets.
-  if (bytes.byteOffset % 8 !== 0) bytes = bytes.slice();
+  if (bytes.byteOffset % 8 !== 0) bytes = new Uint8Array(bytes);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const length = view.getUint32(0, true);
   const header = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + length))) as {
@@ -164,7 +164,7 @@ export function docsBytes(docs: ContentDocs): Uint8Array {
     head[key] = [];
     for (let i = 0; i < value.length; i += DOCS_LINE_ITEMS) lines.push(JSON.stringify({ [key]: value.slice(i, i + DOCS_LINE_ITEMS) }));
   }
-  return Buffer.from([JSON.stringify(head), ...lines].join('\n'));
+  return new TextEncoder().encode([JSON.stringify(head), ...lines].join('\n'));
 }
 
 const NEWLINE = 0x0a;
@@ -291,7 +291,7 @@ export async function readCache(path: string, expect?: { version?: number; check
   const read = async (name: string) => {
     const bytes = await readFile(join(path, name)).catch((err: Error) => { throw new ModelCacheError(`${name}: ${err.message}`); });
     if (sha256(bytes) !== manifest.files?.[name]) throw new ModelCacheError(`${join(path, name)} does not match its checksum`);
-    return bytes;
+    return ownBytes(bytes);
   };
   const [docs, tables, places] = await Promise.all([read(FILES.docs), read(FILES.tables), read(FILES.places)]);
   return { version: manifest.version, checksum: manifest.checksum, published_at: manifest.published_at,

@@ -1,0 +1,101 @@
+/**
+ * Small bundles as a destination writes them, not as the demo or the benchmarks do: one map with one POI, a
+ * park with a few long trails and a handful of events, and the complete example of docs/bundle-format.md read
+ * from the page itself. Their payloads are small enough to come from a runtime's buffer pool, which large ones
+ * never do, so they take paths through publishing that the demo and the fixture do not.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { BundleT, EventT, MapT, PathT } from '../../src/content/bundle/bundle-schema.ts';
+import { mulberry32, nameUuid } from '../../scripts/demo/ids.ts';
+
+const id = (name: string): string => nameUuid('small-bundles', name);
+const CREATED = '2027-01-10T10:00:00Z';
+
+/** A map with every required part and nothing else. */
+function bareMap(mapId: string, publisherId: string, name: string, center: { lat: number; lng: number }): MapT {
+  const version = id(`${mapId}:version`);
+  return {
+    id: mapId, publisher_id: publisherId, name, slug: name.toLowerCase().replace(/\W+/g, '-'), enabled: true, time_zone: 'Europe/Lisbon',
+    created_at: CREATED, branding: {}, info: {}, map_data: { center, zoom: 13 }, contact: {}, sponsors: [], content_blocks: [],
+    versions: [{ id: version, name: '2027', status: 'published' }], current_version_id: version,
+  };
+}
+
+/** The rest of a bundle, empty. */
+function emptyBundle(): BundleT {
+  return { format: 'destination-bundle/1', publishers: [], maps: [], icons: [], categories: [], markers: [], paths: [], polygons: [],
+    events: [], lists: [], associations: [], sessions: [] };
+}
+
+/** The ids the tests of the small bundles ask for. */
+export const SMALL = {
+  town: { map: id('town:map'), marker: id('town:marker') },
+  park: { map: id('park:map'), trail: id('park:trail:0'), polygon: id('park:polygon'), event: id('park:event:0') },
+  /** The docs' example: a map, a marker and an event the page shows. */
+  docs: { map: '283d3d85-d0e9-543d-b8cd-02bb838aa703', marker: '06a353f1-8320-538f-ac12-696d9dfd7be7', event: 'b236e459-8eb4-5b1f-8684-7536c5a4a7cb' },
+};
+
+/** One publisher, one map, one marker: the smallest bundle that serves something. */
+export function oneMarkerBundle(name = 'Town hall'): BundleT {
+  const publisher = id('town:publisher');
+  return { ...emptyBundle(), publishers: [{ id: publisher, name: 'Town office', slug: 'town-office' }],
+    maps: [bareMap(SMALL.town.map, publisher, 'Small town', { lat: 39.2369, lng: -8.6850 })],
+    markers: [{ id: SMALL.town.marker, map_id: SMALL.town.map, name, category_ids: [], lat: 39.2369, lng: -8.6850, created_at: CREATED }] };
+}
+
+/** A trail of `n` vertices wandering from a start, as a GPS track does. */
+function track(seed: number, n: number, start: [number, number]): [number, number][] {
+  const rand = mulberry32(seed);
+  const out: [number, number][] = [];
+  let [lng, lat] = start;
+  for (let i = 0; i < n; i++) {
+    lng += (rand() - 0.45) * 0.0004;
+    lat += (rand() - 0.5) * 0.0003;
+    out.push([Math.round(lng * 1e7) / 1e7, Math.round(lat * 1e7) / 1e7]);
+  }
+  return out;
+}
+
+/** A park: three trails of 5,000 to 6,000 vertices, a polygon with a hole, a marker, and four events on them. */
+export function longTrailsBundle(): BundleT {
+  const publisher = id('park:publisher');
+  const mapId = SMALL.park.map;
+  const category = id('park:category');
+  const paths: PathT[] = [0, 1, 2].map((k) => ({
+    id: id(`park:trail:${k}`), map_id: mapId, name: `Trail ${k + 1}`, category_ids: [category], difficulty: 'moderate', duration_min: 180 + 30 * k,
+    created_at: CREATED, geometry: { type: 'LineString', coordinates: track(k + 1, 5_000 + 500 * k, [-9.42 + 0.01 * k, 38.78]) },
+  }));
+  const marker = { id: id('park:marker'), map_id: mapId, name: 'Visitor centre', category_ids: [category], lat: 38.7906, lng: -9.3907, created_at: CREATED };
+  const events: EventT[] = [0, 1, 2, 3].map((k) => ({
+    id: id(`park:event:${k}`), map_id: mapId, title: `Guided walk ${k + 1}`, event_type: 'tour', tags: ['outdoor'],
+    starts_at: `2027-0${4 + k}-15T09:00:00+01:00`, ends_at: `2027-0${4 + k}-15T13:00:00+01:00`,
+    poi_ids: k === 3 ? [marker.id] : [paths[k].id], created_at: CREATED,
+  }));
+  return { ...emptyBundle(), publishers: [{ id: publisher, name: 'Park authority', slug: 'park' }],
+    maps: [bareMap(mapId, publisher, 'Hill park', { lat: 38.79, lng: -9.39 })],
+    categories: [{ id: category, map_id: mapId, parent_id: null, kind: 'category', name: 'Trails', sort_order: 1 }],
+    markers: [marker], paths,
+    polygons: [{ id: SMALL.park.polygon, map_id: mapId, name: 'Park', category_ids: [category], created_at: CREATED, geometry: { type: 'Polygon', coordinates: [
+      [[-9.43, 38.76], [-9.35, 38.76], [-9.35, 38.82], [-9.43, 38.82], [-9.43, 38.76]],
+      [[-9.40, 38.78], [-9.40, 38.80], [-9.38, 38.80], [-9.38, 38.78], [-9.40, 38.78]],
+    ] } }],
+    events };
+}
+
+/** The complete example bundle of docs/bundle-format.md, as its text stands on the page. */
+export function docsExampleBundle(): BundleT {
+  const page = readFileSync(fileURLToPath(new URL('../../docs/bundle-format.md', import.meta.url)), 'utf8');
+  for (const m of page.matchAll(/```json\n([\s\S]*?)```/g)) {
+    const parsed = JSON.parse(m[1]) as Partial<BundleT>;
+    if (parsed.maps && parsed.maps.length > 0) return parsed as BundleT;
+  }
+  throw new Error('docs/bundle-format.md has no complete example bundle');
+}
+
+/** The three small bundles by name, each with a marker or path to ask for and a field to edit. */
+export const SMALL_BUNDLES = {
+  'one map with one POI': { make: oneMarkerBundle, map: SMALL.town.map, poi: `/markers/${SMALL.town.marker}` },
+  'a park with long trails and few events': { make: longTrailsBundle, map: SMALL.park.map, poi: `/paths/${SMALL.park.trail}` },
+  'the example of docs/bundle-format.md': { make: docsExampleBundle, map: SMALL.docs.map, poi: `/markers/${SMALL.docs.marker}` },
+} as const;
