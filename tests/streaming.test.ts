@@ -159,9 +159,12 @@ describe('publishing a bundle in chunks', () => {
       assert.equal(await publisher.serveCurrent(), null);
       const good = await publisher.stage(JSON.stringify(makeFixture()));
       assert.equal(good.problems, null);
-      const { payload, written } = await publisher.commit();
+      const { payload, written } = await publisher.prepare();
       assert.ok(written);
       assert.equal(payload.version, 1);
+      assert.equal(await publisher.currentVersion(), null, 'prepared, not yet current');
+      assert.equal((await publisher.commit())?.version, 1);
+      assert.equal((await publisher.currentVersion())?.published_at, payload.published_at);
     } finally {
       await publisher.close();
     }

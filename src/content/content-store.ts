@@ -14,7 +14,7 @@ import type { BundleSource } from './bundle/parse.ts';
 import { BundleError, type BundleProblem } from './bundle/validate-bundle.ts';
 import { inSharedMemory, loadModel, type ModelPayload } from './model/model-cache.ts';
 import type { ReadModel } from './model/read-model.ts';
-import { Publisher, type Committed, type PublishProgress, type PublisherOptions, type PublisherPort, type Staged, type StoreMode } from './publisher.ts';
+import { Publisher, type Prepared, type PublishProgress, type PublisherOptions, type PublisherPort, type Staged, type StoreMode } from './publisher.ts';
 import type { WorkerAnswer, WorkerRequest } from './publisher-worker.ts';
 import { LiveSessions, SessionIndex, type SessionAnswer } from './sessions.ts';
 import type { DatabaseState } from './replica.ts';
@@ -40,6 +40,8 @@ export interface ContentStoreOptions extends PublisherOptions {
   worker?: boolean;
   /** Hears how far each publish has got (the server logs it at debug level). */
   onProgress?: (progress: PublishProgress) => void;
+  /** A publisher made elsewhere, used instead of opening one (the other options are then not read). */
+  publisher?: PublisherPort;
 }
 
 /** What the last publish did, as /readyz shows it. */
@@ -102,8 +104,8 @@ export class ContentStore implements ServedContent {
 
   /** Opens the store (its publisher inline or in a worker) and reads the stored sessions. No content is served yet. */
   static async open(options: ContentStoreOptions = {}): Promise<ContentStore> {
-    const { worker, onProgress, ...publisherOptions } = options;
-    const store = new ContentStore(worker ? await WorkerPublisher.start(publisherOptions) : await Publisher.open(publisherOptions));
+    const { worker, onProgress, publisher, ...publisherOptions } = options;
+    const store = new ContentStore(publisher ?? (worker ? await WorkerPublisher.start(publisherOptions) : await Publisher.open(publisherOptions)));
     store.publisher.onProgress = onProgress ?? null;
     if (options.databaseUrl) store.liveSessions = new LiveSessions(options.databaseUrl);
     else store.sessionIndex = new SessionIndex(await store.publisher.readSessions());
@@ -144,12 +146,12 @@ export class ContentStore implements ServedContent {
     return this.enqueue(() => this.publisher.stage(source));
   }
 
-  /** Writes what `stage` accepted (or reopens the stored version) and serves it. */
+  /** Serves what `stage` accepted (or reopens the stored version), made current once its model is built. */
   commitStaged(label: string, staged: Staged): Promise<ReadModel> {
     return this.enqueue(async () => {
       const began = performance.now();
       try {
-        return await this.serve(await this.publisher.commit(), label, staged.checksum, began);
+        return await this.serveStaged(label, staged.checksum, began);
       } catch (err) {
         this.record(label, staged.checksum, 'failed', began, { error: String((err as Error).message ?? err) });
         throw err;
@@ -162,7 +164,7 @@ export class ContentStore implements ServedContent {
     return this.enqueue(async () => {
       const began = performance.now();
       const payload = await this.publisher.serveCurrent();
-      if (payload) await this.swapIn(payload);
+      if (payload) this.swapIn(await this.buildModel(payload));
       this.record(label, refused.checksum, 'refused', began, { problems: refused.problems ?? [] });
       return this.current;
     });
@@ -188,7 +190,7 @@ export class ContentStore implements ServedContent {
           this.record(label, checksum, 'unchanged', began, {});
           return this.current;
         }
-        return await this.serve(await this.publisher.commit(), label, checksum, began);
+        return await this.serveStaged(label, checksum, began);
       } catch (err) {
         if (!(err instanceof BundleError)) this.record(label, checksum, 'failed', began, { error: String((err as Error).message ?? err) });
         throw err;
@@ -210,7 +212,7 @@ export class ContentStore implements ServedContent {
       if (!current || served(current)) return false;
       const payload = await this.publisher.serveCurrent();
       if (!payload || served(payload)) return false;
-      await this.swapIn(payload);
+      this.swapIn(await this.buildModel(payload));
       this.record(label, payload.checksum, 'followed', began, {});
       return true;
     });
@@ -241,28 +243,47 @@ export class ContentStore implements ServedContent {
     await this.publisher.close();
   }
 
-  /** Builds the committed version's read model (in slices: requests are answered meanwhile) and swaps it in. */
-  private async serve(committed: Committed, label: string, checksum: string, began: number): Promise<ReadModel> {
-    const model = await this.swapIn(committed.payload);
-    this.record(label, checksum, committed.written ? 'published' : 'unchanged', began, { warnings: committed.warnings });
-    return model;
+  /**
+   * The journey of a staged bundle: its payload prepared (the version not yet current), its read model built (in
+   * slices: requests are answered meanwhile), then the version committed and swapped in. A payload that cannot
+   * cross to this thread or a model that cannot be built abandons the version, so the store never makes current a
+   * version that nobody saw load, and the one served stays. `published` when the served version changed.
+   */
+  private async serveStaged(label: string, checksum: string, began: number): Promise<ReadModel> {
+    let prepared: Prepared;
+    let built: BuiltModel;
+    try {
+      prepared = await this.publisher.prepare();
+      built = await this.buildModel(prepared.payload);
+    } catch (err) {
+      await this.publisher.abandon().catch(() => {});
+      throw err;
+    }
+    await this.publisher.commit();
+    const changed = prepared.written || (this.current !== null && this.current.version !== built.model.version);
+    this.swapIn(built);
+    this.record(label, checksum, changed ? 'published' : 'unchanged', began, { warnings: prepared.warnings });
+    return built.model;
   }
 
-  /** Builds a payload's read model (in slices) and serves it. */
-  private async swapIn(payload: ModelPayload): Promise<ReadModel> {
+  /** Builds a payload's read model, in slices, without serving it yet. */
+  private async buildModel(payload: ModelPayload): Promise<BuiltModel> {
     const served = this.sharing ? sharedPayload(payload) : payload;
-    const model = await loadModel(served);
+    return { model: await loadModel(served), payload: served };
+  }
+
+  /** Serves a built model from the next request on. */
+  private swapIn({ model, payload }: BuiltModel): void {
     // The first version of a large store: what building its model let go of (about 90 MB on 1M events) is
     // collected now, before anything is served, not by a full collection in the middle of serving (which, on one
     // core, held answers for tens of milliseconds). For a later version, while the current one serves, a
     // collection that marks alongside the serving is started instead (see startCollection).
-    if (isLargePayload(served)) {
+    if (isLargePayload(payload)) {
       if (this.current === null) collectGarbage();
       else startCollection();
     }
     this.current = model;
-    this.servedPayload = served;
-    return model;
+    this.servedPayload = payload;
   }
 
   private record(source: string, checksum: string | null, outcome: PublishRecord['outcome'], began: number,
@@ -279,6 +300,9 @@ export class ContentStore implements ServedContent {
     return run;
   }
 }
+
+/** A version's read model, built and not yet served, with the payload (as served) it was built from. */
+interface BuiltModel { model: ReadModel; payload: ModelPayload }
 
 /**
  * The payload with its bytes in SharedArrayBuffers, which every thread they are posted to shares: as it came from
@@ -341,7 +365,9 @@ class WorkerPublisher implements PublisherPort {
 
   opened() { return this.call<{ mode: StoreMode; warnings: string[] }>('opened'); }
   stage(source: BundleSource) { return this.call<Staged>('stage', source); }
-  commit() { return this.call<Committed>('commit'); }
+  prepare() { return this.call<Prepared>('prepare'); }
+  commit() { return this.call<VersionInfo | null>('commit'); }
+  abandon() { return this.call<void>('abandon'); }
   serveCurrent() { return this.call<ModelPayload | null>('serveCurrent'); }
   currentVersion() { return this.call<VersionInfo | null>('currentVersion'); }
   replaceSessions(sessions: SessionT[]) { return this.call<void>('replaceSessions', sessions); }

@@ -70,7 +70,7 @@ port.on('message', (req: WorkerRequest) => {
         holder[key] = ownBytes(bytes);
         moved.push(holder[key].buffer as ArrayBuffer);
       }
-      if (req.method === 'stage' || req.method === 'commit' || req.method === 'serveCurrent') collectGarbage();
+      if (req.method === 'stage' || req.method === 'prepare' || req.method === 'serveCurrent') collectGarbage();
       port.postMessage({ id: req.id, result } satisfies WorkerAnswer, moved);
       if (req.method === 'close') port.close();
     } catch (err) {

@@ -17,7 +17,7 @@ import { connectPostgres } from '../db/postgres.ts';
 import { BUNDLE_FORMAT, type EventT, type SessionT } from './bundle/bundle-schema.ts';
 import { checksumOf, parseBundle, readBundleBytes, splitBundle, type BundleSource } from './bundle/parse.ts';
 import { BundleError, BundleValidator, type BundleProblem } from './bundle/validate-bundle.ts';
-import { buildPayload, findCache, pruneCaches, readCache, cachePath, writeCache, type ModelPayload } from './model/model-cache.ts';
+import { buildPayload, findCache, modelFromPayload, pruneCaches, readCache, cachePath, writeCache, type ModelPayload } from './model/model-cache.ts';
 import { cachesPath, lockDataDir, removeOldLayout, storePath, type DataDirLock } from './store/data-dir.ts';
 import { KEEP_VERSIONS, KEEP_VERSIONS_POSTGRES, SqlStore, type SessionRow, type VersionInfo } from './store/sql-store.ts';
 
@@ -51,10 +51,14 @@ export interface Staged {
   problems: BundleProblem[] | null;
 }
 
-/** A publish's result: the payload of the version to serve, and what was done. */
-export interface Committed {
+/**
+ * What `prepare` made of a staged bundle: the payload of the version to serve, not yet current. The serving side
+ * builds its model, then calls `commit` (the version becomes current) or, when the model cannot be built,
+ * `abandon` (the version is dropped): a version becomes current only once it has loaded.
+ */
+export interface Prepared {
   payload: ModelPayload;
-  /** True when a new version was written; false when the bundle's content was already the current version. */
+  /** True when a new version was written (and waits for `commit`); false when the bundle's content was already the current version. */
   written: boolean;
   /** Things that went wrong but did not stop the publish (a cache not written, older versions dropped). */
   warnings: string[];
@@ -70,7 +74,12 @@ export interface PublisherPort {
   /** How the store was opened, and anything that went wrong doing so. */
   opened(): Promise<{ mode: StoreMode; warnings: string[] }>;
   stage(source: BundleSource): Promise<Staged>;
-  commit(): Promise<Committed>;
+  /** The payload of what `stage` accepted: the staged version's (not yet current), or the stored version's. */
+  prepare(): Promise<Prepared>;
+  /** Makes the prepared version current; null when `prepare` found it stored already (nothing to commit). */
+  commit(): Promise<VersionInfo | null>;
+  /** Drops the version staged or prepared and its cache (its model could not be built); the current version stays. */
+  abandon(): Promise<void>;
   /** The payload of the current version (from its verified cache, or rebuilt from the store); null when there is none. */
   serveCurrent(): Promise<ModelPayload | null>;
   /** The version the store serves now, or null before the first publish (one cheap query). */
@@ -127,8 +136,11 @@ export class Publisher implements PublisherPort {
   private readonly lock: DataDirLock | null;
   private readonly mode: StoreMode;
   private readonly warnings: string[];
-  /** A version staged (written, not yet made current) by the last `stage`. */
-  private pending: { checksum: string; version: number; format: string; source: string } | null = null;
+  /**
+   * A version staged (written, not yet made current) by the last `stage`; `publishedAt` is set by `prepare`, whose
+   * payload says it, and the catalogue row made by `commit` says the same.
+   */
+  private pending: { checksum: string; version: number; format: string; source: string; publishedAt?: string } | null = null;
   /** True while this publisher holds the PostgreSQL publish lock (from a stage to its commit). */
   private publishing = false;
   /** A verified cache that stood in for a store kept in memory. */
@@ -296,19 +308,48 @@ export class Publisher implements PublisherPort {
     return this.store.stageVersion(validator.head, validated());
   }
 
-  async commit(): Promise<Committed> {
+  async prepare(): Promise<Prepared> {
     const warnings: string[] = [];
-    if (!this.pending) {
+    const pending = this.pending;
+    if (!pending) {
       const payload = await this.serveCurrent();
       if (!payload) throw new Error('nothing staged to publish');
       return { payload, written: false, warnings };
     }
-    const version = await this.commitOnly();
     warnings.push(...this.stageWarnings.splice(0));
-    const payload = await this.payloadOf(version);
+    pending.publishedAt = new Date().toISOString();
+    const payload = await this.payloadOf({ version: pending.version, checksum: pending.checksum, published_at: pending.publishedAt });
+    // Written now: across the worker, the payload's bytes leave this thread with the answer. `abandon` removes it.
     await this.keepCache(payload, warnings);
-    await this.pruneOwnCaches();
     return { payload, written: true, warnings };
+  }
+
+  async commit(): Promise<VersionInfo | null> {
+    const pending = this.pending;
+    this.pending = null;
+    if (!pending) return null;
+    try {
+      const version = await this.store.commitVersion(pending.version, pending.checksum, pending.format, pending.source, pending.publishedAt);
+      // The store keeps the newest versions, and the caches follow it.
+      await this.store.prune(this.mode === 'postgres' ? KEEP_VERSIONS_POSTGRES : KEEP_VERSIONS);
+      await this.pruneOwnCaches();
+      return version;
+    } finally {
+      await this.releasePublishing();
+    }
+  }
+
+  async abandon(): Promise<void> {
+    const pending = this.pending;
+    this.pending = null;
+    try {
+      if (pending) {
+        await this.store.dropStaged();
+        await this.pruneOwnCaches();
+      }
+    } finally {
+      await this.releasePublishing();
+    }
   }
 
   /** Removes the model caches of versions the store no longer keeps (when this process writes the caches). */
@@ -318,21 +359,19 @@ export class Publisher implements PublisherPort {
   }
 
   /**
-   * Makes what `stage` accepted the current version without building its payload (the `publish` subcommand:
-   * the replicas build their own). Answers the version now current.
+   * Makes what `stage` accepted the current version once its read model is built here, as a replica will build it
+   * (the `publish` subcommand: a version no replica could load is never made current). Answers the version now
+   * current; a version that does not load is dropped and the error thrown.
    */
   async commitOnly(): Promise<VersionInfo> {
-    const pending = this.pending;
-    this.pending = null;
-    if (!pending) throw new Error('nothing staged to publish');
+    if (!this.pending) throw new Error('nothing staged to publish');
     try {
-      const version = await this.store.commitVersion(pending.version, pending.checksum, pending.format, pending.source);
-      // The store keeps the newest versions, and the caches follow it.
-      await this.store.prune(this.mode === 'postgres' ? KEEP_VERSIONS_POSTGRES : KEEP_VERSIONS);
-      return version;
-    } finally {
-      await this.releasePublishing();
+      modelFromPayload((await this.prepare()).payload);
+    } catch (err) {
+      await this.abandon();
+      throw err;
     }
+    return (await this.commit())!;
   }
 
   /** Makes a kept version current again (PostgreSQL: the replicas follow); throws when it is not kept. */

@@ -175,7 +175,7 @@ export const VERSIONS = {
   /** Notifies PUBLISHED_CHANNEL; in a transaction, listeners hear it when it commits. */
   notify: `SELECT pg_notify('${PUBLISHED_CHANNEL}', $1::text)`,
   next: `SELECT coalesce(max(version), 0) + 1 AS version FROM content_versions`,
-  insert: `INSERT INTO content_versions (version, checksum, format, source) VALUES ($1, $2, $3, $4)`,
+  insert: `INSERT INTO content_versions (version, checksum, format, source, published_at) VALUES ($1, $2, $3, $4, $5)`,
   makeCurrent: `INSERT INTO content_current (id, version) VALUES (true, $1) ON CONFLICT (id) DO UPDATE SET version = excluded.version`,
   current: `SELECT v.version, v.checksum, v.published_at FROM content_current c JOIN content_versions v USING (version)`,
   list: `SELECT version, checksum, published_at FROM content_versions ORDER BY version DESC`,

@@ -190,11 +190,12 @@ export class SqlStore {
 
   /**
    * Makes a staged version a content version and the current one, in one transaction, and notifies the
-   * replicas listening (they hear it when the transaction commits).
+   * replicas listening (they hear it when the transaction commits). `publishedAt`: the time its payload was
+   * built with, when it was built before the commit.
    */
-  async commitVersion(version: number, checksum: string, format: string, source = ''): Promise<VersionInfo> {
+  async commitVersion(version: number, checksum: string, format: string, source = '', publishedAt = new Date().toISOString()): Promise<VersionInfo> {
     return this.db.transaction(async (tx) => {
-      await tx.query(VERSIONS.insert, [version, checksum, format, source]);
+      await tx.query(VERSIONS.insert, [version, checksum, format, source, publishedAt]);
       return makeCurrent(tx, version);
     });
   }
