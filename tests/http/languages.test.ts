@@ -7,6 +7,7 @@
  *
  * The fixture's maps offer pt (the default), en and es; every text is translated, en and es marked by a prefix,
  * so the language of each string of an answer is known. One marker's name has no es: it falls back to pt.
+ * A second fixture offers regional and script tags (zh-Hant, pt-BR, es-419, sr-Cyrl, ...) for CLDR best fit.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -225,6 +226,109 @@ describe('cursors', () => {
     const pt = await walk('pt');
     assert.ok(pt.length > 37);
     for (const lang of ['en', 'es']) assert.deepEqual(await walk(lang), pt, lang);
+  });
+});
+
+describe('best fit across regions and scripts', () => {
+  // The main map offers regional and script tags, el its default; the Pacific map offers en (default) and pt; the
+  // disabled map (its /details still answers) offers en (default), pt-PT and zh-Hans. Each text is "<tag> <name>"
+  // in each tag, the plain name in a map's default.
+  const OFFERED: Record<string, string[]> = {
+    [M]: ['el', 'zh-Hant', 'zh-Hans', 'pt-BR', 'es-419', 'es-ES', 'sr-Cyrl', 'en-GB'],
+    [F.pacific]: ['en', 'pt'],
+    [F.disabled]: ['en', 'pt-PT', 'zh-Hans'],
+  };
+  const fixture = makeFixture();
+  for (const m of fixture.maps) Object.assign(m, { default_language: OFFERED[m.id][0], languages: OFFERED[m.id] });
+  const names = new Map(fixture.maps.map((m) => [m.id, m.name as string]));
+  mapTexts(fixture as unknown as Record<string, unknown>, (value) => {
+    const plain = value as string;
+    const tags = new Set(Object.values(OFFERED).flat());
+    return Object.fromEntries([...tags].map((tag) => [tag, ['el', 'en'].includes(tag) ? plain : `${tag} ${plain}`]));
+  });
+  let regional: TestTarget;
+  before(async () => { regional = await openTarget(fixture); });
+  after(async () => { await regional?.close(); });
+
+  /** Checks that `/maps/<map>/details` asked with `param` and `headers` is served in `served`, header and name. */
+  async function assertServed(map: string, param: string, headers: Record<string, string>, served: string): Promise<void> {
+    const target = `/maps/${map}/details${param ? `?${param}` : ''}`;
+    const what = `${target} ${JSON.stringify(headers)}`;
+    const { status, body, res } = await regional.json(target, { headers });
+    assert.equal(status, 200, what);
+    assertLanguageHeaders(res, served, what);
+    const name = names.get(map)!;
+    assert.equal(body.name, ['el', 'en'].includes(served) ? name : `${served} ${name}`, what);
+  }
+
+  const cases: [string, string, Record<string, string>, string][] = [
+    // A longer tag is served the offered tag it shortens to, by lang and by Accept-Language alike.
+    [M, 'lang=zh-Hant-TW', {}, 'zh-Hant'],
+    [M, '', { 'accept-language': 'zh-Hant-TW' }, 'zh-Hant'],
+    [M, '', { 'accept-language': 'zh-TW' }, 'zh-Hant'],
+    [M, '', { 'accept-language': 'zh-HK' }, 'zh-Hant'],
+    [M, '', { 'accept-language': 'zh-CN' }, 'zh-Hans'],
+    // Another region of the same language is served before the default: pt-PT reads pt-BR.
+    [M, 'lang=pt-PT', {}, 'pt-BR'],
+    [M, '', { 'accept-language': 'pt-PT' }, 'pt-BR'],
+    [M, '', { 'accept-language': 'pt' }, 'pt-BR'],
+    [M, '', { 'accept-language': 'es-MX' }, 'es-419'],
+    [M, '', { 'accept-language': 'es-AR' }, 'es-419'],
+    [M, '', { 'accept-language': 'es' }, 'es-ES'],
+    [M, '', { 'accept-language': 'en' }, 'en-GB'],
+    [M, '', { 'accept-language': 'en-US' }, 'en-GB'],
+    // Serbian readers read both scripts (CLDR); Chinese ones are not served the other script.
+    [M, '', { 'accept-language': 'sr-Latn' }, 'sr-Cyrl'],
+    [F.disabled, '', { 'accept-language': 'zh-TW' }, 'en'],
+    [F.disabled, 'lang=zh-Hant', {}, 'en'],
+    [F.disabled, '', { 'accept-language': 'zh-Hant, pt;q=0.5' }, 'pt-PT'],
+    // A base language is served the regional tag offered; the region of the old rules still holds.
+    [F.disabled, '', { 'accept-language': 'pt' }, 'pt-PT'],
+    [F.disabled, 'lang=pt-BR', {}, 'pt-PT'],
+    [F.pacific, '', { 'accept-language': 'pt-BR' }, 'pt'],
+    // Another language is never served, however close CLDR calls it (ca reads es, nb reads da, gl reads pt).
+    [M, '', { 'accept-language': 'fr' }, 'el'],
+    [M, '', { 'accept-language': 'ca' }, 'el'],
+    [F.pacific, 'lang=fr', {}, 'en'],
+    [F.pacific, '', { 'accept-language': 'fr' }, 'en'],
+    [F.pacific, '', { 'accept-language': 'gl' }, 'en'],
+    [F.pacific, '', { 'accept-language': 'fr-FR, fr;q=0.9' }, 'en'],
+    // q-values: the best-liked language with an offered tag wins, near match or not; ties keep header order.
+    [M, '', { 'accept-language': 'fr, pt-PT;q=0.5, en;q=0.8' }, 'en-GB'],
+    [M, '', { 'accept-language': 'en;q=0.5, pt-PT;q=0.6' }, 'pt-BR'],
+    [M, '', { 'accept-language': 'pt-PT, en-GB;q=0.9' }, 'pt-BR'],
+    [M, '', { 'accept-language': 'en;q=0.5, pt;q=0.5' }, 'en-GB'],
+    [M, '', { 'accept-language': 'pt;q=0.5, en;q=0.5' }, 'pt-BR'],
+    [F.pacific, '', { 'accept-language': 'fr, pt;q=0.1' }, 'pt'],
+    // q=0 is never chosen: it refuses the tags it covers, and the next language is tried.
+    [M, '', { 'accept-language': 'pt;q=0, en;q=0.1' }, 'en-GB'],
+    [M, '', { 'accept-language': 'pt-BR;q=0, pt-PT' }, 'el'],
+    [M, '', { 'accept-language': 'es-ES;q=0, es' }, 'es-419'],
+    [M, '', { 'accept-language': 'zh;q=0, zh-TW, en;q=0.1' }, 'en-GB'],
+    [F.pacific, '', { 'accept-language': 'pt;q=0' }, 'en'],
+    // `*` is the default, or the first offered tag no other range names.
+    [M, '', { 'accept-language': '*' }, 'el'],
+    [M, '', { 'accept-language': 'fr, *;q=0.5' }, 'el'],
+    [M, '', { 'accept-language': 'el;q=0, *' }, 'zh-Hant'],
+    [F.pacific, '', { 'accept-language': 'en;q=0, *' }, 'pt'],
+    // lang wins over the header; a malformed header, or a malformed entry of one, is ignored.
+    [M, 'lang=pt-PT', { 'accept-language': 'en' }, 'pt-BR'],
+    [M, 'lang=fr', { 'accept-language': 'en' }, 'el'],
+    [M, '', { 'accept-language': ';;garbage,,' }, 'el'],
+    [M, '', { 'accept-language': 'pt_PT, en;q=x, zh-TW;q=0.5' }, 'zh-Hant'],
+  ];
+  test('regional and script tags are matched by best fit, within the language asked for, in the order asked', async () => {
+    for (const [map, param, headers, served] of cases) await assertServed(map, param, headers, served);
+  });
+
+  test('the same preference again is answered alike (negotiations are kept)', async () => {
+    for (let k = 0; k < 2; k++) {
+      await assertServed(M, '', { 'accept-language': 'zh-Hant-TW' }, 'zh-Hant');
+      await assertServed(F.pacific, '', { 'accept-language': 'zh-Hant-TW' }, 'en');
+      await assertServed(M, 'lang=pt-PT', {}, 'pt-BR');
+      // A header is not taken for a lang that spells the same (lpt is a language of its own, not offered).
+      await assertServed(M, '', { 'accept-language': 'lpt-PT' }, 'el');
+    }
   });
 });
 
