@@ -18,7 +18,7 @@
  *
  * Node 20's --test does not expand globs, so the files are found here.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,7 +41,7 @@ function findTests(dir: string): string[] {
 interface Run { name: string; ok: boolean; seconds: number }
 
 /** Runs node:test over `files` (under c8 when `coverage`), with extra environment variables. */
-function run(name: string, files: string[], env: Record<string, string>, coverage: boolean): Run {
+async function run(name: string, files: string[], env: Record<string, string>, coverage: boolean): Promise<Run> {
   console.log(`\n# ${name}: ${files.length} file${files.length === 1 ? '' : 's'}\n`);
   const c8 = [
     'c8', '--check-coverage', '--lines', '90', '--branches', '85', '--include', 'src/**', '--exclude', 'src/serve/bun.ts',
@@ -50,8 +50,13 @@ function run(name: string, files: string[], env: Record<string, string>, coverag
   const node = ['node', '--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files];
   const began = performance.now();
   const { DATABASE_URL: _, ...inherited } = process.env;
-  const result = spawnSync('npx', coverage ? [...c8, ...node] : node, { stdio: 'inherit', env: { ...inherited, ...env } });
-  return { name, ok: result.status === 0, seconds: Math.round((performance.now() - began) / 100) / 10 };
+  // Not spawnSync: while it blocks, a SIGINT or SIGTERM cannot stop the throwaway server and remove its files
+  // (tests/helpers/postgres.ts).
+  const code = await new Promise<number | null>((resolve) => {
+    spawn('npx', coverage ? [...c8, ...node] : node, { stdio: 'inherit', env: { ...inherited, ...env } })
+      .on('close', resolve).on('error', () => resolve(null));
+  });
+  return { name, ok: code === 0, seconds: Math.round((performance.now() - began) / 100) / 10 };
 }
 
 const only = process.argv.slice(2);
@@ -65,14 +70,15 @@ try {
   const databaseUrl = process.env.DATABASE_URL || (postgres = await startThrowawayPostgres()).url;
   const shared = { TEST_SCRATCH_DIR: scratch, TEST_DATABASE_URL: databaseUrl };
   if (only.length > 0) {
-    runs.push(run(`${process.env.TEST_RUNTIME || 'in-process'}`, only, shared, false));
+    runs.push(await run(`${process.env.TEST_RUNTIME || 'in-process'}`, only, shared, false));
   } else {
-    runs.push(run('every test, in-process, with coverage', findTests('tests'), { ...shared, TEST_RUNTIME: '' }, true));
+    runs.push(await run('every test, in-process, with coverage', findTests('tests'), { ...shared, TEST_RUNTIME: '' }, true));
     const suite = findTests(HTTP_SUITE);
     for (const runtime of RUNTIMES) {
-      runs.push(run(`the HTTP-level suite (${HTTP_SUITE}) on ${runtime}, over a real port`, suite, { ...shared, TEST_RUNTIME: runtime }, false));
+      runs.push(await run(`the HTTP-level suite (${HTTP_SUITE}) on ${runtime}, over a real port`, suite,
+        { ...shared, TEST_RUNTIME: runtime }, false));
     }
-    runs.push(run(`the HTTP-level suite (${HTTP_SUITE}) on node, a replica of PostgreSQL`, suite,
+    runs.push(await run(`the HTTP-level suite (${HTTP_SUITE}) on node, a replica of PostgreSQL`, suite,
       { ...shared, TEST_RUNTIME: 'node', TEST_STORE: 'postgres' }, false));
   }
 } finally {
