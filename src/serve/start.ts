@@ -19,6 +19,7 @@ import type { PgliteAssets } from '../db/pglite.ts';
 import { createLogger, type Logger } from '../http/log.ts';
 import type { AssetLoader } from '../pages/assets.ts';
 import { ConfigError, DEMO_SESSIONS_PATH, pageOptions, parseConfig, usage, type ServerConfig } from './config.ts';
+import { runId } from './id.ts';
 import { runPublish } from './publish.ts';
 
 /** What a packaged program (the compiled binary) brings along instead of files on disk. */
@@ -52,6 +53,7 @@ export async function start(args: readonly string[], env: Record<string, string 
     return { exitCode, message: output };
   }
   if (args[0] === 'publish') return runPublish(args.slice(1), env, options.command);
+  if (args[0] === 'id') return runId(args.slice(1), options.command);
   let config: ServerConfig;
   try {
     const parsed = parseConfig(args, env);
