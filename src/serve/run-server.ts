@@ -1,8 +1,9 @@
 /**
  * What every runtime entry does once `start` has staged the content: listen (the main thread, and with
  * `--workers N` the serving threads of serving-threads.ts), stop gracefully on SIGTERM and SIGINT, publish again
- * on SIGHUP, and load the content.
+ * on SIGHUP (its pid in `server.pid` of the data directory it owns, for `reload`), and load the content.
  */
+import { writePidFile } from '../content/store/data-dir.ts';
 import type { Started } from './start.ts';
 import { logListening } from './start.ts';
 import { logLimits, type LimitsServer } from './limits.ts';
@@ -24,11 +25,25 @@ export async function runServer(started: Exclude<Started, { exitCode: number }>,
   const workers = threads ? ServingThreads.start(config.workers - 1, how.threadFile, store, config, listener.port, logger) : null;
   void workers?.listening.then(() => logger.log('info', 'serving threads', { workers: config.workers }));
   // Answer with Connection: close, stop accepting, let requests in flight finish, close the store, exit 0.
-  const stop = shutdownOnSignal({ app, logger, close, ...(listener.open ? { openConnections: listener.open } : {}),
+  let pidFile: Awaited<ReturnType<typeof writePidFile>> = null;
+  const stop = shutdownOnSignal({ app, logger, ...(listener.open ? { openConnections: listener.open } : {}),
+    close: async () => {
+      await pidFile?.remove();
+      await close();
+    },
     stopServer: async (deadline) => { await Promise.all([listener.stop(deadline), workers?.stop(deadline)]); },
     exit: (code) => process.exit(code) }, config.limits.shutdownTimeoutS);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void stop(signal));
   // SIGHUP publishes the bundle again; the current version serves until the new one is ready.
   process.on('SIGHUP', () => void reload('SIGHUP'));
-  if (!(await load())) process.exit(1);
+  // Only now, with SIGHUP handled: before, the signal `reload` sends would end the process.
+  try {
+    pidFile = await writePidFile(config.dataDir);
+  } catch (err) {
+    logger.log('warn', `cannot write the pid file in ${config.dataDir} (${(err as Error).message}): reload cannot find this server; send SIGHUP to pid ${process.pid}`);
+  }
+  if (!(await load())) {
+    await pidFile?.remove();
+    process.exit(1);
+  }
 }

@@ -21,6 +21,7 @@ import type { AssetLoader } from '../pages/assets.ts';
 import { ConfigError, DEMO_SESSIONS_PATH, pageOptions, parseConfig, usage, type ServerConfig } from './config.ts';
 import { runId } from './id.ts';
 import { runPublish } from './publish.ts';
+import { runReload } from './reload.ts';
 
 /** What a packaged program (the compiled binary) brings along instead of files on disk. */
 export interface StartOptions {
@@ -53,6 +54,7 @@ export async function start(args: readonly string[], env: Record<string, string 
     return { exitCode, message: output };
   }
   if (args[0] === 'publish') return runPublish(args.slice(1), env, options.command);
+  if (args[0] === 'reload') return runReload(args.slice(1), env, options.command);
   if (args[0] === 'id') return runId(args.slice(1), options.command);
   let config: ServerConfig;
   try {
@@ -233,8 +235,8 @@ function cannotRead(path: string, err: unknown): { exitCode: number; message: st
   return { exitCode: 1, message: `error: cannot read the content bundle ${path}: ${(err as Error).message}` };
 }
 
-/** Logs that the server listens. */
+/** Logs that the server listens, with the pid to signal (npm's own pid is not the server's). */
 export function logListening(logger: Logger, runtime: string, config: ServerConfig, port: number): void {
-  logger.log('info', 'listening', { runtime, host: config.host, port, base_path: config.basePath || '/',
+  logger.log('info', 'listening', { runtime, pid: process.pid, host: config.host, port, base_path: config.basePath || '/',
     ...(config.databaseUrl ? { database: redactUrl(config.databaseUrl) } : { bundle: config.bundlePath }) });
 }

@@ -1,13 +1,16 @@
 /**
  * The data directory: `store/` (the embedded PostgreSQL's files, the system of record), `model/` (derived
- * caches of content versions) and `lock.sock`, which says that a live process owns the directory.
+ * caches of content versions), `lock.sock`, which says that a live process owns the directory, and
+ * `server.pid`, the owner's pid once it serves.
  *
  * The lock is a listening Unix socket, not a file holding a pid: the operating system closes it when its
  * process dies however it dies, so a lock never outlives its owner, whatever pid the next process gets (a
  * container's process is always pid 1). A second process that finds the lock answered leaves the store alone
- * and serves from the caches; one that finds it dead takes it over.
+ * and serves from the caches; one that finds it dead takes it over. The lock answers whoever connects with its
+ * owner's pid, so `server.pid` is only believed when the lock confirms it: a pid file left by a crash, whose pid
+ * the system may since have given to any other process, is never signalled.
  */
-import { mkdir, readdir, rm, unlink } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { createConnection, createServer, type Server } from 'node:net';
 import { join, relative } from 'node:path';
 
@@ -16,6 +19,11 @@ export const storePath = (dataDir: string) => join(dataDir, 'store');
 /** Where the derived model caches live. */
 export const cachesPath = (dataDir: string) => join(dataDir, 'model');
 const lockPath = (dataDir: string) => join(dataDir, 'lock.sock');
+/** Where the owner writes its pid once it serves (for `reload`, and for a service manager's PIDFile). */
+export const pidFilePath = (dataDir: string) => join(dataDir, 'server.pid');
+
+/** What the lock answers: this service's name and its owner's pid, so `reload` never takes another program's socket for it. */
+const OWNER_LINE = /^destination-map-content (\d+)\n/;
 
 /** A held lock on a data directory. */
 export interface DataDirLock { release(): Promise<void> }
@@ -29,7 +37,11 @@ function socketPath(dataDir: string): string {
 
 function listen(path: string): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = createServer((socket) => socket.destroy());
+    const server = createServer((socket) => {
+      // A client that hangs up first (lockDataDir's own probe) must not make the write an uncaught error.
+      socket.on('error', () => socket.destroy());
+      socket.end(`destination-map-content ${process.pid}\n`);
+    });
     server.once('error', reject);
     server.listen(path, () => {
       server.off('error', reject);
@@ -61,6 +73,8 @@ export async function lockDataDir(dataDir: string): Promise<DataDirLock | null> 
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const server = await listen(path);
+      // A pid file left by an owner that died is not this process's: `reload` must find none until it serves.
+      await unlink(pidFilePath(dataDir)).catch(() => {});
       return {
         release: () => new Promise<void>((resolve) => server.close(() => resolve())).then(() => unlink(path).catch(() => {})),
       };
@@ -71,6 +85,49 @@ export async function lockDataDir(dataDir: string): Promise<DataDirLock | null> 
     }
   }
   return null;
+}
+
+/**
+ * The pid of the live process that owns a data directory, asked of its lock: null when no process holds it,
+ * `unknown` when one does but does not say its pid (a release before the lock answered it).
+ */
+export function askOwner(dataDir: string): Promise<number | 'unknown' | null> {
+  return new Promise((resolve) => {
+    const socket = createConnection(socketPath(dataDir));
+    let text = '';
+    const done = (answer: number | 'unknown' | null) => {
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.setEncoding('utf8');
+    socket.setTimeout(3000, () => done('unknown'));
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+      const m = OWNER_LINE.exec(text);
+      if (m) done(Number(m[1]));
+    });
+    socket.once('end', () => done('unknown'));
+    socket.once('error', (err: NodeJS.ErrnoException) => done(['ENOENT', 'ECONNREFUSED'].includes(err.code ?? '') ? null : 'unknown'));
+  });
+}
+
+/**
+ * Writes `server.pid` when this process owns the data directory (its lock answers this pid), and returns how to
+ * remove it; null when another process owns the directory, or none does (a store in memory): that process
+ * writes nothing there.
+ */
+export async function writePidFile(dataDir: string): Promise<{ remove(): Promise<void> } | null> {
+  if ((await askOwner(dataDir)) !== process.pid) return null;
+  const path = pidFilePath(dataDir);
+  await writeFile(path, `${process.pid}\n`);
+  return { remove: () => unlink(path).catch(() => {}) };
+}
+
+/** The pid a data directory's `server.pid` names; null when there is no such file or it holds no pid. */
+export async function readPidFile(dataDir: string): Promise<number | null> {
+  const text = await readFile(pidFilePath(dataDir), 'utf8').catch(() => '');
+  const m = /^(\d+)\s*$/.exec(text);
+  return m ? Number(m[1]) : null;
 }
 
 /** Removes what earlier releases kept in a data directory (per-bundle snapshots, their locks and copies). */
