@@ -269,12 +269,40 @@ describe('the single binary', () => {
   });
 
   test('--help and its subcommands\' usage name the binary, not npm start', () => {
-    for (const args of [['--help'], ['check'], ['publish']]) {
+    for (const args of [['--help'], ['check'], ['publish'], ['reload', '--help'], ['id']]) {
       const run = spawnSync(join(dir, EXE), args, { cwd: dir, env: { HOME: dir }, encoding: 'utf8', timeout: 30_000 });
       const text = run.stdout + run.stderr;
       assert.match(text, /destination-map/, `${args.join(' ')}: ${text.slice(0, 300)}`);
       assert.doesNotMatch(text, /npm start/, args.join(' '));
+      if (args[0] === '--help') assert.match(text, /^ {2}--healthcheck +start no server/m, 'the binary\'s --help lists its --healthcheck');
     }
+  });
+
+  test('reload and id reach its subcommands: reload sends SIGHUP to the binary serving .data, which publishes', async () => {
+    const id = spawnSync(join(dir, EXE), ['id', 'feira-da-ladra'], { cwd: dir, env: { HOME: dir }, encoding: 'utf8', timeout: 30_000 });
+    assert.equal(id.stdout, 'b7d404a3-3ff4-533b-b1df-65e160e3f551\n', id.stderr);
+    await writeFile(join(dir, 'my-destination.json'), JSON.stringify(fixture));
+    const server = spawn(join(dir, EXE), ['my-destination.json', '--port', '0', '--host', '127.0.0.1'], { cwd: dir, env: { HOME: dir } });
+    let out = '';
+    server.stdout.on('data', (d) => (out += d));
+    server.stderr.on('data', (d) => (out += d));
+    const waitFor = async (pattern: RegExp) => {
+      for (let i = 0; i < 600 && !pattern.test(out) && server.exitCode === null; i++) await new Promise((r) => setTimeout(r, 100));
+      assert.match(out, pattern);
+    };
+    try {
+      await waitFor(/"msg":"content loaded"/);
+      assert.equal(logLines(out, 'listening')[0].pid, server.pid);
+      assert.equal(await readFile(join(dir, '.data', 'server.pid'), 'utf8'), `${server.pid}\n`);
+      const reload = spawnSync(join(dir, EXE), ['reload'], { cwd: dir, env: { HOME: dir }, encoding: 'utf8', timeout: 30_000 });
+      assert.equal(reload.status, 0, reload.stdout + reload.stderr);
+      assert.match(reload.stdout, new RegExp(`^sent SIGHUP to the server on \\.data \\(pid ${server.pid}\\)`));
+      await waitFor(/"msg":"publishing","trigger":"SIGHUP"[\s\S]*"msg":"content unchanged","trigger":"SIGHUP"/);
+    } finally {
+      server.kill('SIGTERM');
+      await once(server, 'exit');
+    }
+    assert.deepEqual((await readdir(join(dir, '.data'))).filter((name) => name === 'server.pid'), [], 'removed when it stopped');
   });
 
   test('refuses a bad bundle before opening its port, listing the problem, when no good version is stored', async () => {

@@ -4,7 +4,8 @@
  * from an empty directory with no node_modules and no network. The built-in demo runs on a store in memory
  * (from the embedded empty store: no initdb) and writes nothing; a bundle given with --bundle is stored in
  * the data directory.
- * `destination-map --healthcheck` asks a running instance instead: the container's HEALTHCHECK has no curl.
+ * `destination-map --healthcheck` asks a running instance instead: the container's HEALTHCHECK has no curl. The
+ * subcommands (check, publish, reload, id) reach start() like a server's flags do.
  */
 import pgliteWasm from '@electric-sql/pglite/pglite.wasm' with { type: 'file' };
 import initdbWasm from '@electric-sql/pglite/initdb.wasm' with { type: 'file' };
@@ -53,6 +54,7 @@ async function loadEmbedded(): Promise<StartOptions> {
     // The publisher runs inline: a compiled binary has no separate worker file to start.
     worker: false,
     command: 'destination-map',
+    healthcheck: true,
   };
 }
 

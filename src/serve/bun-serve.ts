@@ -49,7 +49,7 @@ export const listenBun: Listen = async (app, config, _logger, reusePort) => {
 export async function serveOnBun(runtime: string, args: readonly string[], options: StartOptions = {}): Promise<void> {
   const started = await start(args, process.env, options);
   if ('exitCode' in started) {
-    (started.exitCode === 0 ? console.log : console.error)(started.message);
+    (started.exitCode === 0 || started.report ? console.log : console.error)(started.message);
     process.exit(started.exitCode);
   }
   if (started.config.workers > 1 && options.worker === false) {

@@ -80,18 +80,31 @@ export const DEFAULT_DATA_DIR = '.data';
 /** Default port, as hosting platforms expect it to be overridable with PORT. */
 export const DEFAULT_PORT = 8787;
 
-/** Usage text for --help; `command` is how this program is started (`npm start --`, or the binary's name). */
-export function usage(command = 'npm start --'): string {
+/** The subcommands: a first argument that is one of these is never taken for a bundle. */
+export const SUBCOMMANDS = ['check', 'publish', 'id', 'reload'] as const;
+
+/**
+ * Usage text for --help; `command` is how this program is started (`npm start --`, or the binary's name), and
+ * `healthcheck` says that it answers `--healthcheck` itself (the binary).
+ */
+export function usage(command = 'npm start --', { healthcheck = false } = {}): string {
+  const probe = healthcheck ? `
+  --healthcheck            start no server: ask GET /healthz of the instance these settings (--port, --host)
+                           describe, and exit 0 when it answers 200, 1 otherwise (the container's HEALTHCHECK)` : '';
   return `Destination map content service: a read-only HTTP JSON API.
 
-Usage: ${command} [options]
+Usage: ${command} [options] [<bundle.json>]   serve (the bundle as an argument, or with --bundle)
        ${command} check <bundle.json>... [--json]   validate bundles and exit (0: ok, 1: problems)
-       ${command} publish --database-url <url> <bundle.json>   publish into PostgreSQL and exit
+       ${command} publish --database-url <url> [--sessions <sessions.json>] <bundle.json>   publish into PostgreSQL and exit
        ${command} publish --database-url <url> --rollback <version>   make a kept version current again
        ${command} publish --database-url <url> --list   the versions kept, newest first
+       ${command} reload [--data-dir <path>]   have the server on that data directory publish its bundle again (SIGHUP)
+       ${command} id [--namespace <uuid>] <key>...   the name-based UUID (version 5) of each key, for bundle ids
+Each subcommand's --help says more (${command} check --help).
 
 Options (each also read from the environment variable in brackets; a flag wins):
   --bundle <path>      content bundle to serve [BUNDLE_PATH]   default: the demo, data/demo-bundle.json
+                       (or name it as the argument; once: one bundle a server)
   --port <n>           port to listen on [PORT]                default: ${DEFAULT_PORT}
   --host <addr>        address to bind [HOST]                  default: 0.0.0.0
   --base-path <path>   mount every route under this prefix [BASE_PATH], e.g. /api/v1
@@ -123,10 +136,11 @@ Options (each also read from the environment variable in brackets; a flag wins):
   --tiles <url>            raster tiles under the explorer's maps, a template with {z}, {x} and {y}, on this
                            service's origin (/tiles/{z}/{x}/{y}.png behind the same proxy) or an http(s) URL
                            [TILES_URL]   default: none, the offline base (coastlines, borders, the map's own areas)
-  --help                   print this text
+  --help                   print this text${probe}
 
-Publishing: send SIGHUP (kill -HUP <pid>) to publish the bundle file again; the current version
-keeps serving until the new one is ready, and a bad bundle changes nothing (see GET /readyz).
+Publishing: \`${command} reload\` (or SIGHUP to the pid the "listening" log line names, also written to
+<data dir>/server.pid) publishes the bundle file again; the current version keeps serving until the new one
+is ready, and a bad bundle changes nothing (see GET /readyz).
 Pages: / (the service, its content version and maps), /explore (a map explorer that needs no internet) and
 /docs (the API reference), under the base path like the API.
 Health: GET /healthz answers 200 while the process runs; GET /readyz answers 200 once a content
@@ -149,9 +163,14 @@ export class ConfigError extends Error {}
 /** Parses flags and environment variables into a config. */
 export function parseConfig(args: readonly string[], env: Record<string, string | undefined>): ServerConfig | 'help' {
   const flags = new Map<string, string>();
+  const positionals: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === '--help' || arg === '-h') return 'help';
+    if (!arg.startsWith('-')) {
+      positionals.push(arg);
+      continue;
+    }
     const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
     if (m && SWITCHES.includes(m[1]) && m[2] === undefined) {
       flags.set(m[1], 'true');
@@ -160,8 +179,10 @@ export function parseConfig(args: readonly string[], env: Record<string, string 
     if (!m || !FLAGS.includes(m[1])) throw new ConfigError(`unknown option ${arg}; see --help`);
     const value = m[2] ?? args[++i];
     if (value === undefined) throw new ConfigError(`option --${m[1]} needs a value`);
+    if (m[1] === 'bundle' && flags.has('bundle')) throw new ConfigError(`one bundle is served: --bundle is given twice (${flags.get('bundle')}, ${value})`);
     flags.set(m[1], value);
   }
+  takeBundleArgument(positionals, flags);
   const pick = (flag: string, envName: string) => flags.get(flag) ?? (env[envName] || undefined);
   const portText = pick('port', 'PORT') ?? String(DEFAULT_PORT);
   const port = Number(portText);
@@ -220,6 +241,23 @@ export function parseConfig(args: readonly string[], env: Record<string, string 
     ...(pick('sessions', 'SESSIONS_PATH') ? { sessionsPath: pick('sessions', 'SESSIONS_PATH') } : {}),
     watch: parseSwitch(pick('watch', 'WATCH'), 'watch'),
   };
+}
+
+/**
+ * The bundle named as an argument goes where --bundle would: it may be given one way, once. A bare lowercase
+ * word is refused as a mistyped subcommand rather than read as a file that is not there (name such a file ./word).
+ */
+function takeBundleArgument(positionals: readonly string[], flags: Map<string, string>): void {
+  if (positionals.length === 0) return;
+  const [first] = positionals;
+  if (/^[a-z][a-z-]*$/.test(first)) {
+    throw new ConfigError(`unknown subcommand "${first}": the subcommands are ${SUBCOMMANDS.join(', ')} (a bundle file of that name: ./${first})`);
+  }
+  if (positionals.length > 1) throw new ConfigError(`one bundle is served, not ${positionals.length} (${positionals.join(', ')})`);
+  if (flags.has('bundle')) {
+    throw new ConfigError(`the bundle is given twice, with --bundle (${flags.get('bundle')}) and as an argument (${first}): give it once`);
+  }
+  flags.set('bundle', first);
 }
 
 /** What the app's pages are configured with: the kiosk map and tile source of the settings, and where the assets come from. */

@@ -12,7 +12,7 @@ const RUNTIME = 'Deno' in globalThis ? 'deno' : 'node';
 
 const started = await start(process.argv.slice(2), process.env);
 if ('exitCode' in started) {
-  (started.exitCode === 0 ? console.log : console.error)(started.message);
+  (started.exitCode === 0 || started.report ? console.log : console.error)(started.message);
   process.exit(started.exitCode);
 }
 await runServer(started, { runtime: RUNTIME, server: 'node:http', listen: listenNode, threadFile: new URL('./node-thread.ts', import.meta.url) });

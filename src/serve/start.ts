@@ -37,21 +37,26 @@ export interface StartOptions {
   worker?: boolean;
   /** How the program is started, for --help (default `npm start --`). */
   command?: string;
+  /** The program answers `--healthcheck` itself (the binary), so its --help lists it. */
+  healthcheck?: boolean;
   /** The pages' assets (Leaflet, the coastlines, Redoc, the pages' scripts); default read from the checkout. */
   pageAssets?: AssetLoader;
 }
 
-/** A staged app with its config, or the exit code and message to stop with. */
+/**
+ * A staged app with its config, or the exit code and message to stop with: on stdout when the exit code is 0 or
+ * the message is a `report` (check's, with problems: it is output to keep, `> report.json`), else on stderr.
+ */
 export type Started =
   | { app: App; config: ServerConfig; store: ContentStore; logger: Logger; load(): Promise<boolean>; reload(trigger: string): Promise<void>;
     close(): Promise<void> }
-  | { exitCode: number; message: string };
+  | { exitCode: number; message: string; report?: boolean };
 
 /** Parses settings, opens the store and stages the bundle; a bad bundle with nothing stored stops start-up before any port is opened. */
 export async function start(args: readonly string[], env: Record<string, string | undefined>, options: StartOptions = {}): Promise<Started> {
   if (args[0] === 'check') {
     const { exitCode, output } = await runCheck(args.slice(1), (path) => readFile(path), options.command);
-    return { exitCode, message: output };
+    return { exitCode, message: output, report: exitCode !== 2 };
   }
   if (args[0] === 'publish') return runPublish(args.slice(1), env, options.command);
   if (args[0] === 'reload') return runReload(args.slice(1), env, options.command);
@@ -59,7 +64,7 @@ export async function start(args: readonly string[], env: Record<string, string 
   let config: ServerConfig;
   try {
     const parsed = parseConfig(args, env);
-    if (parsed === 'help') return { exitCode: 0, message: usage(options.command) };
+    if (parsed === 'help') return { exitCode: 0, message: usage(options.command, { healthcheck: options.healthcheck }) };
     config = parsed;
   } catch (err) {
     if (err instanceof ConfigError) return { exitCode: 2, message: `error: ${err.message}` };
