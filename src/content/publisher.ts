@@ -172,7 +172,10 @@ export class Publisher implements PublisherPort {
     const warnings: string[] = [];
     if (options.databaseUrl) {
       const db = connectPostgres(options.databaseUrl, { max: 1, applicationName: 'destination-map-content publisher' });
-      return new Publisher(SqlStore.over(db), { caches: options.dataDir === undefined ? null : cachesPath(options.dataDir), lock: null,
+      // A replica holds its cache directory's lock only so that `reload` can find it there: replicas sharing one
+      // directory (or one that cannot be written) still read and write its caches as before.
+      const lock = options.dataDir === undefined ? null : await lockDataDir(options.dataDir).catch(() => null);
+      return new Publisher(SqlStore.over(db), { caches: options.dataDir === undefined ? null : cachesPath(options.dataDir), lock,
         mode: 'postgres', warnings, options });
     }
     const inMemory = async () => SqlStore.open(await openDb({ assets: options.assets, ...(options.emptyDatabase ? { snapshot: options.emptyDatabase } : {}) }));

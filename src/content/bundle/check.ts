@@ -46,12 +46,16 @@ export const FAR_KM = 200;
 /** The usage text of the `check` subcommand; `command` is how the program is started (`npm start --`, or the binary's name). */
 export function checkUsage(command = 'npm start --'): string {
   return `Usage: ${command} check [--json] <bundle.json>...
+       ${command} check [--json] --bundle <bundle.json>...
 
 Validates content bundles and exits, for editors and CI. Prints every problem (the server would refuse
 the bundle) and warning (unknown keys, POIs more than ${FAR_KM} km outside their map's area), then a summary.
+The report goes to standard output, problems or not (to keep it: ${command.startsWith('npm ') ? 'npm start --silent -- check … > report.json' : `${command} check … > report.json`});
+usage errors go to standard error.
 
-  --json   print the reports as JSON instead: an array with one {file, ok, problems, warnings, summary} per file
-  --help   print this help
+  --bundle <path>   a bundle to check (again for each one), instead of naming them as arguments
+  --json            print the reports as JSON instead: an array with one {file, ok, problems, warnings, summary} per file
+  --help            print this help
 
 Exit status: 0 when every bundle is ok (warnings allowed), 1 when any has problems or cannot be read,
 2 for a usage error.`;
@@ -180,7 +184,7 @@ const READ_ERRORS: Readonly<Record<string, string>> = {
   ENOENT: 'no such file', EISDIR: 'it is a directory', EACCES: 'permission denied', EPERM: 'permission denied',
 };
 
-/** Runs `check` with the arguments after the word (files, `--json`, `--help`): exit 0 all ok, 1 problems or unreadable, 2 usage. */
+/** Runs `check` with the arguments after the word (files, `--bundle`, `--json`, `--help`): exit 0 all ok, 1 problems or unreadable, 2 usage. */
 export async function runCheck(
   args: readonly string[],
   readText: (path: string) => Promise<string | Uint8Array>,
@@ -189,14 +193,25 @@ export async function runCheck(
   const usage = checkUsage(command);
   let json = false;
   let optionsEnded = false;
-  const files: string[] = [];
-  for (const arg of args) {
-    if (optionsEnded || !arg.startsWith('-')) files.push(arg);
+  const named: string[] = [];
+  const flagged: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    const bundle = /^--bundle(?:=(.*))?$/.exec(arg);
+    if (optionsEnded || !arg.startsWith('-')) named.push(arg);
     else if (arg === '--') optionsEnded = true;
     else if (arg === '--help' || arg === '-h') return { exitCode: 0, output: usage };
     else if (arg === '--json') json = true;
-    else return { exitCode: 2, output: `error: unknown option ${arg}\n\n${usage}` };
+    else if (bundle) {
+      const value = bundle[1] ?? args[++i];
+      if (!value) return { exitCode: 2, output: `error: option --bundle needs a value\n\n${usage}` };
+      flagged.push(value);
+    } else return { exitCode: 2, output: `error: unknown option ${arg}\n\n${usage}` };
   }
+  if (named.length > 0 && flagged.length > 0) {
+    return { exitCode: 2, output: `error: name the bundles either as arguments or with --bundle, not both (${[...flagged, ...named].join(', ')})\n\n${usage}` };
+  }
+  const files = flagged.length > 0 ? flagged : named;
   if (files.length === 0) return { exitCode: 2, output: `error: no bundle file given\n\n${usage}` };
 
   const reports: { file: string; report: CheckReport }[] = [];
