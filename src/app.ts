@@ -276,17 +276,26 @@ export function createApp(deps: AppDeps): App {
     return { status, headers: { 'content-type': JSON_TYPE, 'content-length': String(body.byteLength), 'cache-control': CACHE_CONTROL.none }, body };
   }
 
-  /** What /readyz says: the version served (if any) and the outcome of the last publish. */
+  /**
+   * What /readyz says: the version served (if any) and its warnings, whether it is behind the version the store
+   * makes current (and which version could not be loaded, and why), and the outcome of the last publish. Behind
+   * or with its database in trouble, a serving process still answers 200 ("degraded"): a 503 would empty a fleet
+   * in which every replica fails the same version, while each could serve the one before.
+   */
   function readiness(): Record<string, unknown> {
-    const last = deps.store.lastPublish;
+    const { lastPublish: last, storeCurrent, notLoaded } = deps.store;
     const lastPublish = last && { ...last, problems: last.problems.slice(0, 100), problem_count: last.problems.length };
-    // A replica also says how its database is: unreachable, it keeps serving what it loaded ("degraded").
+    // A replica also says how its database is: unreachable, or refusing it.
     const database = deps.store.database && { ...deps.store.database };
+    const loading = { current_version: storeCurrent?.version ?? null, not_loaded: notLoaded };
     if (draining) return { status: 'stopping' };
-    if (!deps.store.ready) return { status: 'loading', last_publish: lastPublish, ...(database ? { database } : {}) };
+    if (!deps.store.ready) return { status: 'loading', ...loading, last_publish: lastPublish, ...(database ? { database } : {}) };
     const model = deps.store.model;
-    return { status: database && !database.reachable ? 'degraded' : 'ready', version: model.version, content_version: model.checksum,
-      published_at: model.publishedAt, serving_last_good: last !== null && (last.outcome === 'refused' || last.outcome === 'failed'),
+    const behind = notLoaded !== null || (storeCurrent !== null && (storeCurrent.version !== model.version || storeCurrent.checksum !== model.checksum));
+    const troubled = database !== null && (!database.reachable || database.error !== null);
+    return { status: behind || troubled ? 'degraded' : 'ready', version: model.version, content_version: model.checksum,
+      published_at: model.publishedAt, behind, ...loading, warnings: model.warnings?.first ?? null, warning_count: model.warnings?.count ?? null,
+      serving_last_good: last !== null && (last.outcome === 'refused' || last.outcome === 'failed'),
       last_publish: lastPublish, ...(database ? { database } : {}), response_cache: { ...cacheCounts, ...cache.stats() },
       ...(deps.thread !== undefined ? { thread: deps.thread } : {}) };
   }

@@ -352,6 +352,18 @@ describe('runCheck', () => {
     assert.match(lines.at(-1)!, /^warned\.json: ok, 3 maps, \d+ POIs, \d+ events, 4 warnings$/);
   });
 
+  test('with --strict, a bundle with warnings is refused (exit 1) and one without is ok', async () => {
+    const { exitCode, output } = await runCheck(['--strict', 'warned.json', 'demo.json'], read);
+    assert.equal(exitCode, 1);
+    const lines = output.split('\n');
+    assert.ok(lines.includes('warned.json: 0 problems, 4 warnings (refused with --strict)'), output);
+    assert.match(lines.at(-1)!, /^demo\.json: ok, /);
+    const json = JSON.parse((await runCheck(['--strict', '--json', 'warned.json'], read)).output);
+    assert.equal(json[0].ok, false);
+    assert.equal(json[0].warnings.length, 4);
+    assert.equal((await runCheck(['--strict', 'demo.json'], read)).exitCode, 0);
+  });
+
   test('exit 1 when any bundle has problems, every bundle still checked', async () => {
     const { exitCode, output } = await runCheck(['demo.json', 'broken.json', 'bad.json'], read);
     assert.equal(exitCode, 1);
@@ -370,16 +382,16 @@ describe('runCheck', () => {
   });
 
   test('exit 2 for no file or an unknown option, with the usage; --help prints the usage and exits 0', async () => {
-    for (const args of [[], ['--json'], ['--strict', 'demo.json']]) {
+    for (const args of [[], ['--json'], ['--strikt', 'demo.json']]) {
       const { exitCode, output } = await runCheck(args, read);
       assert.equal(exitCode, 2, args.join(' '));
-      assert.match(output, /^error: (no bundle file given|unknown option --strict)\n\nUsage: npm start -- check /);
+      assert.match(output, /^error: (no bundle file given|unknown option --strikt)\n\nUsage: npm start -- check /);
     }
     const help = await runCheck(['--help'], read);
     assert.equal(help.exitCode, 0);
-    assert.match(help.output, /^Usage: npm start -- check \[--json\] <bundle\.json>\.\.\./);
+    assert.match(help.output, /^Usage: npm start -- check \[--json\] \[--strict\] <bundle\.json>\.\.\./);
     assert.match((await runCheck(['--help'], read, 'destination-map')).output, /^Usage: destination-map check /);
-    const dashed = await runCheck(['--', '--strict'], readFrom({ '--strict': demoText }));
+    const dashed = await runCheck(['--', '--strikt'], readFrom({ '--strikt': demoText }));
     assert.equal(dashed.exitCode, 0, 'after --, every argument is a file');
   });
 

@@ -114,10 +114,10 @@ describe('check writes its report on stdout', () => {
     const text = await runToExit('node', ['check', '--bundle', join(dir, 'bad.json')]);
     assert.equal(text.code, 1);
     assert.match(text.stdout, /^error {2}not valid JSON at line 1, column 2: unexpected end of the file\n/);
-    const usageError = await runToExit('node', ['check', '--strict']);
+    const usageError = await runToExit('node', ['check', '--strikt']);
     assert.equal(usageError.code, 2);
     assert.equal(usageError.stdout, '');
-    assert.match(usageError.stderr, /^error: unknown option --strict/);
+    assert.match(usageError.stderr, /^error: unknown option --strikt/);
   });
 
   test('start() marks a check outcome as a report, unless it is a usage error', async () => {

@@ -38,7 +38,7 @@ describe('health checks', () => {
       return { status: res.status, cache: res.headers.get('cache-control'), body: await res.json() };
     };
     assert.deepEqual(await get('/healthz'), { status: 200, cache: CACHE_CONTROL.none, body: { status: 'ok' } });
-    assert.deepEqual(await get('/readyz'), { status: 503, cache: CACHE_CONTROL.none, body: { status: 'loading', last_publish: null } });
+    assert.deepEqual(await get('/readyz'), { status: 503, cache: CACHE_CONTROL.none, body: { status: 'loading', current_version: null, not_loaded: null, last_publish: null } });
     assert.equal((await get(`/api/maps/${F.map}`)).status, 503, 'the API itself answers 503 while loading');
     await publishFixture(store, JSON.stringify(makeFixture()));
     try {
@@ -216,7 +216,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
           seen.add(`${ready.status}`);
           if (ready.status === 200) break;
           assert.equal(ready.status, 503);
-          assert.deepEqual(JSON.parse(ready.body.toString()), { status: 'loading', last_publish: null });
+          assert.deepEqual(JSON.parse(ready.body.toString()), { status: 'loading', current_version: null, not_loaded: null, last_publish: null });
           await new Promise((r) => setTimeout(r, 50));
         }
         assert.deepEqual([...seen], ['503', '200'], 'not ready, then ready');

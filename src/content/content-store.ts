@@ -17,7 +17,7 @@ import type { ReadModel } from './model/read-model.ts';
 import { Publisher, type Prepared, type PublishProgress, type PublisherOptions, type PublisherPort, type Staged, type StoreMode } from './publisher.ts';
 import type { WorkerAnswer, WorkerRequest } from './publisher-worker.ts';
 import { LiveSessions, SessionIndex, type SessionAnswer } from './sessions.ts';
-import type { DatabaseState } from './replica.ts';
+import { isConnectionError } from '../db/postgres.ts';
 import { collectGarbage, isLargePayload, startCollection } from './collect-garbage.ts';
 import type { VersionInfo } from './store/sql-store.ts';
 
@@ -31,6 +31,10 @@ export interface ServedContent {
   readonly ready: boolean;
   readonly lastPublish: PublishRecord | null;
   readonly database: DatabaseState | null;
+  /** The version the store makes current (a replica: its database), as last seen; null before there is one. */
+  readonly storeCurrent: VersionInfo | null;
+  /** The last version the store made current that could not be loaded, and why; null once the current version serves. */
+  readonly notLoaded: NotLoaded | null;
   lookupSession(tokenSha256: string, eventId: string, now: Date): Promise<SessionAnswer | null>;
 }
 
@@ -42,6 +46,42 @@ export interface ContentStoreOptions extends PublisherOptions {
   onProgress?: (progress: PublishProgress) => void;
   /** A publisher made elsewhere, used instead of opening one (the other options are then not read). */
   publisher?: PublisherPort;
+}
+
+/** What a replica knows of its database, for /readyz. */
+export interface DatabaseState {
+  /** False since the last attempt to reach it failed. */
+  reachable: boolean;
+  /**
+   * The last error, while it lasts: unreachable, or reached and refusing (a role without the privileges the
+   * store needs: `permission denied for schema public`). A version that could not be loaded is not the
+   * database's error: /readyz says so in `not_loaded`.
+   */
+  error: string | null;
+  /** When it was last reached (RFC 3339), or null. */
+  lastContact: string | null;
+}
+
+/** A version the store made current that could not be loaded here, and why (a replica keeps serving the one before). */
+export interface NotLoaded {
+  version: number;
+  content_version: string;
+  error: string;
+  /** When the last attempt failed (RFC 3339). */
+  at: string;
+}
+
+/**
+ * Thrown by `follow` when the version the database makes current could not be loaded (its payload could not be
+ * read or reach this thread, or its model could not be built): the database itself answered.
+ */
+export class VersionLoadError extends Error {
+  readonly version: number;
+
+  constructor(version: number, cause: unknown) {
+    super(String((cause as Error)?.message ?? cause));
+    this.version = version;
+  }
 }
 
 /** What the last publish did, as /readyz shows it. */
@@ -76,6 +116,8 @@ export class ContentStore implements ServedContent {
   private last: PublishRecord | null = null;
   /** A replica's view of its database (set by its ReplicaFollower), shown on /readyz; null for an embedded store. */
   database: DatabaseState | null = null;
+  storeCurrent: VersionInfo | null = null;
+  notLoaded: NotLoaded | null = null;
   /** Publishes run one at a time, in call order. */
   private queue: Promise<unknown> = Promise.resolve();
   /**
@@ -143,7 +185,11 @@ export class ContentStore implements ServedContent {
    * served now, and its problems (null when none). At start, before the port opens.
    */
   stage(source: BundleSource): Promise<Staged> {
-    return this.enqueue(() => this.publisher.stage(source));
+    return this.enqueue(async () => {
+      const staged = await this.publisher.stage(source);
+      this.storeCurrent = staged.current;
+      return staged;
+    });
   }
 
   /** Serves what `stage` accepted (or reopens the stored version), made current once its model is built. */
@@ -181,6 +227,7 @@ export class ContentStore implements ServedContent {
       let checksum: string | null = null;
       try {
         const staged = await this.publisher.stage(source);
+        this.storeCurrent = staged.current;
         checksum = staged.checksum;
         if (staged.problems) {
           this.record(label, checksum, 'refused', began, { problems: staged.problems });
@@ -209,11 +256,27 @@ export class ContentStore implements ServedContent {
       // A poll asks for the version only: the payload (a cache read and verified, or a read of the store) only when it changed.
       const served = (v: { version: number; checksum: string }) => this.current?.version === v.version && this.current.checksum === v.checksum;
       const current = await this.publisher.currentVersion();
-      if (!current || served(current)) return false;
-      const payload = await this.publisher.serveCurrent();
-      if (!payload || served(payload)) return false;
-      this.swapIn(await this.buildModel(payload));
-      this.record(label, payload.checksum, 'followed', began, {});
+      this.storeCurrent = current;
+      if (!current || served(current)) {
+        this.notLoaded = null;
+        return false;
+      }
+      let built: BuiltModel | null = null;
+      try {
+        const payload = await this.publisher.serveCurrent();
+        if (payload && !served(payload)) built = await this.buildModel(payload);
+      } catch (err) {
+        // The database went away while the version was read: the follower backs off and tries again.
+        if (isConnectionError(err)) throw err;
+        const failed = new VersionLoadError(current.version, err);
+        this.notLoaded = { version: current.version, content_version: current.checksum, error: failed.message, at: new Date().toISOString() };
+        this.record(label, current.checksum, 'failed', began, { error: failed.message });
+        throw failed;
+      }
+      this.notLoaded = null;
+      if (!built) return false;
+      this.swapIn(built);
+      this.record(label, built.model.checksum, 'followed', began, {});
       return true;
     });
   }
@@ -259,7 +322,7 @@ export class ContentStore implements ServedContent {
       await this.publisher.abandon().catch(() => {});
       throw err;
     }
-    await this.publisher.commit();
+    this.storeCurrent = await this.publisher.commit() ?? this.storeCurrent;
     const changed = prepared.written || (this.current !== null && this.current.version !== built.model.version);
     this.swapIn(built);
     this.record(label, checksum, changed ? 'published' : 'unchanged', began, { warnings: prepared.warnings });

@@ -17,6 +17,8 @@ import { connectPostgres } from '../db/postgres.ts';
 import { BUNDLE_FORMAT, type EventT, type SessionT } from './bundle/bundle-schema.ts';
 import { checksumOf, parseBundle, readBundleBytes, splitBundle, type BundleSource } from './bundle/parse.ts';
 import { BundleError, BundleValidator, type BundleProblem } from './bundle/validate-bundle.ts';
+import { WarningCollector } from './bundle/check.ts';
+import type { VersionWarnings } from './bundle/findings.ts';
 import { buildPayload, findCache, modelFromPayload, pruneCaches, readCache, cachePath, writeCache, type ModelPayload } from './model/model-cache.ts';
 import { cachesPath, lockDataDir, removeOldLayout, storePath, type DataDirLock } from './store/data-dir.ts';
 import { KEEP_VERSIONS, KEEP_VERSIONS_POSTGRES, SqlStore, type SessionRow, type VersionInfo } from './store/sql-store.ts';
@@ -38,6 +40,8 @@ export interface PublisherOptions {
   assets?: OpenOptions['assets'];
   /** A database to start an in-memory store from (a data-directory tarball), instead of running initdb. */
   emptyDatabase?: Blob;
+  /** Refuse a bundle with any warning of check (`--strict`), as if each were a problem. */
+  strict?: boolean;
 }
 
 /** What staging a bundle found. */
@@ -49,6 +53,8 @@ export interface Staged {
   current: VersionInfo | null;
   /** Why the bundle is refused, or null when it is not. */
   problems: BundleProblem[] | null;
+  /** What check warns about in the bundle (of a stored version: as kept with it); null when not known. */
+  warnings: VersionWarnings | null;
 }
 
 /**
@@ -140,7 +146,7 @@ export class Publisher implements PublisherPort {
    * A version staged (written, not yet made current) by the last `stage`; `publishedAt` is set by `prepare`, whose
    * payload says it, and the catalogue row made by `commit` says the same.
    */
-  private pending: { checksum: string; version: number; format: string; source: string; publishedAt?: string } | null = null;
+  private pending: { checksum: string; version: number; format: string; source: string; warnings: VersionWarnings; publishedAt?: string } | null = null;
   /** True while this publisher holds the PostgreSQL publish lock (from a stage to its commit). */
   private publishing = false;
   /** A verified cache that stood in for a store kept in memory. */
@@ -252,23 +258,26 @@ export class Publisher implements PublisherPort {
 
   private async stageLocked(source: BundleSource, checksum: string): Promise<Staged> {
     const current = await this.store.current();
-    if (current?.checksum === checksum) return { checksum, stored: current, current, problems: null };
+    if (current?.checksum === checksum) return { checksum, stored: current, current, problems: null, warnings: await this.store.warningsOf(current.version) };
     // Not in the store: a verified cache of the same content (a store kept in memory) serves as well.
     if (this.caches && this.mode === 'memory' && !current) {
       const cached = await findCache(this.caches, checksum);
       if (cached) {
         this.cachedPayload = cached;
         const stored = { version: cached.version, checksum, published_at: cached.published_at };
-        return { checksum, stored, current: stored, problems: null };
+        return { checksum, stored, current: stored, problems: null, warnings: cached.warnings };
       }
     }
     const read = await readBundleBytes(source);
+    const found: { collector?: WarningCollector } = {};
     try {
-      const version = await this.writeWithRoom(() => this.stageBytes(read.bytes));
-      this.pending = { checksum: read.checksum, version, format: BUNDLE_FORMAT, source: typeof source === 'object' && 'path' in source ? source.path : '' };
-      return { checksum: read.checksum, stored: null, current, problems: null };
+      const version = await this.writeWithRoom(() => this.stageBytes(read.bytes, (collector) => (found.collector = collector)));
+      const warnings = found.collector!.warnings;
+      this.pending = { checksum: read.checksum, version, format: BUNDLE_FORMAT, source: typeof source === 'object' && 'path' in source ? source.path : '',
+        warnings };
+      return { checksum: read.checksum, stored: null, current, problems: null, warnings };
     } catch (err) {
-      if (err instanceof BundleError) return { checksum: read.checksum, stored: null, current, problems: err.problems };
+      if (err instanceof BundleError) return { checksum: read.checksum, stored: null, current, problems: err.problems, warnings: found.collector?.warnings ?? null };
       throw err;
     }
   }
@@ -279,19 +288,28 @@ export class Publisher implements PublisherPort {
    * events are ever held whole. After the first problem, the rest is still checked (every problem is listed)
    * but nothing more is written, and the staged tables are rolled back. A bundle the splitter cannot follow
    * (not a JSON object with one events array) is parsed whole instead, which reports a JSON error as it is.
+   * What check warns about is collected on the way (`onWarnings` is handed the collector first); with `strict`,
+   * any warning refuses the bundle as a problem would.
    */
-  private async stageBytes(bytes: Uint8Array): Promise<number> {
+  private async stageBytes(bytes: Uint8Array, onWarnings: (collector: WarningCollector) => void): Promise<number> {
+    const strict = this.options.strict === true;
     const split = splitBundle(bytes);
     if (!split) {
       const bundle = parseBundle(bytes);
+      const collector = new WarningCollector(JSON.parse(new TextDecoder().decode(bytes)));
+      onWarnings(collector);
+      refuseWarnings(strict, collector);
       return this.store.stageVersion(bundle, [bundle.events]);
     }
     const validator = new BundleValidator(split.head);
+    const collector = new WarningCollector(split.head);
+    onWarnings(collector);
     const report = (events_staged: number) => this.onProgress?.({ events_staged });
     function* validated(): Generator<EventT[]> {
       try {
         for (const { offset, items } of split!.chunks(EVENT_CHUNK)) {
           const events = validator.addEvents(items, offset);
+          collector.addEvents(items, offset);
           if (!validator.ok) continue;
           yield events;
           // Resumed once the store has written the chunk.
@@ -304,6 +322,7 @@ export class Publisher implements PublisherPort {
       }
       const problems = validator.finish();
       if (problems.length > 0) throw new BundleError(problems);
+      refuseWarnings(strict, collector);
     }
     if (!validator.ok) {
       for (const _ of validated()) { /* checks every event, writes nothing, throws the problems */ }
@@ -321,7 +340,7 @@ export class Publisher implements PublisherPort {
     }
     warnings.push(...this.stageWarnings.splice(0));
     pending.publishedAt = new Date().toISOString();
-    const payload = await this.payloadOf({ version: pending.version, checksum: pending.checksum, published_at: pending.publishedAt });
+    const payload = await this.payloadOf({ version: pending.version, checksum: pending.checksum, published_at: pending.publishedAt }, pending.warnings);
     // Written now: across the worker, the payload's bytes leave this thread with the answer. `abandon` removes it.
     await this.keepCache(payload, warnings);
     return { payload, written: true, warnings };
@@ -332,7 +351,8 @@ export class Publisher implements PublisherPort {
     this.pending = null;
     if (!pending) return null;
     try {
-      const version = await this.store.commitVersion(pending.version, pending.checksum, pending.format, pending.source, pending.publishedAt);
+      const version = await this.store.commitVersion(pending.version, pending.checksum, pending.format, pending.source, pending.publishedAt,
+        pending.warnings);
       // The store keeps the newest versions, and the caches follow it.
       await this.store.prune(this.mode === 'postgres' ? KEEP_VERSIONS_POSTGRES : KEEP_VERSIONS);
       await this.pruneOwnCaches();
@@ -419,9 +439,10 @@ export class Publisher implements PublisherPort {
     return payload;
   }
 
-  /** A version's payload, built from the store: its records, then its events page by page. */
-  private async payloadOf(version: VersionInfo): Promise<ModelPayload> {
-    return buildPayload(await this.store.readHead(version), (onPage) => this.store.readEvents(version.version, onPage), version);
+  /** A version's payload, built from the store: its records, then its events page by page; its warnings as kept (or given). */
+  private async payloadOf(version: VersionInfo, warnings?: VersionWarnings): Promise<ModelPayload> {
+    return buildPayload(await this.store.readHead(version), (onPage) => this.store.readEvents(version.version, onPage),
+      { ...version, warnings: warnings ?? await this.store.warningsOf(version.version) });
   }
 
   async replaceSessions(sessions: SessionT[]): Promise<void> {
@@ -509,6 +530,15 @@ async function openDirStore(dataDir: string, options: PublisherOptions, warnings
   }
   await rm(path, { recursive: true, force: true });
   return SqlStore.open(await openDb({ assets: options.assets, dataDir: path }));
+}
+
+/** With `strict`, refuses a bundle that has warnings: each (of the first KEPT_WARNINGS) as a problem. */
+function refuseWarnings(strict: boolean, collector: WarningCollector): void {
+  const { count, first } = collector.warnings;
+  if (!strict || count === 0) return;
+  const more = count > first.length ? ` (and ${count - first.length} more)` : '';
+  throw new BundleError(first.map((w, i) => ({ path: w.path,
+    message: `${w.message} (a warning, refused with --strict${i === first.length - 1 ? more : ''})` })));
 }
 
 /** Any thrown value as an Error (PGlite can throw plain objects), keeping its message and code. */

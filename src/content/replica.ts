@@ -9,7 +9,7 @@
 import { connectPostgres, isConnectionError, type PostgresDb } from '../db/postgres.ts';
 import { PUBLISHED_CHANNEL } from '../db/schema.ts';
 import type { Logger } from '../http/log.ts';
-import type { ContentStore } from './content-store.ts';
+import { VersionLoadError, type ContentStore, type DatabaseState } from './content-store.ts';
 
 /** How often a replica asks the database for its current version, notifications or not. */
 export const POLL_MS = 5_000;
@@ -17,15 +17,6 @@ export const POLL_MS = 5_000;
 const FIRST_BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 5_000;
 
-/** What a replica knows of its database, for /readyz. */
-export interface DatabaseState {
-  /** False since the last attempt to reach it failed. */
-  reachable: boolean;
-  /** The last error, while unreachable. */
-  error: string | null;
-  /** When it was last reached (RFC 3339), or null. */
-  lastContact: string | null;
-}
 
 /** Follows the database's current version into a content store. */
 export class ReplicaFollower {
@@ -90,6 +81,11 @@ export class ReplicaFollower {
     }
   }
 
+  /** The version served, for the log. */
+  private servedVersion(): number | null {
+    return this.store.ready ? this.store.model.version : null;
+  }
+
   private reached(): void {
     if (!this.state.reachable && this.state.error) {
       this.logger.log('info', 'the database is reachable again');
@@ -113,9 +109,17 @@ export class ReplicaFollower {
       this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs * 2);
       return;
     }
-    // Reached, but the version could not be served (a version pruned while it was read, a damaged row): try again at the next poll.
     this.reached();
-    this.logger.log('error', 'the current version could not be loaded; the served version stays', { trigger, error: message });
+    if (err instanceof VersionLoadError) {
+      // The database answered, but its current version could not be served (a version pruned while it was read, a
+      // damaged row, a model that does not build here): tried again at every poll, and said at every attempt.
+      this.logger.log('error', 'the current version could not be loaded; the served version stays', { trigger, version: err.version,
+        serving: this.servedVersion(), error: message });
+      return;
+    }
+    // Reached, and refused (privileges, a migration that fails): nothing can be read until that is mended.
+    this.state.error = message;
+    this.logger.log('error', 'the database refused the replica; the served version stays', { trigger, serving: this.servedVersion(), error: message });
   }
 
   /** LISTENs on the publish channel; tried again with backoff until the database first answers. */

@@ -29,6 +29,12 @@ CREATE TABLE sessions (token_sha256 text PRIMARY KEY, account_id uuid NOT NULL, 
 CREATE TABLE saved_events (account_id uuid NOT NULL, event_id uuid NOT NULL, PRIMARY KEY (account_id, event_id));
 CREATE INDEX sessions_account ON sessions (account_id);`,
   },
+  {
+    // What check warned about in each version's bundle (its count and the first 100), for /readyz; null: a
+    // version published before warnings were kept.
+    version: 2,
+    sql: `ALTER TABLE content_versions ADD COLUMN warnings jsonb`,
+  },
 ];
 
 /** Bookkeeping of applied migrations, created before any of them runs. */
@@ -175,7 +181,9 @@ export const VERSIONS = {
   /** Notifies PUBLISHED_CHANNEL; in a transaction, listeners hear it when it commits. */
   notify: `SELECT pg_notify('${PUBLISHED_CHANNEL}', $1::text)`,
   next: `SELECT coalesce(max(version), 0) + 1 AS version FROM content_versions`,
-  insert: `INSERT INTO content_versions (version, checksum, format, source, published_at) VALUES ($1, $2, $3, $4, $5)`,
+  insert: `INSERT INTO content_versions (version, checksum, format, source, published_at, warnings) VALUES ($1, $2, $3, $4, $5, $6::text::jsonb)`,
+  /** A version's warnings (null when they were not kept). */
+  warnings: `SELECT warnings::text AS warnings FROM content_versions WHERE version = $1`,
   makeCurrent: `INSERT INTO content_current (id, version) VALUES (true, $1) ON CONFLICT (id) DO UPDATE SET version = excluded.version`,
   current: `SELECT v.version, v.checksum, v.published_at FROM content_current c JOIN content_versions v USING (version)`,
   list: `SELECT version, checksum, published_at FROM content_versions ORDER BY version DESC`,

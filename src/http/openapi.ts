@@ -74,22 +74,29 @@ const HEALTH_PATHS: Record<string, JsonSchema> = {
     servers: [{ url: '/' }],
     get: {
       operationId: 'getReadiness', tags: ['Health'],
-      summary: 'Readiness: 200 once a content version is served (degraded: a replica that lost its database), 503 while loading or stopping',
+      summary: 'Readiness: 200 once a content version is served (degraded: behind the version the store makes current, or a database in trouble), 503 while loading or stopping',
       parameters: [],
       responses: {
         200: { description: 'Serving a content version', content: { 'application/json': { schema: {
           type: 'object', required: ['status', 'version', 'content_version'],
           properties: {
             status: { enum: ['ready', 'degraded'] }, version: { type: 'integer' }, content_version: { type: 'string' },
-            published_at: { type: ['string', 'null'] }, serving_last_good: { type: 'boolean' },
+            published_at: { type: ['string', 'null'] },
+            behind: { type: 'boolean', description: 'True when the version served is not the one the store (a replica: its database) makes current, or that one could not be loaded' },
+            current_version: { type: ['integer', 'null'], description: 'The version the store makes current, as last seen' },
+            not_loaded: { type: ['object', 'null'], description: 'The version made current that could not be loaded here, and why: {version, content_version, error, at}' },
+            warnings: { type: ['array', 'null'], description: 'The first 100 warnings check found in the served version\'s bundle (null: not kept for a version published before)' },
+            warning_count: { type: ['integer', 'null'], description: 'How many warnings that bundle had' },
+            serving_last_good: { type: 'boolean' },
             last_publish: { type: ['object', 'null'], description: 'The outcome of the last publish, with up to 100 problems' },
             response_cache: { type: 'object', description: 'hits, misses, entries and bytes of the response cache' },
-            database: { type: 'object', description: 'A replica only: whether its PostgreSQL is reachable' },
+            database: { type: 'object', description: 'A replica only: whether its PostgreSQL is reachable, and its last error (unreachable, or refusing: privileges)' },
           },
         } } } },
         503: { description: 'Not ready: loading (no version served yet) or stopping (shutting down)', content: { 'application/json': { schema: {
           type: 'object', required: ['status'],
-          properties: { status: { enum: ['loading', 'stopping'] }, last_publish: { type: ['object', 'null'] }, database: { type: 'object' } },
+          properties: { status: { enum: ['loading', 'stopping'] }, current_version: { type: ['integer', 'null'] }, not_loaded: { type: ['object', 'null'] },
+            last_publish: { type: ['object', 'null'] }, database: { type: 'object' } },
         } } } },
       },
     },

@@ -23,6 +23,8 @@ export interface ServerConfig {
   sessionsPath?: string;
   /** Publish again when the bundle (or sessions) file changes. */
   watch: boolean;
+  /** Refuse a bundle with any warning of check, as if each were a problem (serving keeps the last good version). */
+  strict: boolean;
   logLevel: LogLevel;
   /** `*`, or the origins CORS allows. */
   corsOrigins: '*' | string[];
@@ -114,6 +116,7 @@ Options (each also read from the environment variable in brackets; a flag wins):
   --sessions <path>    account sessions file, loaded on start and reload [SESSIONS_PATH]
                        default: the demo's sessions with the demo bundle, else the stored sessions
   --watch              publish again when the bundle or sessions file changes [WATCH]
+  --strict             refuse a bundle with any warning of check, as a problem is refused [STRICT]
   --log-level <level>  ${LOG_LEVELS.join(', ')} [LOG_LEVEL]   default: info
                        info writes one JSON access-log line per request, with its request id.
   --cors-origin <list> * or comma-separated origins allowed by CORS [CORS_ORIGIN]   default: *
@@ -121,7 +124,7 @@ Options (each also read from the environment variable in brackets; a flag wins):
                        (for demos and kiosks pinned to a day, and reproducible tests)
   --database-url <url> serve as a replica of a PostgreSQL store (postgres://…) [DATABASE_URL]
                        The version the database makes current is served (LISTEN, and a poll every 5 s);
-                       sessions are read there per request. No --bundle, --sessions or --watch then.
+                       sessions are read there per request. No --bundle, --sessions, --watch or --strict then.
   --headers-timeout <s>    seconds to send a request's headers [HEADERS_TIMEOUT]   default: ${DEFAULT_LIMITS.headersTimeoutS}
   --request-timeout <s>    seconds to send a whole request [REQUEST_TIMEOUT]       default: ${DEFAULT_LIMITS.requestTimeoutS}
   --keep-alive-timeout <s> seconds an idle connection stays open [KEEP_ALIVE_TIMEOUT]   default: ${DEFAULT_LIMITS.keepAliveTimeoutS}
@@ -155,7 +158,7 @@ export const USAGE = usage();
 const FLAGS = ['bundle', 'port', 'host', 'base-path', 'data-dir', 'log-level', 'cors-origin', 'fixed-time', 'sessions', 'database-url',
   'headers-timeout', 'request-timeout', 'keep-alive-timeout', 'max-connections', 'shutdown-timeout', 'workers', 'kiosk', 'tiles'];
 /** Flags that take no value. */
-const SWITCHES = ['watch'];
+const SWITCHES = ['watch', 'strict'];
 
 /** Thrown for a bad flag or setting; the message says which. */
 export class ConfigError extends Error {}
@@ -205,7 +208,7 @@ export function parseConfig(args: readonly string[], env: Record<string, string 
   const databaseUrl = pick('database-url', 'DATABASE_URL');
   if (databaseUrl !== undefined) {
     checkDatabaseUrl(databaseUrl);
-    for (const [flag, envName] of [['bundle', 'BUNDLE_PATH'], ['sessions', 'SESSIONS_PATH'], ['watch', 'WATCH']]) {
+    for (const [flag, envName] of [['bundle', 'BUNDLE_PATH'], ['sessions', 'SESSIONS_PATH'], ['watch', 'WATCH'], ['strict', 'STRICT']]) {
       if (pick(flag, envName) !== undefined) {
         throw new ConfigError(`--${flag} (${envName}) does not go with --database-url: a replica serves what the database holds; ` +
           'publish bundles with the publish subcommand, and the account system writes the sessions tables');
@@ -240,6 +243,7 @@ export function parseConfig(args: readonly string[], env: Record<string, string 
     dataDir: pick('data-dir', 'DATA_DIR') ?? DEFAULT_DATA_DIR,
     ...(pick('sessions', 'SESSIONS_PATH') ? { sessionsPath: pick('sessions', 'SESSIONS_PATH') } : {}),
     watch: parseSwitch(pick('watch', 'WATCH'), 'watch'),
+    strict: parseSwitch(pick('strict', 'STRICT'), 'strict'),
   };
 }
 

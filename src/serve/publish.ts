@@ -37,6 +37,7 @@ failed, 2 for bad arguments.
   --sessions <path>       replace every session and saved event in the database's sessions tables with those
                           of this sessions file (format destination-sessions/1), after the bundle if one is
                           given: the tables the account system otherwise writes. A bad file writes nothing.
+  --strict                refuse a bundle with any warning of check, as if it were a problem [STRICT]
   --rollback <version>    make a kept version current again
   --list                  the versions kept, newest first, the current one marked
   --help                  print this help
@@ -45,12 +46,12 @@ failed, 2 for bad arguments.
 
 /** Runs the subcommand with its arguments (after `publish`). */
 export async function runPublish(args: readonly string[], env: Record<string, string | undefined>, command = 'npm start --'): Promise<PublishOutcome> {
-  let values: { 'database-url'?: string; bundle?: string[]; sessions?: string; rollback?: string; list?: boolean; help?: boolean };
+  let values: { 'database-url'?: string; bundle?: string[]; sessions?: string; rollback?: string; list?: boolean; strict?: boolean; help?: boolean };
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({ args: [...args], allowPositionals: true, strict: true, options: {
       'database-url': { type: 'string' }, bundle: { type: 'string', multiple: true }, sessions: { type: 'string' }, rollback: { type: 'string' },
-      list: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+      list: { type: 'boolean' }, strict: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     } }));
   } catch (err) {
     return { exitCode: 2, message: `error: ${(err as Error).message}\n\n${publishUsage(command)}` };
@@ -87,7 +88,7 @@ export async function runPublish(args: readonly string[], env: Record<string, st
       return { exitCode: 1, message: `error: cannot read the sessions file ${values.sessions}: ${(err as Error).message}; nothing was published` };
     }
   }
-  const publisher = await Publisher.open({ databaseUrl: url });
+  const publisher = await Publisher.open({ databaseUrl: url, strict: values.strict === true || /^(1|true|yes)$/i.test(env.STRICT ?? '') });
   const began = performance.now();
   const ms = () => Math.round(performance.now() - began);
   // What was done before a failure, so that its message does not claim that nothing was.

@@ -13,11 +13,12 @@
  */
 import { isMainThread, parentPort, Worker, workerData, type MessagePort } from 'node:worker_threads';
 import { createApp, type App } from '../app.ts';
-import type { PublishRecord, ServedContent } from '../content/content-store.ts';
+import type { NotLoaded, PublishRecord, ServedContent } from '../content/content-store.ts';
+import type { VersionInfo } from '../content/store/sql-store.ts';
 import type { ContentStore } from '../content/content-store.ts';
 import { loadModel, type ModelPayload } from '../content/model/model-cache.ts';
 import type { ReadModel } from '../content/model/read-model.ts';
-import type { DatabaseState } from '../content/replica.ts';
+import type { DatabaseState } from '../content/content-store.ts';
 import type { SessionAnswer } from '../content/sessions.ts';
 import { createLogger, type Logger } from '../http/log.ts';
 import { collectGarbage, isLargePayload, startCollection } from '../content/collect-garbage.ts';
@@ -56,7 +57,7 @@ function toShared(payload: ModelPayload | null): SharedPayload | null {
 
 /** What the main thread tells a worker. */
 type ToWorker =
-  | { type: 'content'; payload: SharedPayload | null; lastPublish: PublishRecord | null; database: DatabaseState | null }
+  | { type: 'content'; payload: SharedPayload | null; state: ContentState }
   | { type: 'session'; id: number; answer: SessionAnswer | null; error: string | null }
   | { type: 'stop'; inMs: number };
 
@@ -66,6 +67,14 @@ type FromWorker =
   | { type: 'session'; id: number; tokenSha256: string; eventId: string; nowMs: number }
   | { type: 'stopped' }
   | { type: 'failed'; error: string };
+
+/** What the main thread knows of its content besides the version served, which every thread's /readyz shows. */
+type ContentState = Pick<ServedContent, 'lastPublish' | 'database' | 'storeCurrent' | 'notLoaded'>;
+
+/** The state of `store` as sent. */
+function stateOf(store: ContentStore): ContentState {
+  return { lastPublish: store.lastPublish, database: store.database, storeCurrent: store.storeCurrent, notLoaded: store.notLoaded };
+}
 
 /** What a worker thread starts with. */
 interface WorkerStart { config: ServerConfig; port: number; thread: number }
@@ -112,7 +121,7 @@ export class ServingThreads {
     const exited: Promise<void>[] = [];
     const listening: Promise<void>[] = [];
     const stopping = { value: false };
-    const content = (): ToWorker => ({ type: 'content', payload: toShared(store.payload), lastPublish: store.lastPublish, database: store.database });
+    const content = (): ToWorker => ({ type: 'content', payload: toShared(store.payload), state: stateOf(store) });
     for (let thread = 1; thread <= count; thread++) {
       const start: WorkerStart = { config, port, thread };
       const worker = new Worker(entry, { workerData: start, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
@@ -143,7 +152,7 @@ export class ServingThreads {
       for (const w of workers) w.postMessage(content());
     };
     const timer = store.database
-      ? setInterval(() => { for (const w of workers) w.postMessage({ type: 'content', payload: null, lastPublish: store.lastPublish, database: store.database }); },
+      ? setInterval(() => { for (const w of workers) w.postMessage({ type: 'content', payload: null, state: stateOf(store) } satisfies ToWorker); },
         DATABASE_STATE_MS)
       : null;
     timer?.unref?.();
@@ -175,6 +184,8 @@ class ContentMirror implements ServedContent {
   private current: ReadModel | null = null;
   lastPublish: PublishRecord | null = null;
   database: DatabaseState | null = null;
+  storeCurrent: VersionInfo | null = null;
+  notLoaded: NotLoaded | null = null;
   private readonly port: MessagePort;
   private readonly pending = new Map<number, { resolve(a: SessionAnswer | null): void; reject(e: Error): void }>();
   private nextId = 1;
@@ -227,8 +238,7 @@ class ContentMirror implements ServedContent {
         if (!first && isLargePayload(payload)) startCollection();
         else collectGarbage();
       }
-      this.lastPublish = m.lastPublish;
-      this.database = m.database;
+      Object.assign(this, m.state);
     });
   }
 }

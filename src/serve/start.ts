@@ -89,6 +89,7 @@ export async function start(args: readonly string[], env: Record<string, string 
   const began = performance.now();
   // The built-in demo of a packaged program runs on a store in memory: it writes nothing next to itself.
   const store = await ContentStore.open({ ...(useBuiltIn ? {} : { dataDir: config.dataDir }), worker: options.worker ?? true, assets: options.assets,
+    strict: config.strict,
     ...(options.emptyDatabase ? { emptyDatabase: options.emptyDatabase } : {}),
     onProgress: (progress) => logger.log('debug', 'staging', { bundle: label, ...progress }) });
   const opened = await store.opened();

@@ -10,13 +10,11 @@
 import { Bundle } from './bundle-schema.ts';
 import { mapLanguages } from '../model/read-model.ts';
 import { canonicalTag } from '../model/local-text.ts';
+import { KEPT_WARNINGS, type Finding, type VersionWarnings } from './findings.ts';
+
+export type { Finding } from './findings.ts';
 import { BundleError, describeLocation, formatJsonPath, showValue, validateBundle } from './validate-bundle.ts';
 
-/** One problem or warning: the JSON path it is about, and a message that names its record. */
-export interface Finding {
-  path: string;
-  message: string;
-}
 
 /** How many records of each kind a bundle holds (counted even in a refused bundle). */
 export interface CheckSummary {
@@ -45,8 +43,8 @@ export const FAR_KM = 200;
 
 /** The usage text of the `check` subcommand; `command` is how the program is started (`npm start --`, or the binary's name). */
 export function checkUsage(command = 'npm start --'): string {
-  return `Usage: ${command} check [--json] <bundle.json>...
-       ${command} check [--json] --bundle <bundle.json>...
+  return `Usage: ${command} check [--json] [--strict] <bundle.json>...
+       ${command} check [--json] [--strict] --bundle <bundle.json>...
 
 Validates content bundles and exits, for editors and CI. Prints every problem (the server would refuse
 the bundle) and warning (unknown keys, POIs more than ${FAR_KM} km outside their map's area), then a summary.
@@ -55,6 +53,7 @@ usage errors go to standard error.
 
   --bundle <path>   a bundle to check (again for each one), instead of naming them as arguments
   --json            print the reports as JSON instead: an array with one {file, ok, problems, warnings, summary} per file
+  --strict          refuse a bundle with any warning too (exit 1), as serving and publishing with --strict do
   --help            print this help
 
 Exit status: 0 when every bundle is ok (warnings allowed), 1 when any has problems or cannot be read,
@@ -82,9 +81,49 @@ export function checkBundle(source: string | Uint8Array): CheckReport {
     if (!(err instanceof BundleError)) throw err;
     problems.push(...err.problems);
   }
-  const warnings = [...findUnknownKeys(input), ...findFarPois(input), ...findAntimeridianJumps(input), ...findBundledSessions(input),
+  return { ok: problems.length === 0, problems, warnings: findWarnings(input), summary: summarize(input) };
+}
+
+/** Every warning about a parsed bundle (see the module comment): what the loader accepts but is probably a mistake. */
+export function findWarnings(input: unknown): Finding[] {
+  return [...findUnknownKeys(input), ...findFarPois(input), ...findAntimeridianJumps(input), ...findBundledSessions(input),
     ...findTranslationGaps(input)];
-  return { ok: problems.length === 0, problems, warnings, summary: summarize(input) };
+}
+
+/**
+ * The warnings of a bundle read a part at a time, as a publish reads it: its head (everything but the events) when
+ * made, then each chunk of events at its position, so the events are never held whole. The findings are
+ * `findWarnings`'s, with the events' after the head's.
+ */
+export class WarningCollector {
+  private readonly maps: unknown;
+  private readonly kept: Finding[] = [];
+  private count = 0;
+
+  /** Takes the bundle's head: its events, if any, are left to `addEvents`. */
+  constructor(head: unknown) {
+    this.maps = isRecord(head) ? head.maps : undefined;
+    this.add(findWarnings(isRecord(head) ? { ...head, events: [] } : head));
+  }
+
+  /** Takes the warnings of the events at `offset`, `offset + 1`, … of the bundle (unknown keys, texts in languages). */
+  addEvents(items: readonly unknown[], offset: number): void {
+    // A sparse array puts each event at its place in the bundle, so paths and messages name it there; walks skip the holes.
+    const events: unknown[] = [];
+    events.length = offset;
+    events.push(...items);
+    this.add([...findUnknownKeys({ events }), ...findTranslationGaps({ maps: this.maps, events }, false)]);
+  }
+
+  /** The warnings so far. */
+  get warnings(): VersionWarnings {
+    return { count: this.count, first: [...this.kept] };
+  }
+
+  private add(findings: readonly Finding[]): void {
+    this.count += findings.length;
+    for (const f of findings) if (this.kept.length < KEPT_WARNINGS) this.kept.push(f);
+  }
 }
 
 /** Counts the records of each kind in a parsed bundle. */
@@ -111,8 +150,9 @@ const MAP_TEXTS: readonly { collection: string; fields: readonly string[] }[] = 
  * Texts of a map given as language objects that lack one of the map's languages (it gets the default
  * language's text in that language) or hold one the map does not offer (served only with `langs=all`). A plain
  * string is the default language's text and is not reported: proper names often need no translation.
+ * `mapTexts` false leaves out the maps' own texts (the events of a bundle read in parts are checked without them).
  */
-function findTranslationGaps(input: unknown): Finding[] {
+function findTranslationGaps(input: unknown, mapTexts = true): Finding[] {
   if (!isRecord(input) || !Array.isArray(input.maps)) return [];
   const languagesOf = new Map<string, readonly string[]>();
   const out: Finding[] = [];
@@ -132,6 +172,7 @@ function findTranslationGaps(input: unknown): Finding[] {
       languages: Array.isArray(m.languages) ? m.languages.filter((t): t is string => typeof t === 'string') : undefined };
     const offered = mapLanguages(declared).offered;
     languagesOf.set(m.id.toLowerCase(), offered);
+    if (!mapTexts) return;
     const at = `$.maps[${i}]`;
     for (const key of ['name', 'description']) checkText(m[key], `${at}.${key}`, offered);
     if (isRecord(m.info)) for (const key of ['summary', 'opening_season']) checkText(m.info[key], `${at}.info.${key}`, offered);
@@ -173,9 +214,10 @@ export function formatReport(report: CheckReport, file: string): string {
   ];
   const warnings = report.warnings.length === 0 ? 'no warnings' : plural(report.warnings.length, 'warning');
   const s = report.summary;
+  const refused = report.problems.length === 0 ? ' (refused with --strict)' : '';
   lines.push(report.ok
     ? `${file}: ok, ${plural(s.maps, 'map')}, ${plural(s.pois, 'POI')}, ${plural(s.events, 'event')}, ${warnings}`
-    : `${file}: ${plural(report.problems.length, 'problem')}, ${warnings}`);
+    : `${file}: ${plural(report.problems.length, 'problem')}, ${warnings}${refused}`);
   return lines.join('\n');
 }
 
@@ -184,7 +226,10 @@ const READ_ERRORS: Readonly<Record<string, string>> = {
   ENOENT: 'no such file', EISDIR: 'it is a directory', EACCES: 'permission denied', EPERM: 'permission denied',
 };
 
-/** Runs `check` with the arguments after the word (files, `--bundle`, `--json`, `--help`): exit 0 all ok, 1 problems or unreadable, 2 usage. */
+/**
+ * Runs `check` with the arguments after the word (files, `--bundle`, `--json`, `--strict`, `--help`): exit 0 all ok,
+ * 1 problems (with `--strict`, warnings too) or unreadable, 2 usage.
+ */
 export async function runCheck(
   args: readonly string[],
   readText: (path: string) => Promise<string | Uint8Array>,
@@ -192,6 +237,7 @@ export async function runCheck(
 ): Promise<{ exitCode: number; output: string }> {
   const usage = checkUsage(command);
   let json = false;
+  let strict = false;
   let optionsEnded = false;
   const named: string[] = [];
   const flagged: string[] = [];
@@ -202,6 +248,7 @@ export async function runCheck(
     else if (arg === '--') optionsEnded = true;
     else if (arg === '--help' || arg === '-h') return { exitCode: 0, output: usage };
     else if (arg === '--json') json = true;
+    else if (arg === '--strict') strict = true;
     else if (bundle) {
       const value = bundle[1] ?? args[++i];
       if (!value) return { exitCode: 2, output: `error: option --bundle needs a value\n\n${usage}` };
@@ -226,7 +273,8 @@ export async function runCheck(
       reports.push({ file, report: { ok: false, problems: [problem], warnings: [], summary: summarize(undefined) } });
       continue;
     }
-    reports.push({ file, report: checkBundle(source) });
+    const report = checkBundle(source);
+    reports.push({ file, report: strict && report.warnings.length > 0 ? { ...report, ok: false } : report });
   }
   const exitCode = reports.every((r) => r.report.ok) ? 0 : 1;
   const output = json

@@ -15,6 +15,7 @@ import type { IndexParts } from './event-index.ts';
 import { runNow, runSliced, STRIDE, type Steps } from './steps.ts';
 import { align8, EventTable, TABLE_FORMAT } from './event-table.ts';
 import { concatBytes, ownBytes } from '../../utils/bytes.ts';
+import type { VersionWarnings } from '../bundle/findings.ts';
 
 /** The encoding of `places` (see `encodePlaces`). */
 const PLACES_FORMAT = 2;
@@ -23,13 +24,15 @@ const PLACES_FORMAT = 2;
  * Changes whenever what a cache holds could change for the same content version: the event tables' encoding,
  * or which anchors a table keeps (bump the number by hand when the model's visibility rules change).
  */
-export const MODEL_FORMAT = `model-3-tables-${TABLE_FORMAT}-places-${PLACES_FORMAT}`;
+export const MODEL_FORMAT = `model-4-tables-${TABLE_FORMAT}-places-${PLACES_FORMAT}`;
 
 /** A content version's derived form, ready to build a read model from. */
 export interface ModelPayload {
   version: number;
   checksum: string;
   published_at: string;
+  /** What check found in the version's bundle; null when not known (published before warnings were kept). */
+  warnings: VersionWarnings | null;
   /** ContentDocs without events, as UTF-8 JSON lines (see `docsBytes`). */
   docs: Uint8Array;
   /** Every map's event table, encoded (see `EventTable.encode`). */
@@ -40,7 +43,7 @@ export interface ModelPayload {
 
 const FILES = { docs: 'content.jsonl', tables: 'event-tables.bin', places: 'event-places.bin', manifest: 'manifest.json' } as const;
 
-interface Manifest { format: string; version: number; checksum: string; published_at: string; files: Record<string, string> }
+interface Manifest { format: string; version: number; checksum: string; published_at: string; warnings: VersionWarnings | null; files: Record<string, string> }
 
 /** Thrown when a cache on disk is missing, damaged or of another format; the message says which. */
 export class ModelCacheError extends Error {}
@@ -50,12 +53,12 @@ export class ModelCacheError extends Error {}
  * events in pages, of which only the compact table form is kept.
  */
 export async function buildPayload(head: ContentDocs, events: EventPages,
-  version: { version: number; published_at: string }): Promise<ModelPayload> {
+  version: { version: number; published_at: string; warnings?: VersionWarnings | null }): Promise<ModelPayload> {
   const docs = { ...head, events: [] };
   const bare = buildReadModel(docs);
   const built = await buildEventTables(bare, events);
   const places = encodePlaces(built.map((t) => ({ mapId: t.mapId, parts: runNow(eventIndexSteps(bare.pois, t)).parts })));
-  return { version: version.version, checksum: head.checksum, published_at: version.published_at, docs: docsBytes(docs),
+  return { version: version.version, checksum: head.checksum, published_at: version.published_at, warnings: version.warnings ?? null, docs: docsBytes(docs),
     tables: concatBytes(EventTable.encode(built)), places };
 }
 
@@ -222,6 +225,7 @@ function* modelSteps(payload: ModelPayload): Steps<ReadModel> {
   const model = yield* readModelSteps(docs, tables, decodePlaces(payload.places));
   model.version = payload.version;
   model.publishedAt = payload.published_at;
+  model.warnings = payload.warnings;
   return model;
 }
 
@@ -262,7 +266,7 @@ export async function writeCache(dir: string, payload: ModelPayload): Promise<st
     await writeFile(join(building, FILES.tables), payload.tables);
     await writeFile(join(building, FILES.places), payload.places);
     const manifest: Manifest = { format: MODEL_FORMAT, version: payload.version, checksum: payload.checksum,
-      published_at: payload.published_at, files: { [FILES.docs]: sha256(docs), [FILES.tables]: sha256(payload.tables),
+      published_at: payload.published_at, warnings: payload.warnings, files: { [FILES.docs]: sha256(docs), [FILES.tables]: sha256(payload.tables),
         [FILES.places]: sha256(payload.places) } };
     await writeFile(join(building, FILES.manifest), JSON.stringify(manifest));
     await rm(path, { recursive: true, force: true });
@@ -295,7 +299,7 @@ export async function readCache(path: string, expect?: { version?: number; check
   };
   const [docs, tables, places] = await Promise.all([read(FILES.docs), read(FILES.tables), read(FILES.places)]);
   return { version: manifest.version, checksum: manifest.checksum, published_at: manifest.published_at,
-    docs, tables, places };
+    warnings: manifest.warnings ?? null, docs, tables, places };
 }
 
 /** The newest cache in `dir` of content with this checksum, verified; null when there is none that verifies. */

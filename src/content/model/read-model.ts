@@ -13,6 +13,7 @@ import { EventTable, EventTableBuilder } from './event-table.ts';
 import { KEPT_ENTRIES, parsedRows, PoiStore, type PoiFacts, type PoiRow, type PoiRows } from './poi-store.ts';
 import { runNow, sortSteps, STRIDE, type Steps } from './steps.ts';
 import { toUtc } from '../rfc3339.ts';
+import type { VersionWarnings } from '../bundle/findings.ts';
 import { canonicalTag, LocalText, localText, type Languages } from './local-text.ts';
 import type {
   AssociationT, CategoryT, EventT, IconT, ListT, MapT, MarkerT, PathT, PolygonT, PublisherT,
@@ -120,6 +121,8 @@ export interface ReadModel {
   version: number;
   /** When the version was published (RFC 3339), '' until the store has assigned one. */
   publishedAt: string;
+  /** What check found in the version's bundle; null when not known (a version published before they were kept). */
+  warnings: VersionWarnings | null;
   publishers: Map<string, Record<string, unknown>>;
   maps: Map<string, MapView>;
   disabledMaps: Map<string, DisabledMap>;
@@ -459,7 +462,7 @@ export function* readModelSteps(docs: ModelDocs, eventTables?: readonly EventTab
     .sort(compareByName);
 
   return {
-    checksum: docs.checksum, version: 0, publishedAt: '', publishers, maps, disabledMaps, pois, icons, lists,
+    checksum: docs.checksum, version: 0, publishedAt: '', warnings: null, publishers, maps, disabledMaps, pois, icons, lists,
     associationsFrom, associationsTo, languages, contentLanguages: content,
   };
 }

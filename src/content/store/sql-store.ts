@@ -9,6 +9,7 @@ import {
   VERSION_KEYS, VERSION_TABLES, VERSIONS, versionSchema,
 } from '../../db/schema.ts';
 import type { BundleT, EventT, SessionT } from '../bundle/bundle-schema.ts';
+import type { VersionWarnings } from '../bundle/findings.ts';
 import type { ContentDocs, PoiType } from '../model/read-model.ts';
 
 const lc = (id: string) => id.toLowerCase();
@@ -191,13 +192,20 @@ export class SqlStore {
   /**
    * Makes a staged version a content version and the current one, in one transaction, and notifies the
    * replicas listening (they hear it when the transaction commits). `publishedAt`: the time its payload was
-   * built with, when it was built before the commit.
+   * built with, when it was built before the commit; `warnings`: what check found in its bundle.
    */
-  async commitVersion(version: number, checksum: string, format: string, source = '', publishedAt = new Date().toISOString()): Promise<VersionInfo> {
+  async commitVersion(version: number, checksum: string, format: string, source = '', publishedAt = new Date().toISOString(),
+    warnings: VersionWarnings | null = null): Promise<VersionInfo> {
     return this.db.transaction(async (tx) => {
-      await tx.query(VERSIONS.insert, [version, checksum, format, source, publishedAt]);
+      await tx.query(VERSIONS.insert, [version, checksum, format, source, publishedAt, warnings && JSON.stringify(warnings)]);
       return makeCurrent(tx, version);
     });
+  }
+
+  /** What check found in a version's bundle; null for a version published before warnings were kept. */
+  async warningsOf(version: number): Promise<VersionWarnings | null> {
+    const { rows } = await this.db.query<{ warnings: string | null }>(VERSIONS.warnings, [version]);
+    return rows[0]?.warnings ? JSON.parse(rows[0].warnings) as VersionWarnings : null;
   }
 
   /** Makes a kept version the current one again (a rollback), and notifies the replicas; throws when it is not kept. */
