@@ -42,7 +42,10 @@ export const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS public.schema_migrat
   version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`;
 
 /** The migrations already applied. */
-export const APPLIED_MIGRATIONS = `SELECT version FROM schema_migrations ORDER BY version`;
+export const APPLIED_MIGRATIONS = `SELECT version FROM public.schema_migrations ORDER BY version`;
+
+/** Whether the migrations' bookkeeping exists (a new database has none). */
+export const MIGRATIONS_PRESENT = `SELECT to_regclass('public.schema_migrations') IS NOT NULL AS present`;
 
 /** Records a migration as applied. */
 export const RECORD_MIGRATION = `INSERT INTO schema_migrations (version) VALUES ($1)`;

@@ -300,7 +300,7 @@ export async function startThrowawayPostgres(options: ThrowawayOptions = {}): Pr
 let own: Promise<ThrowawayPostgres> | null = null;
 
 /** The server tests use: TEST_DATABASE_URL's, else one started for this process. */
-async function serverUrl(): Promise<string> {
+export async function serverUrl(): Promise<string> {
   if (process.env.TEST_DATABASE_URL) return process.env.TEST_DATABASE_URL;
   own ??= startThrowawayPostgres();
   return (await own).url;

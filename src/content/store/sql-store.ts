@@ -5,7 +5,7 @@
  */
 import type { Db, DbTx } from '../../db/db.ts';
 import {
-  APPLIED_MIGRATIONS, COPY_IN, EVENT_PAGE, INSERT, LOCKS, MIGRATIONS, MIGRATIONS_TABLE, RECORD_MIGRATION, SELECT, SESSIONS, STAGED_SCHEMAS, TABLES,
+  APPLIED_MIGRATIONS, MIGRATIONS_PRESENT, COPY_IN, EVENT_PAGE, INSERT, LOCKS, MIGRATIONS, MIGRATIONS_TABLE, RECORD_MIGRATION, SELECT, SESSIONS, STAGED_SCHEMAS, TABLES,
   VERSION_KEYS, VERSION_TABLES, VERSIONS, versionSchema,
 } from '../../db/schema.ts';
 import type { BundleT, EventT, SessionT } from '../bundle/bundle-schema.ts';
@@ -102,9 +102,34 @@ export class SqlStore {
 
   /**
    * Applies the migrations the database has not seen yet, in one transaction that holds a lock every process
-   * shares: replicas that start at once apply each migration once, and a failed one leaves nothing behind.
+   * shares: replicas that start at once apply each migration once, and a failed one leaves nothing behind. When
+   * every one is applied already, no statement that needs more than reading runs (even `CREATE TABLE IF NOT
+   * EXISTS` needs the right to create), so a replica may use a role that can only read. A role that may not apply
+   * what is missing gets an error that says what to do.
    */
   async migrate(): Promise<void> {
+    const applied = await this.appliedMigrations();
+    const missing = MIGRATIONS.filter((m) => !applied.has(m.version));
+    if (missing.length === 0) return;
+    try {
+      await this.applyMigrations();
+    } catch (err) {
+      if ((err as { code?: string }).code !== '42501') throw err;
+      throw Object.assign(new Error(`the store's schema is ${applied.size === 0 ? 'not in this database yet' : `at migration ${Math.max(...applied)} of ${MIGRATIONS.length}`}, ` +
+        `and this role may not create it (${(err as Error).message}): run publish once with the role that owns the database ` +
+        '(docs/deployment.md, "Roles and privileges")'), { code: '42501' });
+    }
+  }
+
+  /** The migrations applied, read without writing anything (none before the first). */
+  private async appliedMigrations(): Promise<Set<number>> {
+    const { rows: [{ present }] } = await this.db.query<{ present: boolean }>(MIGRATIONS_PRESENT);
+    if (!present) return new Set();
+    return new Set((await this.db.query<{ version: number }>(APPLIED_MIGRATIONS)).rows.map((r) => Number(r.version)));
+  }
+
+  /** Applies what is missing, under the migrations lock (another process may have applied it meanwhile). */
+  private async applyMigrations(): Promise<void> {
     await this.db.transaction(async (tx) => {
       await tx.query(LOCKS.migrations);
       await tx.exec(MIGRATIONS_TABLE);
