@@ -59,7 +59,7 @@ export interface DatabaseState {
    */
   error: string | null;
   /** When it was last reached (RFC 3339), or null. */
-  lastContact: string | null;
+  last_contact: string | null;
 }
 
 /** A version the store made current that could not be loaded here, and why (a replica keeps serving the one before). */

@@ -30,7 +30,7 @@ export class ReplicaFollower {
   private backoffMs = FIRST_BACKOFF_MS;
   private stopped = false;
   private unlisten: (() => Promise<void>) | null = null;
-  readonly state: DatabaseState = { reachable: false, error: null, lastContact: null };
+  readonly state: DatabaseState = { reachable: false, error: null, last_contact: null };
 
   constructor(store: ContentStore, databaseUrl: string, logger: Logger, pollMs = POLL_MS) {
     this.store = store;
@@ -94,7 +94,7 @@ export class ReplicaFollower {
     }
     this.state.reachable = true;
     this.state.error = null;
-    this.state.lastContact = new Date().toISOString();
+    this.state.last_contact = new Date().toISOString();
     this.backoffMs = FIRST_BACKOFF_MS;
   }
 
