@@ -171,8 +171,8 @@ export function buildOpenApi(routes: readonly RouteSpec[], basePath: string): Js
         'body) and OPTIONS (CORS preflight, 204); any other method gets 405 with an Allow header. Every 200 carries a ' +
         'strong ETag, and If-None-Match answers 304. A request target over 8 KiB gets 414, and every route answers 503 ' +
         'until the content is loaded. Errors are application/problem+json (RFC 9457). Texts are served in one language: ' +
-        '`lang`, else Accept-Language, matched against the map\'s languages (a region tag falls back to its base language, ' +
-        'anything else to the map\'s default); Content-Language names it. `langs=all` gives every text as an object keyed by language tag.',
+        '`lang`, else Accept-Language, matched against the map\'s languages by CLDR best fit within the language asked for ' +
+        '(zh-Hant-TW gets zh-Hant, pt-PT gets pt-BR, pt-BR gets pt), else the map\'s default; Content-Language names it. `langs=all` gives every text as an object keyed by language tag.',
     },
     servers: [{ url: basePath === '' ? '/' : basePath }],
     paths,
