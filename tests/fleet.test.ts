@@ -190,18 +190,23 @@ describe('a fleet of replicas over PostgreSQL', () => {
         }
       }
     });
-    await sleep(500);
-    const publishing = runToExit('node', ['publish', '--database-url', db.url, path]);
-    // Timed from the publish's commit: its own process start and validation are not the fleet's doing.
-    await waitFor('the publish commits', async () => (await versionOfDb(db.url)) === 2, 30_000);
-    const ms = await Promise.all(replicas.map((r) => waitFor('a replica serves version 2', async () => {
-      const res = await get(r.base, `/markers/${marker.id}`);
-      return res.headers.get('x-content-version') === '2' && JSON.parse(res.text).name === marker.name;
-    }, 2_000)));
-    assert.equal((await publishing).code, 0);
-    await sleep(300);
-    running = false;
-    await Promise.all(load);
+    let ms: number[];
+    // The load stops however this ends: loops left running would keep the file's process alive for ever.
+    try {
+      await sleep(500);
+      const publishing = runToExit('node', ['publish', '--database-url', db.url, path]);
+      // Timed from the publish's commit: its own process start and validation are not the fleet's doing.
+      await waitFor('the publish commits', async () => (await versionOfDb(db.url)) === 2, 30_000);
+      ms = await Promise.all(replicas.map((r) => waitFor('a replica serves version 2', async () => {
+        const res = await get(r.base, `/markers/${marker.id}`);
+        return res.headers.get('x-content-version') === '2' && JSON.parse(res.text).name === marker.name;
+      }, 2_000)));
+      assert.equal((await publishing).code, 0);
+      await sleep(300);
+    } finally {
+      running = false;
+      await Promise.all(load);
+    }
     assert.deepEqual(failures, [], `${failures.length} of ${sent} requests failed`);
     assert.ok(sent > 50, `load ran (${sent} requests)`);
     assert.ok(ms.every((x) => x <= 2_000), `served after ${ms.map(Math.round).join(', ')} ms`);
