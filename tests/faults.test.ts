@@ -459,7 +459,8 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       assert.deepEqual(warningsOf(next), []);
       assert.equal(loadedLine(next).source, 'store');
       assert.deepEqual(await answers(next), A.answers);
-      assert.deepEqual((await readdir(data)).sort(), ['lock.sock', 'model', 'store'], 'the data directory holds only store, model and lock.sock');
+      assert.deepEqual((await readdir(data)).sort(), ['lock.sock', 'model', 'server.pid', 'store'],
+        'the data directory holds only store, model, lock.sock and the pid of the process that owns it');
       assert.equal(await stop(next), 0);
       assert.deepEqual((await readdir(data)).sort(), ['model', 'store'], 'a stopped service leaves no lock');
       await verifyCaches(data);
@@ -480,7 +481,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
         assert.deepEqual(await answers(second), await answers(owner));
         assert.deepEqual(await answers(second), A.answers);
         assert.equal(await stop(second), 0);
-        assert.deepEqual((await readdir(data)).sort(), ['lock.sock', 'model', 'store'], 'the owner still holds its lock');
+        assert.deepEqual((await readdir(data)).sort(), ['lock.sock', 'model', 'server.pid', 'store'], 'the owner still holds its lock and its pid file');
         assert.equal(await stop(owner), 0);
         assert.deepEqual((await readdir(data)).sort(), ['model', 'store'], 'no tmp-* or other directory is left');
         assert.equal((await verifyCaches(data)).length, 1);
