@@ -11,10 +11,11 @@ import type { ServedContent } from './content/content-store.ts';
 import type { ReadModel } from './content/model/read-model.ts';
 import { negotiateEncoding } from './http/compress.ts';
 import { HttpError, problemAnswer } from './http/errors.ts';
+import { ifRangeAllows, parseRange } from './http/ranges.ts';
 import { createLogger, type Logger } from './http/log.ts';
-import { languageKey, LanguageChoice } from './http/language.ts';
+import { LanguageChoice } from './http/language.ts';
 import { releaseBody } from './content/model/byte-writer.ts';
-import { JsonBytes, parseParams, PrivateReply, queryEntries, wholeSecond, type RouteSpec } from './http/route.ts';
+import { JsonBytes, matchOrder, MediaReply, parseParams, PrivateReply, queryEntries, wholeSecond, type RouteSpec } from './http/route.ts';
 import { renderIn } from './content/model/local-text.ts';
 import {
   addVary, ALLOWED_METHODS, CACHE_CONTROL, CORS_HEADERS, etagMatches, JSON_TYPE, PREFLIGHT_HEADERS, requestIdFor, SECURITY_HEADERS, utf8,
@@ -45,6 +46,13 @@ export interface AppDeps {
   thread?: number;
   /** The pages for people (`/`, `/explore`, `/docs`): the kiosk map, a tile source, where their assets come from. */
   pages?: PageOptions;
+  /**
+   * The absolute URL clients reach the routes under, which links in answers are built from (`--public-url`);
+   * default `http://localhost` and the base path. Never taken from a request's Host header.
+   */
+  publicUrl?: string;
+  /** The routes to serve; default every route of the API and its OpenAPI document (tests give their own). */
+  routes?: readonly RouteSpec[];
 }
 
 /** The handler in both forms, and the routes it serves. */
@@ -66,6 +74,11 @@ interface Match { spec: RouteSpec; params: Record<string, string> }
 
 /** Paths without parameters whose match is kept (see `route` in createApp): every route's, and spellings of them. */
 const STATIC_PATHS = 256;
+
+/** A public URL without its trailing slashes, so a route path (`/events/…`) is appended as it is. */
+export function normalisePublicUrl(url: string): string {
+  return url.replace(/\/+$/, '');
+}
 
 /** Normalises a base path: leading slash, no trailing slash, '' for the root; only plain path characters. */
 export function normaliseBasePath(basePath = ''): string {
@@ -89,7 +102,8 @@ export function createApp(deps: AppDeps): App {
   const corsOrigins = deps.corsOrigins ?? '*';
   const basePath = normaliseBasePath(deps.basePath);
   const router = Router({ base: basePath });
-  const routes = allRoutes as readonly RouteSpec[];
+  const routes = matchOrder(deps.routes ?? (allRoutes as readonly RouteSpec[]));
+  const publicUrl = normalisePublicUrl(deps.publicUrl ?? `http://localhost${basePath}`);
   // Routes are matched on path alone; the method is decided afterwards, so a known path gets 405, not 404.
   for (const spec of routes) router.all(spec.path, (routed: Routed) => ({ spec, params: routed.params ?? {} }));
   const pages = createPages(basePath, deps.pages);
@@ -125,11 +139,10 @@ export function createApp(deps: AppDeps): App {
     return match;
   }
 
-  /** The kept answer for a key, counted as a hit; none for a request with Authorization when the answer varies by it. */
+  /** The kept answer for a key and the request headers it varies by, counted as a hit. */
   function cached(req: AppRequest, key: string): PreparedBody | undefined {
-    const hit = cacheFor(deps.store.model).get(key, now().getTime());
-    if (!hit || (hit.variesByAuthorization && req.header('authorization') !== null)) return undefined;
-    cacheCounts.hits++;
+    const hit = cacheFor(deps.store.model).get(key, now().getTime(), req.header);
+    if (hit) cacheCounts.hits++;
     return hit;
   }
 
@@ -147,12 +160,10 @@ export function createApp(deps: AppDeps): App {
       if (req.method === 'OPTIONS') return { answer: PREFLIGHT };
       throw new HttpError(405, `${req.method} is not allowed; this API is read-only.`, { headers: { allow: ALLOWED_METHODS } });
     }
-    // A repeated content request is answered from memory, before routing: same target, same content, same answer.
-    // An answer in text depends on Accept-Language too (unless the target names its language): it is in the key.
-    const acceptLanguage = req.header('accept-language');
-    const targetKey = req.target + languageKey(req.target, acceptLanguage);
+    // A repeated content request is answered from memory, before routing: same target, same content, same request
+    // headers its answer varies by (Accept-Language, Authorization: what its Vary names), same answer.
     if (readable && deps.store.ready) {
-      const hit = cached(req, targetKey);
+      const hit = cached(req, req.target);
       if (hit) return { prepared: hit };
     }
     const url = targetUrl(req.target);
@@ -174,14 +185,14 @@ export function createApp(deps: AppDeps): App {
     const model = deps.store.model;
     // A target with parameters the route ignores shares the entry of the same request without them.
     const texts = spec.texts !== false;
-    const key = cacheKey(req.target, queryEntries(spec)) + (texts ? languageKey(req.target, acceptLanguage) : '');
-    if (key !== targetKey) {
+    const key = cacheKey(req.target, queryEntries(spec));
+    if (key !== req.target) {
       const hit = cached(req, key);
       if (hit) return { prepared: hit };
     }
     const at = now();
-    const language = new LanguageChoice(model, query as { lang?: string; langs?: 'all' }, acceptLanguage);
-    const result = await spec.handle({ header: req.header, params, query, model, store: deps.store, now: at, basePath, language });
+    const language = new LanguageChoice(model, query as { lang?: string; langs?: 'all' }, req.header('accept-language'));
+    const result = await spec.handle({ header: req.header, params, query, model, store: deps.store, now: at, basePath, publicUrl, language });
     const personal = result instanceof PrivateReply;
     const cacheClass = personal ? 'private' : spec.cacheClass?.(query) ?? 'content';
     // The map the answer is about names the languages it is negotiated against, unless the handler chose already.
@@ -192,7 +203,7 @@ export function createApp(deps: AppDeps): App {
     }
     const served = texts ? language.decided!.lang : undefined;
     const value = personal ? result.body : result;
-    const body = result instanceof JsonBytes ? result.bytes
+    const body = result instanceof JsonBytes ? result.bytes : result instanceof MediaReply ? result.body
       : served !== undefined ? renderIn(served, () => JSON.stringify(value)) : JSON.stringify(value);
     // A live answer reads "now" to the whole second, so it holds until that second is over.
     const expiresAt = cacheClass === 'live' ? wholeSecond(at) + 1000 : Infinity;
@@ -202,9 +213,9 @@ export function createApp(deps: AppDeps): App {
       headers['content-language'] = language.contentLanguage;
       headers.vary = addVary(headers.vary, 'Accept-Language');
     }
-    const prepared = new PreparedBody(body, spec.contentType ?? JSON_TYPE, model.checksum, cacheClass, headers, expiresAt);
+    const prepared = new PreparedBody(body, spec.contentType ?? JSON_TYPE, model.checksum, cacheClass, headers, expiresAt, { ranges: spec.ranges });
     if (cacheClass !== 'private') {
-      cacheFor(model).set(key, prepared);
+      cacheFor(model).set(key, prepared, req.header);
       cacheCounts.misses++;
     }
     return { prepared, ...(result instanceof JsonBytes ? { written: result.bytes } : {}) };
@@ -238,7 +249,9 @@ export function createApp(deps: AppDeps): App {
       return { status, headers: lastHeaders({ ...headers, ...corsHeaders(req), ...spec?.headers, ...SECURITY_HEADERS, 'x-request-id': requestId }),
         body: req.method === 'HEAD' ? null : body };
     }
-    const variant = outcome.prepared.variant(negotiateEncoding(req.header('accept-encoding')));
+    // A Range request reads the body as it is: its parts are never compressed.
+    const range = outcome.prepared.ranges && req.method === 'GET' ? req.header('range') : null;
+    const variant = range !== null ? outcome.prepared.whole : outcome.prepared.variant(negotiateEncoding(req.header('accept-encoding')));
     // The bytes made for this request were copied if the cache kept them, and compressed (synchronously) if a
     // coding was asked for: once the response is sent, nothing reads them.
     const written = outcome.written;
@@ -254,6 +267,21 @@ export function createApp(deps: AppDeps): App {
     if (matched !== null) {
       const { 'content-type': _type, 'content-length': _length, 'content-encoding': _encoding, ...rest } = headers;
       return { status: 304, headers: { ...rest, etag: matched }, body: null, ...(release ? { release } : {}) };
+    }
+    if (range !== null && ifRangeAllows(req.header('if-range'), headers.etag)) {
+      const size = variant.body.byteLength;
+      const part = parseRange(range, size);
+      if (part === 'unsatisfiable') {
+        const problem = problemAnswer(new HttpError(416, `The range ${range.slice(0, 100)} holds no byte of the ${size} bytes.`,
+          { headers: { 'content-range': `bytes */${size}` } }), req.target.split('?', 1)[0]);
+        return { ...problem, headers: lastHeaders({ ...problem.headers, ...corsHeaders(req), ...SECURITY_HEADERS, 'x-request-id': requestId }),
+          ...(release ? { release } : {}) };
+      }
+      if (part !== null) {
+        const body = variant.body.subarray(part.start, part.end + 1);
+        return { status: 206, headers: { ...headers, 'content-range': `bytes ${part.start}-${part.end}/${size}`, 'content-length': String(body.byteLength) },
+          body, ...(release ? { release } : {}) };
+      }
     }
     // HEAD: the same status and headers as GET, no body.
     return { status: 200, headers, body: req.method === 'HEAD' ? null : variant.body, ...(release ? { release } : {}) };

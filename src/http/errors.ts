@@ -13,7 +13,7 @@ export interface ParamError {
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  414: 'URI Too Long', 500: 'Internal Server Error', 503: 'Service Unavailable',
+  414: 'URI Too Long', 416: 'Range Not Satisfiable', 500: 'Internal Server Error', 503: 'Service Unavailable',
 };
 
 /** An error with an HTTP status, turned into problem+json by `problemAnswer`. */

@@ -189,15 +189,3 @@ export class LanguageChoice {
     return lang ?? from.offered.join(', ');
   }
 }
-
-const LANG_PARAM_RE = /[?&]langs?=/;
-
-/**
- * What a cache key adds for the language: the Accept-Language header as sent, unless the target names the
- * language itself (`lang` or `langs`), which the key already holds. Two requests with the same key get the
- * same language, so one never gets an answer made for another.
- */
-export function languageKey(target: string, acceptLanguage: string | null): string {
-  if (acceptLanguage === null || LANG_PARAM_RE.test(target)) return '';
-  return `\u0000${acceptLanguage.trim()}`;
-}

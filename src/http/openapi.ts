@@ -116,8 +116,31 @@ const ERROR_TEXT: Record<number, string> = {
   401: 'Invalid or expired account-session token',
   403: 'Asked for lists that are not public',
   404: 'Not found, not part of the given map, or not public',
+  416: 'Range Not Satisfiable: no byte of the range asked for exists (Content-Range says how many there are)',
   503: 'Account sessions cannot be checked right now (the session database is unreachable); try again',
 };
+
+/** A route's media type without its parameters (`text/calendar`). */
+function mediaType(r: RouteSpec): string {
+  return (r.contentType ?? JSON_TYPE).split(';')[0].trim();
+}
+
+/** True for JSON media types (`application/json`, `application/geo+json`, `application/ld+json`). */
+function isJson(type: string): boolean {
+  return /^application\/([\w.-]+\+)?json$/.test(type);
+}
+
+/** True for text media types (iCalendar, HTML, GPX and KML as XML). */
+function isText(type: string): boolean {
+  return type.startsWith('text/') || /[+/]xml$/.test(type);
+}
+
+/** The schema of a route's 200 body: its valibot schema for JSON, else text or binary of its media type. */
+function bodySchema(r: RouteSpec): JsonSchema {
+  const type = mediaType(r);
+  if (isJson(type)) return toSchema(r.response);
+  return isText(type) ? { type: 'string', contentMediaType: type } : { type: 'string', format: 'binary', contentMediaType: type };
+}
 
 function parameters(entries: v.ObjectEntries, where: 'path' | 'query') {
   return Object.entries(entries).map(([name, schema]) => {
@@ -141,11 +164,15 @@ export function buildOpenApi(routes: readonly RouteSpec[], basePath: string): Js
       200: {
         description: 'OK',
         ...(r.texts !== false ? { headers: CONTENT_LANGUAGE } : {}),
-        content: { [(r.contentType ?? JSON_TYPE).split(';')[0]]: { schema: toSchema(r.response) } },
+        content: { [mediaType(r)]: { schema: bodySchema(r) } },
       },
     };
+    if (r.ranges) {
+      responses[206] = { description: 'Partial Content: the byte range asked for with Range (RFC 9110 §14)',
+        headers: { 'Content-Range': { schema: { type: 'string' } } }, content: { [mediaType(r)]: { schema: { type: 'string', format: 'binary' } } } };
+    }
     const hasParams = Object.keys(r.pathParams).length + Object.keys(query).length > 0;
-    for (const status of [...(hasParams ? [400] : []), ...r.errors]) {
+    for (const status of [...(hasParams ? [400] : []), ...(r.ranges ? [416] : []), ...r.errors]) {
       responses[status] = {
         description: ERROR_TEXT[status] ?? 'Error',
         content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },

@@ -1,8 +1,9 @@
 /**
  * Prepared answers and the per-content-version response cache. A `content` answer depends only on the
- * content version, the path and the query parameters its route declares (`cacheKey`), so it is serialized
- * and tagged once, compressed on first demand, then served from memory until the content changes. A `live`
- * answer depends on "now" to the whole second, so it is kept until that second is over.
+ * content version, the path and the query parameters its route declares (`cacheKey`), and the request headers
+ * it names in `Vary` (`varyKey`), so it is serialized and tagged once, compressed on first demand, then served
+ * from memory until the content changes. A `live` answer depends on "now" to the whole second, so it is kept
+ * until that second is over.
  */
 import { compress, compressStrongly, MIN_COMPRESS_BYTES, type Encoding } from './compress.ts';
 import { Doorkeeper } from './hash.ts';
@@ -48,8 +49,15 @@ export class PreparedBody {
   readonly cacheClass: CacheClass;
   /** When the answer stops being valid (ms since the epoch): the end of its second for `live`, never for `content`. */
   readonly expiresAt: number;
-  /** True when the route varies by Authorization: a request carrying one must not reuse this answer. */
-  readonly variesByAuthorization: boolean;
+  /**
+   * The request headers the answer depends on, as its `Vary` names them (lower case), but Accept-Encoding, whose
+   * codings are variants of this one answer (`variant`): the cache keys it by their values.
+   */
+  readonly vary: readonly string[];
+  /** Answers Range requests with parts of the identity body (see RouteSpec.ranges). */
+  readonly ranges: boolean;
+  /** False for a body not worth compressing (an image, an archive of compressed tiles) or too small to gain. */
+  private readonly compressible: boolean;
   /** Told how many bytes a kept compressed variant added (the cache counts them). */
   onGrow?: (bytes: number) => void;
   private identity: Variant;
@@ -59,12 +67,15 @@ export class PreparedBody {
 
   /** `body`: text, or its UTF-8 bytes (kept as they are: the caller gives them up). */
   constructor(text: string | Uint8Array<ArrayBuffer>, contentType: string, contentVersion: string, cacheClass: CacheClass, routeHeaders: Record<string, string>,
-    expiresAt = Infinity) {
+    expiresAt = Infinity, options: { ranges?: boolean } = {}) {
     this.cacheClass = cacheClass;
     this.expiresAt = expiresAt;
+    this.ranges = options.ranges === true;
     const body = typeof text === 'string' ? utf8(text) : text;
-    const vary = body.byteLength > MIN_COMPRESS_BYTES ? addVary(routeHeaders.vary, 'Accept-Encoding') : routeHeaders.vary;
-    this.variesByAuthorization = /(^|,)\s*authorization\s*(,|$)/i.test(routeHeaders.vary ?? '');
+    const compressed = body.byteLength > MIN_COMPRESS_BYTES && isCompressible(contentType);
+    const vary = compressed ? addVary(routeHeaders.vary, 'Accept-Encoding') : routeHeaders.vary;
+    this.vary = varyNames(routeHeaders.vary);
+    this.compressible = compressed;
     this.identity = {
       body,
       headers: {
@@ -74,8 +85,14 @@ export class PreparedBody {
         etag: makeEtag(contentVersion, body, routeHeaders['content-language']),
         'cache-control': CACHE_CONTROL[cacheClass],
         ...(vary ? { vary } : {}),
+        ...(this.ranges ? { 'accept-ranges': 'bytes' } : {}),
       },
     };
+  }
+
+  /** The identity representation: what a byte range is taken from. */
+  get whole(): Variant {
+    return this.identity;
   }
 
   /**
@@ -100,7 +117,7 @@ export class PreparedBody {
    * with the strongest settings off the request path, and the stronger bytes are served from then on.
    */
   variant(encoding: Encoding | null): Variant {
-    if (encoding === null || this.identity.body.byteLength <= MIN_COMPRESS_BYTES) return this.identity;
+    if (encoding === null || !this.compressible) return this.identity;
     const kept = this.encoded.get(encoding);
     if (kept) {
       if (this.cacheClass !== 'live' && this.cacheClass !== 'private' && !this.upgrading.has(encoding)) {
@@ -160,6 +177,43 @@ function decodeName(raw: string): string {
   }
 }
 
+/** Media types whose bodies are compressed already, or gain nothing: images, audio and video, archives. */
+const INCOMPRESSIBLE = /^(image\/(?!svg)|audio\/|video\/|application\/(gzip|zip|zstd|x-brotli|vnd\.pmtiles|octet-stream)\b)/i;
+
+/** True for a media type worth compressing (text, JSON, XML, vector tiles, SVG). */
+export function isCompressible(contentType: string): boolean {
+  return !INCOMPRESSIBLE.test(contentType);
+}
+
+/** The request header names a `Vary` value lists (lower case), but Accept-Encoding. */
+function varyNames(vary: string | undefined): readonly string[] {
+  if (!vary) return NO_NAMES;
+  const names = vary.split(',').map((n) => n.trim().toLowerCase()).filter((n) => n !== '' && n !== 'accept-encoding');
+  return names.length === 0 ? NO_NAMES : names;
+}
+const NO_NAMES: readonly string[] = [];
+
+/** A target that names its language (`lang`, `langs`): its answer does not depend on Accept-Language. */
+const LANG_PARAM_RE = /[?&]langs?=/;
+
+/**
+ * What a cache key adds for the request headers an answer varies by (its `Vary`, but Accept-Encoding): each
+ * one's value as sent, so two requests with the same key get the same answer and none gets one made for another
+ * (a language, an account's view). Accept-Language is left out when the target names its language itself.
+ */
+export function varyKey(names: readonly string[], target: string, header: (name: string) => string | null): string {
+  let key = '';
+  for (const name of names) {
+    if (name === 'accept-language' && LANG_PARAM_RE.test(target)) continue;
+    const value = header(name);
+    key += value === null ? `\u0000${name}` : `\u0000${name}:${value.trim()}`;
+  }
+  return key;
+}
+
+/** No request header. */
+const NO_HEADER = (): string | null => null;
+
 /** Limits of the response cache; `recent`: how many keys asked for once the doorkeeper remembers (about). */
 export const RESPONSE_CACHE_LIMITS = { entries: 4096, bytes: 64 * 1024 * 1024, recent: 1 << 16 };
 
@@ -171,6 +225,8 @@ export const RESPONSE_CACHE_LIMITS = { entries: 4096, bytes: 64 * 1024 * 1024, r
  */
 export class ResponseCache {
   private readonly entries = new Map<string, PreparedBody>();
+  /** The request headers the answers kept for a key (path and query) vary by: how to find them before routing. */
+  private readonly varies = new Map<string, readonly string[]>();
   private bytes = 0;
   private readonly limits: { entries: number; bytes: number };
   private readonly doorkeeper: Doorkeeper;
@@ -180,11 +236,15 @@ export class ResponseCache {
     this.doorkeeper = new Doorkeeper(limits.recent ?? RESPONSE_CACHE_LIMITS.recent);
   }
 
-  /** The cached answer for a target, if any is still valid at `nowMs`. */
-  get(target: string, nowMs: number): PreparedBody | undefined {
-    const found = this.entries.get(target);
+  /**
+   * The cached answer for a key (path and query) and the request's headers that the answer varies by, if any is
+   * still valid at `nowMs`.
+   */
+  get(target: string, nowMs: number, header: (name: string) => string | null = NO_HEADER): PreparedBody | undefined {
+    const key = target + varyKey(this.varies.get(target) ?? NO_NAMES, target, header);
+    const found = this.entries.get(key);
     if (!found || found.expiresAt > nowMs) return found;
-    this.entries.delete(target);
+    this.entries.delete(key);
     this.bytes -= found.size;
     return undefined;
   }
@@ -193,13 +253,15 @@ export class ResponseCache {
    * Offers an answer made afresh: kept when its key was offered before (see the class), its compressed variants
    * counted as they are made. Answers true when it was kept.
    */
-  set(target: string, prepared: PreparedBody): boolean {
-    if (this.entries.has(target) || !this.doorkeeper.admit(target)) return false;
+  set(target: string, prepared: PreparedBody, header: (name: string) => string | null = NO_HEADER): boolean {
+    const key = target + varyKey(prepared.vary, target, header);
+    if (this.entries.has(key) || !this.doorkeeper.admit(key)) return false;
     prepared.own();
-    this.entries.set(target, prepared);
+    if (prepared.vary.length > 0 || this.varies.has(target)) this.rememberVary(target, prepared.vary);
+    this.entries.set(key, prepared);
     this.bytes += prepared.size;
     prepared.onGrow = (bytes) => {
-      if (this.entries.get(target) !== prepared) return;
+      if (this.entries.get(key) !== prepared) return;
       this.bytes += bytes;
       this.evict();
     };
@@ -210,6 +272,13 @@ export class ResponseCache {
   /** Entries and bytes held, for tests and metrics. */
   stats(): { entries: number; bytes: number } {
     return { entries: this.entries.size, bytes: this.bytes };
+  }
+
+  /** Remembers what a key's answers vary by; at most twice as many keys as entries, the oldest forgotten first. */
+  private rememberVary(target: string, names: readonly string[]): void {
+    this.varies.delete(target);
+    this.varies.set(target, names);
+    if (this.varies.size > 2 * this.limits.entries) this.varies.delete(this.varies.keys().next().value!);
   }
 
   private evict(): void {

@@ -26,6 +26,12 @@ export interface RouteContext<P, Q> {
   /** The base path the routes are mounted under ('' for the root). */
   basePath: string;
   /**
+   * The absolute URL clients reach the routes under (`--public-url`; default `http://localhost:PORT` and the base
+   * path), with no trailing slash: every absolute link an answer holds is built from it (`publicUrl + '/events/…'`),
+   * never from the request's Host header, which a client controls and the response cache would pass on to others.
+   */
+  publicUrl: string;
+  /**
    * The language of the answer (`lang`, `langs`, Accept-Language). A handler that writes text itself (event
    * records) or whose map is not in its parameters calls `forMap`; otherwise the app negotiates after it.
    */
@@ -48,6 +54,31 @@ export class JsonBytes {
   }
 }
 
+/**
+ * A body in the route's own media type other than JSON (`contentType`: iCalendar, HTML, GPX, KML, a vector tile, an
+ * image, a file read by byte range): its text or bytes, sent as they are, with the same validation, ETag, 304,
+ * compression and response cache as a JSON answer.
+ */
+export class MediaReply {
+  readonly body: string | Uint8Array<ArrayBuffer>;
+  constructor(body: string | Uint8Array<ArrayBuffer>) {
+    this.body = body;
+  }
+}
+
+/** The path suffix that chooses a route's format (`/events.ics`, `/tiles/{z}/{x}/{y}.mvt`), or null for none. */
+export function formatSuffix(path: string): string | null {
+  return /\.([a-z0-9]+)$/i.exec(path)?.[1] ?? null;
+}
+
+/**
+ * Routes in the order they are matched: a route whose format is chosen by a path suffix before the others
+ * (`/events/:id.ics` before `/events/:id`, whose UUID check would refuse `<uuid>.ics`); otherwise as given.
+ */
+export function matchOrder(routes: readonly RouteSpec[]): RouteSpec[] {
+  return [...routes.filter((r) => formatSuffix(r.path) !== null), ...routes.filter((r) => formatSuffix(r.path) === null)];
+}
+
 /** One GET route. */
 export interface RouteSpec<P extends Entries = Entries, Q extends Entries = Entries> {
   /** itty-router path, relative to the base path: `/maps/:map_id`. */
@@ -61,10 +92,21 @@ export interface RouteSpec<P extends Entries = Entries, Q extends Entries = Entr
   query: Q;
   /** Checks across parameters; each check skips parameters already reported bad. */
   crossCheck?: (query: Partial<ParamsOf<Q>>, bad: Set<string>) => ParamError[];
-  /** Schema of the 200 body. */
+  /**
+   * Schema of the 200 body. A route of another media type than JSON declares what its handler answers (`v.string()`
+   * for text, `v.instance(Uint8Array)` for bytes); OpenAPI documents its body as text or binary of that type.
+   */
   response: v.GenericSchema;
-  /** Default `application/json; charset=utf-8`. */
+  /**
+   * The media type of the 200 body. Default `application/json; charset=utf-8`. Another type is chosen by the path's
+   * suffix (`/events.ics`: one format rule for every output), and its handler answers a MediaReply.
+   */
   contentType?: string;
+  /**
+   * Answers `Range` requests (RFC 9110 §14) with 206, or 416 when no byte of the range exists: a file a client reads
+   * in parts, such as a PMTiles archive. The parts are of the body as it is, never compressed.
+   */
+  ranges?: boolean;
   /** Headers on every response of the route, errors included (`Vary: Authorization`, say). */
   headers?: Record<string, string>;
   /**

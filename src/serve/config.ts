@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { parseTimestamp } from '../content/rfc3339.ts';
 import { LOG_LEVELS, type LogLevel } from '../http/log.ts';
 import type { AssetLoader } from '../pages/assets.ts';
+import { normaliseBasePath, normalisePublicUrl, type AppDeps } from '../app.ts';
 import type { PageOptions } from '../pages/pages.ts';
 
 /** Every setting the server reads. */
@@ -47,6 +48,11 @@ export interface ServerConfig {
   kiosk?: string;
   /** A raster tile URL template (`{z}`, `{x}`, `{y}`) the explorer and kiosk draw under the content; default the offline base. */
   tiles?: string;
+  /**
+   * The absolute URL clients reach the routes under (behind a proxy: its address), which links in answers are built
+   * from; unset: `http://localhost:PORT` and the base path (see `publicUrlOf`).
+   */
+  publicUrl?: string;
 }
 
 /** The most serving threads `--workers` takes. */
@@ -136,6 +142,9 @@ Options (each also read from the environment variable in brackets; a flag wins):
                            cache cannot answer (distinct searches); see docs/deployment.md
   --kiosk <map id>         serve / as a kiosk on this map: full screen, touch-friendly, upcoming events,
                            back to its start view after a minute with no touch [KIOSK]   default: the home page
+  --public-url <url>       the absolute URL clients reach this service under (https://maps.example.org/api):
+                           links in answers are built from it, never from the Host header [PUBLIC_URL]
+                           default: http://localhost:PORT and the base path (logged at start)
   --tiles <url>            raster tiles under the explorer's maps, a template with {z}, {x} and {y}, on this
                            service's origin (/tiles/{z}/{x}/{y}.png behind the same proxy) or an http(s) URL
                            [TILES_URL]   default: none, the offline base (coastlines, borders, the map's own areas)
@@ -156,7 +165,7 @@ export const USAGE = usage();
 
 /** Every flag that takes a value. */
 const FLAGS = ['bundle', 'port', 'host', 'base-path', 'data-dir', 'log-level', 'cors-origin', 'fixed-time', 'sessions', 'database-url',
-  'headers-timeout', 'request-timeout', 'keep-alive-timeout', 'max-connections', 'shutdown-timeout', 'workers', 'kiosk', 'tiles'];
+  'headers-timeout', 'request-timeout', 'keep-alive-timeout', 'max-connections', 'shutdown-timeout', 'workers', 'kiosk', 'tiles', 'public-url'];
 /** Flags that take no value. */
 const SWITCHES = ['watch', 'strict'];
 
@@ -226,7 +235,10 @@ export function parseConfig(args: readonly string[], env: Record<string, string 
   if (tiles !== undefined && (!/^(https?:\/\/[^/\s]+)?\/\S*$/i.test(tiles) || !['{z}', '{x}', '{y}'].every((p) => tiles.includes(p)))) {
     throw new ConfigError(`tiles must be a URL template with {z}, {x} and {y}, a path (/tiles/{z}/{x}/{y}.png) or http(s), not "${tiles}"`);
   }
+  const publicUrl = pick('public-url', 'PUBLIC_URL');
+  if (publicUrl !== undefined) checkPublicUrl(publicUrl);
   return {
+    ...(publicUrl !== undefined ? { publicUrl } : {}),
     ...(kiosk !== undefined ? { kiosk } : {}),
     ...(tiles !== undefined ? { tiles } : {}),
     limits: parseLimits(pick),
@@ -262,6 +274,39 @@ function takeBundleArgument(positionals: readonly string[], flags: Map<string, s
     throw new ConfigError(`the bundle is given twice, with --bundle (${flags.get('bundle')}) and as an argument (${first}): give it once`);
   }
   flags.set('bundle', first);
+}
+
+/** Throws ConfigError unless `url` is an absolute http(s) URL with no query, fragment or credentials. */
+function checkPublicUrl(url: string): void {
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // reported below
+  }
+  if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.search || parsed.hash || parsed.username || parsed.password || url.includes('?') || url.includes('#')) {
+    throw new ConfigError(`public URL must be an absolute http(s) URL such as https://maps.example.org or https://example.org/api, with no query, not "${url}"`);
+  }
+}
+
+/**
+ * The public URL links are built from: `--public-url`, else `http://localhost:PORT` and the base path (with
+ * `--port 0`, which port is chosen is known only later: set `--public-url` where links matter).
+ */
+export function publicUrlOf(config: ServerConfig): string {
+  return normalisePublicUrl(config.publicUrl ?? `http://localhost${config.port === 80 ? '' : `:${config.port}`}${normaliseBasePath(config.basePath)}`);
+}
+
+/** True when the server listens on loopback only (then `http://localhost` is the address clients use). */
+export function listensOnLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+}
+
+/** What the app is built from, as the settings say (the store, the logger and the thread aside). */
+export function appSettings(config: ServerConfig, assets?: AssetLoader): Pick<AppDeps, 'basePath' | 'corsOrigins' | 'now' | 'publicUrl' | 'pages'> {
+  const fixed = config.fixedTime;
+  return { basePath: config.basePath, corsOrigins: config.corsOrigins, ...(fixed ? { now: () => fixed } : {}), publicUrl: publicUrlOf(config),
+    pages: pageOptions(config, assets) };
 }
 
 /** What the app's pages are configured with: the kiosk map and tile source of the settings, and where the assets come from. */

@@ -22,7 +22,7 @@ import type { DatabaseState } from '../content/content-store.ts';
 import type { SessionAnswer } from '../content/sessions.ts';
 import { createLogger, type Logger } from '../http/log.ts';
 import { collectGarbage, isLargePayload, startCollection } from '../content/collect-garbage.ts';
-import { pageOptions, type ServerConfig } from './config.ts';
+import { appSettings, type ServerConfig } from './config.ts';
 
 /** A runtime's way to serve an app: listens (sharing the port when `reusePort`), and stops letting requests finish. */
 export type Listen = (app: App, config: ServerConfig, logger: Logger, reusePort: boolean) => Promise<Listener>;
@@ -250,9 +250,7 @@ export async function serveInThread(listen: Listen): Promise<void> {
   const { config, port: listenPort, thread } = workerData as WorkerStart;
   const logger = createLogger(config.logLevel);
   const content = new ContentMirror(port);
-  const fixed = config.fixedTime;
-  const app = createApp({ store: content, basePath: config.basePath, logger, corsOrigins: config.corsOrigins, thread,
-    ...(fixed ? { now: () => fixed } : {}), pages: pageOptions(config) });
+  const app = createApp({ store: content, logger, thread, ...appSettings(config) });
   let listener: Listener | null = null;
   let stopping = false;
   /** Listens once the first version's model is built (till then the main thread answers alone). */

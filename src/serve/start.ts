@@ -18,7 +18,7 @@ import { parseSessions } from '../content/sessions.ts';
 import type { PgliteAssets } from '../db/pglite.ts';
 import { createLogger, type Logger } from '../http/log.ts';
 import type { AssetLoader } from '../pages/assets.ts';
-import { ConfigError, DEMO_SESSIONS_PATH, pageOptions, parseConfig, usage, type ServerConfig } from './config.ts';
+import { appSettings, ConfigError, DEMO_SESSIONS_PATH, listensOnLoopback, parseConfig, publicUrlOf, usage, type ServerConfig } from './config.ts';
 import { runId } from './id.ts';
 import { runPublish } from './publish.ts';
 import { runReload } from './reload.ts';
@@ -115,9 +115,7 @@ export async function start(args: readonly string[], env: Record<string, string 
   }
   if (staged.problems && !staged.current) return refuse(1, `error: ${config.bundlePath}: ${new BundleError(staged.problems).message}`);
 
-  const fixed = config.fixedTime;
-  const app = createApp({ store, basePath: config.basePath, logger, corsOrigins: config.corsOrigins, ...(fixed ? { now: () => fixed } : {}),
-    ...(config.workers > 1 ? { thread: 0 } : {}), pages: pageOptions(config, options.pageAssets) });
+  const app = createApp({ store, logger, ...appSettings(config, options.pageAssets), ...(config.workers > 1 ? { thread: 0 } : {}) });
   let watcher: FSWatcher[] = [];
 
   async function load(): Promise<boolean> {
@@ -188,9 +186,7 @@ async function startReplica(config: ServerConfig, databaseUrl: string, logger: L
     onProgress: (progress) => logger.log('debug', 'staging', { ...progress }) });
   const follower = new ReplicaFollower(store, databaseUrl, logger);
   store.database = follower.state;
-  const fixed = config.fixedTime;
-  const app = createApp({ store, basePath: config.basePath, logger, corsOrigins: config.corsOrigins, ...(fixed ? { now: () => fixed } : {}),
-    ...(config.workers > 1 ? { thread: 0 } : {}), pages: pageOptions(config, options.pageAssets) });
+  const app = createApp({ store, logger, ...appSettings(config, options.pageAssets), ...(config.workers > 1 ? { thread: 0 } : {}) });
   return {
     app, config, store, logger,
     // Never fails: an unreachable database is tried again until it answers.
@@ -243,6 +239,11 @@ function cannotRead(path: string, err: unknown): { exitCode: number; message: st
 
 /** Logs that the server listens, with the pid to signal (npm's own pid is not the server's). */
 export function logListening(logger: Logger, runtime: string, config: ServerConfig, port: number): void {
-  logger.log('info', 'listening', { runtime, pid: process.pid, host: config.host, port, base_path: config.basePath || '/',
+  const publicUrl = publicUrlOf(config);
+  logger.log('info', 'listening', { runtime, pid: process.pid, host: config.host, port, base_path: config.basePath || '/', public_url: publicUrl,
     ...(config.databaseUrl ? { database: redactUrl(config.databaseUrl) } : { bundle: config.bundlePath }) });
+  if (config.publicUrl === undefined && !listensOnLoopback(config.host)) {
+    logger.log('warn', `links in answers are built from ${publicUrl}, which clients beyond this machine cannot reach: set --public-url ` +
+      '(PUBLIC_URL) to the address they use (the proxy\'s, with its path)', { public_url: publicUrl });
+  }
 }
