@@ -181,7 +181,7 @@ export function createApp(deps: AppDeps): App {
     const { spec } = match;
     const { params, query } = parseParams(spec, match.params, url.searchParams);
     if (!deps.store.ready) throw new HttpError(503, 'The content is still loading; try again shortly.', { headers: { 'retry-after': '1' } });
-    // One model for the whole request, so the body and its ETag come from the same content version.
+    // One model for the whole request, so the body and X-Content-Version come from the same content version.
     const model = deps.store.model;
     // A target with parameters the route ignores shares the entry of the same request without them.
     const texts = spec.texts !== false;
@@ -213,7 +213,7 @@ export function createApp(deps: AppDeps): App {
       headers['content-language'] = language.contentLanguage;
       headers.vary = addVary(headers.vary, 'Accept-Language');
     }
-    const prepared = new PreparedBody(body, spec.contentType ?? JSON_TYPE, model.checksum, cacheClass, headers, expiresAt, { ranges: spec.ranges });
+    const prepared = new PreparedBody(body, spec.contentType ?? JSON_TYPE, cacheClass, headers, expiresAt, { ranges: spec.ranges });
     if (cacheClass !== 'private') {
       cacheFor(model).set(key, prepared, req.header);
       cacheCounts.misses++;

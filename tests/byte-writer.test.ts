@@ -108,7 +108,7 @@ test('an answer written into a shared block is copied into memory of its own whe
   const w = new ByteWriter();
   const bytes = w.reset().ascii('{"events":[]}').take();
   assert.ok(bytes.buffer.byteLength > bytes.byteLength, 'the page is a view into a larger block');
-  const prepared = new PreparedBody(bytes, 'application/json', 'v1', 'content', {});
+  const prepared = new PreparedBody(bytes, 'application/json', 'content', {});
   const etag = prepared.variant(null).headers.etag;
   const cache = new ResponseCache({ entries: 10, bytes: 1 << 20 });
   assert.equal(cache.set('/events', prepared), false, 'the first offer is remembered, not kept');

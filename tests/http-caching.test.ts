@@ -63,7 +63,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       assert.equal(res.status, 200);
       assert.equal(res.headers['cache-control'], CACHE_CONTROL.content);
       assert.match(res.headers['cache-control'], /^public, max-age=\d+, s-maxage=\d+, stale-while-revalidate=\d+$/);
-      assert.match(res.headers.etag, /^"[0-9a-f]{12}-[0-9a-z]+"$/, 'strong, not W/');
+      assert.match(res.headers.etag, /^"[0-9a-z]+"$/, "strong, not W/");
       assert.equal(Number(res.headers['content-length']), res.body.length);
       const again = await get(BIG);
       assert.equal(again.headers.etag, res.headers.etag);
@@ -114,7 +114,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
           assert.equal((await get(BIG, { 'accept-encoding': accept, 'if-none-match': res.headers.etag })).status, 304);
         }
       }
-      assert.equal(new Set([...tags].map((tag) => tag.split('-').slice(0, 3).join('-'))).size, 3, 'identity, gzip and br have different ETags');
+      assert.equal(new Set([...tags].map((tag) => tag.split('-').slice(0, 2).join('-'))).size, 3, 'identity, gzip and br have different ETags');
     });
 
     test('parameters a route does not declare make no new cache entry: the bare path\'s answer is served', async () => {
@@ -269,7 +269,7 @@ describe('the response cache', () => {
 
   test('it is bounded in entries and bytes, oldest first', () => {
     const cache = new ResponseCache({ entries: 3, bytes: 10_000 });
-    const body = (n: number) => new PreparedBody(JSON.stringify('x'.repeat(n)), 'application/json', 'v', 'content', {});
+    const body = (n: number) => new PreparedBody(JSON.stringify('x'.repeat(n)), 'application/json', 'content', {});
     for (const key of ['a', 'b', 'c', 'd']) assert.equal(cache.set(key, body(10)), false, 'not kept when asked for once');
     assert.equal(cache.stats().entries, 0);
     for (const key of ['a', 'b', 'c', 'd']) assert.equal(cache.set(key, body(10)), true, 'kept when asked for again');
@@ -286,7 +286,7 @@ describe('the response cache', () => {
 
   test('the doorkeeper admits a key the second time it is offered, and a flood of distinct keys never', () => {
     const cache = new ResponseCache({ entries: 100, bytes: 1e6, recent: 1024 });
-    const body = () => new PreparedBody('{}', 'application/json', 'v', 'content', {});
+    const body = () => new PreparedBody('{}', 'application/json', 'content', {});
     for (let i = 0; i < 10_000; i++) assert.equal(cache.set(`/events?near=${i}`, body()), false);
     assert.equal(cache.stats().entries, 0, 'nothing asked for once is kept');
     assert.equal(cache.set('/popular', body()), false);

@@ -92,15 +92,16 @@ export function utf8(text: string): Uint8Array<ArrayBuffer> {
 }
 
 /**
- * A strong ETag: the content version and a hash of the exact body bytes, so equal answers share a tag and
- * any change of content or request changes it. Each content coding gets its own tag (`-br`, `-gzip`). An answer
- * in a language (`contentLanguage`, its Content-Language) hashes that in too: the same bytes served as another
- * language (a text with no translation) are another representation, with a tag of their own.
+ * A strong ETag: a hash of the exact body bytes and what describes them (their media type, and for an answer in a
+ * language its Content-Language: the same bytes served as another language, a text with no translation, are another
+ * representation). Not the content version: an answer whose bytes a publish did not change keeps its tag, so a
+ * calendar app or a CDN polling it gets 304 after a publish that changed something else. Each content coding gets its
+ * own tag (`-br`, `-gzip`).
  */
-export function makeEtag(contentVersion: string, body: Uint8Array, contentLanguage?: string): string {
+export function makeEtag(body: Uint8Array, contentType: string, contentLanguage?: string): string {
   const bodyHash = hashBytes53(body);
-  const hash = contentLanguage === undefined ? bodyHash : hash53(`${contentLanguage}\u0000${bodyHash}`);
-  return `"${contentVersion.slice(0, 12)}-${hash.toString(36)}"`;
+  const hash = hash53(`${contentType}\u0000${contentLanguage ?? ''}\u0000${bodyHash}`);
+  return `"${hash.toString(36)}"`;
 }
 
 /**

@@ -66,7 +66,7 @@ export class PreparedBody {
   private readonly upgrading = new Set<Encoding>();
 
   /** `body`: text, or its UTF-8 bytes (kept as they are: the caller gives them up). */
-  constructor(text: string | Uint8Array<ArrayBuffer>, contentType: string, contentVersion: string, cacheClass: CacheClass, routeHeaders: Record<string, string>,
+  constructor(text: string | Uint8Array<ArrayBuffer>, contentType: string, cacheClass: CacheClass, routeHeaders: Record<string, string>,
     expiresAt = Infinity, options: { ranges?: boolean } = {}) {
     this.cacheClass = cacheClass;
     this.expiresAt = expiresAt;
@@ -82,7 +82,7 @@ export class PreparedBody {
         ...routeHeaders,
         'content-type': contentType,
         'content-length': String(body.byteLength),
-        etag: makeEtag(contentVersion, body, routeHeaders['content-language']),
+        etag: makeEtag(body, contentType, routeHeaders['content-language']),
         'cache-control': CACHE_CONTROL[cacheClass],
         ...(vary ? { vary } : {}),
         ...(this.ranges ? { 'accept-ranges': 'bytes' } : {}),

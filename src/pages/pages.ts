@@ -99,7 +99,7 @@ export function createPages(basePath: string, options: PageOptions = {}): Pages 
     let answer = assetAnswers.get(key);
     if (!answer) {
       const { type } = PAGE_ASSETS[name as AssetName];
-      answer = new PreparedBody(texts[name as AssetName], type, versions[name], immutable ? 'asset' : 'page', {});
+      answer = new PreparedBody(texts[name as AssetName], type, immutable ? 'asset' : 'page', {});
       assetAnswers.set(key, answer);
     }
     return answer;
@@ -120,7 +120,7 @@ export function createPages(basePath: string, options: PageOptions = {}): Pages 
         : kioskMap ? explorePage(model, url, true)
         : landingPage(model, url, options.kiosk);
       const csp = pageCsp({ inlineStyles: path === '/docs', tiles: options.tiles });
-      answer = new PreparedBody(html, 'text/html; charset=utf-8', model.checksum, 'page', { 'content-security-policy': csp });
+      answer = new PreparedBody(html, 'text/html; charset=utf-8', 'page', { 'content-security-policy': csp });
       pageAnswers.set(path, answer);
     }
     return answer;
