@@ -9,7 +9,7 @@ import { flag, oneOf, optionalUuid, uuid } from '../http/params.ts';
 import { defineRoute } from '../http/route.ts';
 import { categoryTree } from './maps.ts';
 import { CategoryNode, CategorySchema, LText, PoiSummarySchema, Uuid } from './schemas.ts';
-import { findMap, findVersion, mapIdPath, versionIdParam } from './shared.ts';
+import { findMapVersion, mapIdPath, versionIdParam } from './shared.ts';
 
 /** Alphabetical sibling order: name, then id. */
 const alphabetical = (a: CategoryRecord, b: CategoryRecord) => compareByName(a, b);
@@ -38,8 +38,7 @@ export const listCategoryItems = defineRoute({
   }),
   errors: [404],
   handle({ params, query, model }) {
-    const map = findMap(model, params.map_id);
-    const version = findVersion(map, query.version_id);
+    const { map, version } = findMapVersion(model, params.map_id, query.version_id);
     const sortType = query.sort_type ?? 'custom';
     // Children are stored in custom order already; only the other orders need a sort.
     const sort = sortType === 'popularity' ? popularity(version) : sortType === 'alphabetical' ? alphabetical : undefined;
@@ -94,8 +93,7 @@ export const tagsPoisOrders = defineRoute({
   ]),
   errors: [404],
   handle({ query, model }) {
-    const map = findMap(model, query.map_id);
-    const version = findVersion(map, undefined);
+    const { map, version } = findMapVersion(model, query.map_id);
     if (query.type === 'keywords') return { map_id: map.id, type: 'keywords', categories: version.children.get(null) ?? [] };
     const pathId = query.path_id!;
     const category = version.categories.find((c) => c.id === pathId);

@@ -2,7 +2,7 @@
  * Events: GET /events (filtered, cursor-paged), /events/upcoming-by-poi and /events/:id.
  */
 import * as v from 'valibot';
-import { findMatches, seekAfter, filterKey, type EventFilter } from '../content/model/event-search.ts';
+import { filterKey, pageOfEvents, type EventFilter } from '../content/model/event-search.ts';
 import { sha256Hex } from '../content/bundle/parse.ts';
 import { cursorKey, decodeCursor, encodeCursor, type CursorState } from '../http/cursor.ts';
 import { HttpError, invalidParams, notFound, type ParamError } from '../http/errors.ts';
@@ -103,20 +103,12 @@ export const listEvents = defineRoute({
       throw invalidParams([{ name: 'cursor', in: 'query',
         reason: 'belongs to a different set of filters, or was altered; repeat the filters of the page it came from' }]);
     }
-    const matches = findMatches(map, filter, key);
-    const first = state ? seekAfter(map, matches, state.s, state.i) : 0;
-    const page = matches.subarray(first, first + query.limit);
-    const last = page.length > 0 ? page[page.length - 1] : -1;
-    const more = first + page.length < matches.length;
-    const cursor = more && last >= 0 ? nextCursor(key, { s: map.events.startMs[last], i: map.events.id(last), f: fromMs, t: toMs }) : null;
-    // The records are copied as JSON bytes from their columns (EventTable.writeRecord): no string and no object
+    const page = pageOfEvents(map, filter, key, state, query.limit);
+    const cursor = page.next ? nextCursor(key, { ...page.next, f: fromMs, t: toMs }) : null;
+    // The records are copied as JSON bytes from their columns (EventTable.writeRecords): no string and no object
     // per event on the busiest route; each language's texts are bytes of their own.
-    const w = pageWriter.reset().ascii('{"events":[');
-    for (let k = 0; k < page.length; k++) {
-      if (k > 0) w.byte(0x2c);
-      map.events.writeRecord(page[k], w, lang);
-    }
-    return new JsonBytes(w.ascii(`],"next_cursor":${JSON.stringify(cursor)},"total":${matches.length}}`).take());
+    const w = map.events.writeRecords(page.positions, pageWriter.reset().ascii('{"events":'), lang);
+    return new JsonBytes(w.ascii(`,"next_cursor":${JSON.stringify(cursor)},"total":${page.total}}`).take());
   },
 });
 
@@ -150,16 +142,9 @@ export const upcomingByPoi = defineRoute({
     const served = language.forMaps(query.poi_ids.flatMap((id) => model.pois.mapOf(id) ?? []));
     const body: Record<string, unknown[]> = {};
     for (const id of query.poi_ids) {
-      const out: unknown[] = [];
       const mapId = model.pois.mapOf(id);
       const events = mapId === undefined ? undefined : model.maps.get(mapId)?.events;
-      if (events) {
-        for (const i of events.positionsOfPoi(id)) {
-          if (events.startMs[i] > toMs || out.length >= query.limit_per_poi) break;
-          if (events.endMs[i] >= fromMs) out.push(events.summary(i, events.languageIndex(served)));
-        }
-      }
-      body[id] = out;
+      body[id] = events ? events.upcomingAt(id, fromMs, toMs, query.limit_per_poi, events.languageIndex(served)) : [];
     }
     return body;
   },

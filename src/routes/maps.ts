@@ -10,7 +10,7 @@ import {
   BrandingSchema, CategoryNode, type CategoryNodeT, CategorySchema, ContentBlockSchema, MarkerRecord, PathRecord,
   LText, NLText, PolygonRecord, PublisherSchema, Time, Uuid, VersionSchema,
 } from './schemas.ts';
-import { findMap, findVersion, mapIdPath, versionIdParam } from './shared.ts';
+import { findMap, findMapVersion, findVersion, mapIdPath, versionIdParam } from './shared.ts';
 
 /** The map's identity fields, present in every map body. */
 function mapIdentity(map: MapView, version: VersionContent) {
@@ -97,8 +97,7 @@ export const getMap = defineRoute({
   response: MapBody,
   errors: [404],
   handle({ params, query, model }) {
-    const map = findMap(model, params.map_id);
-    const version = findVersion(map, query.version_id);
+    const { map, version } = findMapVersion(model, params.map_id, query.version_id);
     const d = map.doc;
     const body: Record<string, unknown> = mapIdentity(map, version);
     if (query.info) body.info = d.info;

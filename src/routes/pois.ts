@@ -14,7 +14,7 @@ import {
   LineGeometry, MarkerRecord, PathRecord, PointGeometry, PoiRecordSchema, PoiTypeSchema, PolygonGeometry, PolygonRecord,
   Uuid, featureCollection, windowOf,
 } from './schemas.ts';
-import { checkWindow, findMap, findVersion, mapIdPath, sliceWindow, versionIdParam, windowQuery } from './shared.ts';
+import { checkWindow, findMap, findMapVersion, mapIdPath, sliceWindow, versionIdParam, windowQuery } from './shared.ts';
 
 /** A public POI of the given type, or 404. */
 function findPoi(model: ReadModel, id: string, type?: PoiType): PoiEntry {
@@ -60,8 +60,7 @@ export const listPoisByTag = defineRoute({
   response: windowOf(PoiRecordSchema),
   errors: [404],
   handle({ params, query, model }) {
-    const map = findMap(model, params.map_id);
-    const version = findVersion(map, undefined);
+    const { map, version } = findMapVersion(model, params.map_id);
     const wanted = new Set<number>();
     for (const tag of query.tags) for (const i of version.subtreePois.get(tag) ?? []) wanted.add(i);
     const q = query.q;
@@ -96,8 +95,7 @@ function kindRoutes(type: PoiType): RouteSpec[] {
     response: v.strictObject({ map_id: Uuid, version_id: Uuid, [plural]: v.array(record) }),
     errors: [404],
     handle({ params, query, model }) {
-      const map = findMap(model, params.map_id);
-      const version = findVersion(map, query.version_id);
+      const { map, version } = findMapVersion(model, params.map_id, query.version_id);
       return { map_id: map.id, version_id: version.id, [plural]: poiRecords(model, version.pois, type) };
     },
   });
@@ -161,8 +159,7 @@ export const poiCollections = defineRoute({
   contentType: GEOJSON_TYPE,
   errors: [404],
   handle({ params, query, model }) {
-    const map = findMap(model, params.mapId);
-    const version = findVersion(map, query.version_id);
+    const { map, version } = findMapVersion(model, params.mapId, query.version_id);
     const collection = (type: PoiType) => ({
       type: 'FeatureCollection' as const,
       features: poiEntries(model, version.pois, type).map(toFeature),

@@ -26,6 +26,12 @@ export function findVersion(map: MapView, versionId: string | undefined): Versio
   return version;
 }
 
+/** An enabled map and its requested published version (current when omitted), or 404: how map routes open. */
+export function findMapVersion(model: ReadModel, mapId: string, versionId?: string): { map: MapView; version: VersionContent } {
+  const map = findMap(model, mapId);
+  return { map, version: findVersion(map, versionId) };
+}
+
 /** The `version_id` query parameter. */
 export const versionIdParam = optionalUuid('Map-version UUID: a published version of this map. Default: the current version.');
 

@@ -143,6 +143,25 @@ function after(events: EventTable, i: number, startMs: number, id: string): bool
   return events.startMs[i] > startMs || (events.startMs[i] === startMs && events.id(i) > id);
 }
 
+/** A keyset position in a map's events: a start time and an event id (what a cursor carries). */
+export interface KeysetPosition { s: number; i: string }
+
+/** A page of the events that match a filter: their positions in the map's table, how many match in all, and where the next page starts. */
+export interface EventPage { positions: Int32Array; total: number; next: KeysetPosition | null }
+
+/**
+ * The page of a map's events matching a filter (`key`: its `filterKey`), after the keyset position `after` (the
+ * previous page's last; null for the first page), at most `limit` events: what GET /events asks of the model.
+ */
+export function pageOfEvents(map: MapView, filter: EventFilter, key: string, after: KeysetPosition | null, limit: number): EventPage {
+  const matches = findMatches(map, filter, key);
+  const first = after ? seekAfter(map, matches, after.s, after.i) : 0;
+  const positions = matches.subarray(first, first + limit);
+  const last = positions.length > 0 ? positions[positions.length - 1] : -1;
+  const more = first + positions.length < matches.length;
+  return { positions, total: matches.length, next: more && last >= 0 ? { s: map.events.startMs[last], i: map.events.id(last) } : null };
+}
+
 /** Index in `matches` of the first event strictly after the keyset position (binary search). */
 export function seekAfter(map: MapView, matches: Int32Array, startMs: number, id: string): number {
   let lo = 0;

@@ -196,6 +196,19 @@ export class EventTable {
     return findString(this.idSlots, this.ids, id);
   }
 
+  /**
+   * The events anchored to a POI that have not ended by `fromMs` and start by `toMs`, at most `limit`, in keyset
+   * order, as records in the language at `lang` (GET /events/upcoming-by-poi).
+   */
+  upcomingAt(poiId: string, fromMs: number, toMs: number, limit: number, lang = 0): Record<string, unknown>[] {
+    const out: Record<string, unknown>[] = [];
+    for (const i of this.positionsOfPoi(poiId)) {
+      if (this.startMs[i] > toMs || out.length >= limit) break;
+      if (this.endMs[i] >= fromMs) out.push(this.summary(i, lang));
+    }
+    return out;
+  }
+
   /** Positions of the events anchored to a POI, in keyset order. */
   positionsOfPoi(poiId: string): Int32Array {
     const k = findString(this.poiSlots, this.anchorIds, poiId);
@@ -385,6 +398,16 @@ export class EventTable {
   recordJson(i: number, lang = 0): string {
     this.writeRecord(i, scratch.reset(), lang);
     return decoder.decode(scratch.view(0));
+  }
+
+  /** The events at `positions` as a JSON array of records, in language piece `lang`, written to `w`. */
+  writeRecords(positions: Int32Array, w: ByteWriter, lang = 0): ByteWriter {
+    w.byte(0x5b);
+    for (let k = 0; k < positions.length; k++) {
+      if (k > 0) w.byte(0x2c);
+      this.writeRecord(positions[k], w, lang);
+    }
+    return w.byte(0x5d);
   }
 
   /** Event i as served, in language piece `lang` (`languageIndex`). */
