@@ -9,10 +9,35 @@
  * again when asked for (about 10 µs: parse its JSON, round its coordinates). The entries made lately are kept.
  */
 import type { MarkerT, PathT, PolygonT } from '../bundle/bundle-schema.ts';
-import type { PoiEntry, PoiType } from './read-model.ts';
+import type { Geometry } from '../../geo/geojson.ts';
+import type { LocalText } from './local-text.ts';
 import { Lru } from './lru.ts';
 import { findString, slotsSteps, StringColumn } from './string-column.ts';
 import { STRIDE, type Steps } from './steps.ts';
+
+/** The three kinds of POI. */
+export type PoiType = 'marker' | 'path' | 'polygon';
+
+/** A POI record as served (ids lowercase, geometry RFC 7946, draft versions removed). */
+export interface PoiRecord {
+  id: string;
+  map_id: string;
+  type: PoiType;
+  name: LocalText;
+  [field: string]: unknown;
+}
+
+/** The small form of a POI used inside events, lists and associations. */
+export interface PoiSummary { id: string; type: PoiType; name: LocalText; lat: number; lng: number }
+
+/** A POI with what the model needs to filter and serve it. */
+export interface PoiEntry {
+  record: PoiRecord;
+  summary: PoiSummary;
+  geometry: Geometry;
+  versionIds: readonly string[]; // published versions only (the record's version_ids: one or two, an array is lighter than a Set)
+  categoryIds: readonly string[];
+}
 
 /** A POI as the store's source holds it: the bundle's document and its kind. */
 export interface PoiRow { poi_type: PoiType; doc: MarkerT | PathT | PolygonT }

@@ -10,7 +10,7 @@
 import { type Geometry, rewindPolygon, roundPosition, round7, representativePoint, geometryVertices } from '../../geo/geojson.ts';
 import { EventIndex, type IndexParts } from './event-index.ts';
 import { EventTable, EventTableBuilder } from './event-table.ts';
-import { KEPT_ENTRIES, parsedRows, PoiStore, type PoiFacts, type PoiRow, type PoiRows } from './poi-store.ts';
+import { KEPT_ENTRIES, parsedRows, PoiStore, type PoiEntry, type PoiFacts, type PoiRecord, type PoiRow, type PoiRows, type PoiSummary, type PoiType } from './poi-store.ts';
 import { runNow, sortSteps, STRIDE, type Steps } from './steps.ts';
 import { toUtc } from '../rfc3339.ts';
 import type { VersionWarnings } from '../bundle/findings.ts';
@@ -19,29 +19,7 @@ import type {
   AssociationT, CategoryT, EventT, IconT, ListT, MapT, MarkerT, PathT, PolygonT, PublisherT,
 } from '../bundle/bundle-schema.ts';
 
-/** The three kinds of POI. */
-export type PoiType = 'marker' | 'path' | 'polygon';
-
-/** A POI record as served (ids lowercase, geometry RFC 7946, draft versions removed). */
-export interface PoiRecord {
-  id: string;
-  map_id: string;
-  type: PoiType;
-  name: LocalText;
-  [field: string]: unknown;
-}
-
-/** The small form of a POI used inside events, lists and associations. */
-export interface PoiSummary { id: string; type: PoiType; name: LocalText; lat: number; lng: number }
-
-/** A POI with what the model needs to filter and serve it. */
-export interface PoiEntry {
-  record: PoiRecord;
-  summary: PoiSummary;
-  geometry: Geometry;
-  versionIds: readonly string[]; // published versions only (the record's version_ids: one or two, an array is lighter than a Set)
-  categoryIds: readonly string[];
-}
+export type { PoiEntry, PoiRecord, PoiSummary, PoiType } from './poi-store.ts';
 
 /** A category or tag record as served. */
 export interface CategoryRecord {
