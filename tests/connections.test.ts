@@ -130,33 +130,35 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       }
     });
 
-    // Bun.serve has no connection cap (docs/deployment.md).
-    test('past --max-connections new connections are closed at once and the open ones keep being served', { skip: runtime === 'bun' && 'Bun.serve has no connection cap' }, async () => {
-      const server = await startServer(runtime, ['--max-connections', '4']);
-      const held: RawConnection[] = [];
-      try {
-        for (let i = 0; i < 4; i++) {
-          const c = new RawConnection(server.port);
-          await c.connected();
-          assert.equal((await c.send(get(server.port), 'GET', 5000)).status, 200);
-          held.push(c);
+    // Not declared on Bun: Bun.serve has no connection cap (docs/deployment.md), so there is nothing to test.
+    if (runtime !== 'bun') {
+      test('past --max-connections new connections are closed at once and the open ones keep being served', async () => {
+        const server = await startServer(runtime, ['--max-connections', '4']);
+        const held: RawConnection[] = [];
+        try {
+          for (let i = 0; i < 4; i++) {
+            const c = new RawConnection(server.port);
+            await c.connected();
+            assert.equal((await c.send(get(server.port), 'GET', 5000)).status, 200);
+            held.push(c);
+          }
+          const extra = new RawConnection(server.port);
+          await extra.connected().catch(() => {});
+          const refused = await extra.send(get(server.port), 'GET', 5000).then((a: RawAnswer) => a, (e: Error) => e);
+          assert.ok(refused instanceof NoAnswerError && refused.reason !== 'timeout', `the fifth connection: ${refused instanceof Error ? refused.message : refused.status}`);
+          for (const c of held) assert.equal((await c.send(get(server.port), 'GET', 5000)).status, 200, 'the open ones are still served');
+          held.pop()!.destroy();
+          await new Promise((r) => setTimeout(r, 200));
+          const later = new RawConnection(server.port);
+          await later.connected();
+          assert.equal((await later.send(get(server.port), 'GET', 5000)).status, 200, 'a place freed is taken again');
+          held.push(later);
+        } finally {
+          for (const c of held) c.destroy();
+          assert.equal(await server.stop(), 0);
         }
-        const extra = new RawConnection(server.port);
-        await extra.connected().catch(() => {});
-        const refused = await extra.send(get(server.port), 'GET', 5000).then((a: RawAnswer) => a, (e: Error) => e);
-        assert.ok(refused instanceof NoAnswerError && refused.reason !== 'timeout', `the fifth connection: ${refused instanceof Error ? refused.message : refused.status}`);
-        for (const c of held) assert.equal((await c.send(get(server.port), 'GET', 5000)).status, 200, 'the open ones are still served');
-        held.pop()!.destroy();
-        await new Promise((r) => setTimeout(r, 200));
-        const later = new RawConnection(server.port);
-        await later.connected();
-        assert.equal((await later.send(get(server.port), 'GET', 5000)).status, 200, 'a place freed is taken again');
-        held.push(later);
-      } finally {
-        for (const c of held) c.destroy();
-        assert.equal(await server.stop(), 0);
-      }
-    });
+      });
+    }
 
     test('requests the app decides get the same answer on every runtime: HTTP/1.0 without Host, absolute form, //, methods on health checks', async () => {
       const server = await startServer(runtime);
