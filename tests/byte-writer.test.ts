@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { ByteWriter, releaseBody, utf8Bytes } from '../src/content/model/byte-writer.ts';
 import { RecentRecords } from '../src/content/model/recent-records.ts';
 import { toUtc, writeUtc } from '../src/content/rfc3339.ts';
-import { hashBytes53 } from '../src/http/hash.ts';
+import { hashBytes53 } from '../src/utils/hash.ts';
 import { PreparedBody, ResponseCache } from '../src/http/response-cache.ts';
 import { mulberry32 } from '../scripts/demo/ids.ts';
 

@@ -11,7 +11,7 @@ import { createApp } from '../src/app.ts';
 import { MIN_COMPRESS_BYTES, negotiateEncoding } from '../src/http/compress.ts';
 import { CACHE_CONTROL } from '../src/http/respond.ts';
 import { cacheKey, PreparedBody, ResponseCache } from '../src/http/response-cache.ts';
-import { Doorkeeper } from '../src/http/hash.ts';
+import { Doorkeeper } from '../src/utils/hash.ts';
 import { openTestApp, QUIET, type TestApp } from './helpers/app.ts';
 import { F, makeFixture } from './helpers/fixture.ts';
 import { listen, rawRequest, type RawResponse } from './helpers/http.ts';

@@ -2,7 +2,7 @@
  * Opaque event-page cursors: keyset state (the last event's start and id), the resolved time window,
  * and a key of the filters the cursor belongs to. Never an offset.
  */
-import { hash53 } from './hash.ts';
+import { hash53 } from '../utils/hash.ts';
 
 /** What a cursor carries. */
 export interface CursorState {

@@ -2,7 +2,7 @@
  * Response building: the runtime-neutral request and response the app works with, the headers every
  * response carries, cache lifetimes, ETags and content negotiation.
  */
-import { hash53, hashBytes53 } from './hash.ts';
+import { hash53, hashBytes53 } from '../utils/hash.ts';
 
 /** JSON content type. */
 export const JSON_TYPE = 'application/json; charset=utf-8';

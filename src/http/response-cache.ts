@@ -6,7 +6,7 @@
  * until that second is over.
  */
 import { compress, compressStrongly, MIN_COMPRESS_BYTES, type Encoding } from './compress.ts';
-import { Doorkeeper } from './hash.ts';
+import { Doorkeeper } from '../utils/hash.ts';
 import { addVary, CACHE_CONTROL, encodedEtag, makeEtag, utf8, type CacheClass } from './respond.ts';
 import { ownBytes } from '../utils/bytes.ts';
 

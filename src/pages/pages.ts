@@ -11,7 +11,7 @@
  * tile server, when one is set).
  */
 import type { ReadModel } from '../content/model/read-model.ts';
-import { hash53 } from '../http/hash.ts';
+import { hash53 } from '../utils/hash.ts';
 import { PreparedBody } from '../http/response-cache.ts';
 import { PAGE_ASSETS, patchAssets, readAssetFiles, type AssetLoader, type AssetName, type AssetTexts } from './assets.ts';
 

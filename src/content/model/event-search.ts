@@ -13,7 +13,7 @@
  * testing each event's own anchor points.
  */
 import { bboxTest, nearTest, type Bbox, type Near } from '../../geo/point-index.ts';
-import { Doorkeeper } from '../../http/hash.ts';
+import { Doorkeeper } from '../../utils/hash.ts';
 import type { EventTable } from './event-table.ts';
 import type { MapView } from './read-model.ts';
 
