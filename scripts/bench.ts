@@ -33,11 +33,11 @@ import { measureFleet } from './bench/fleet.ts';
 import { DISTINCT_QUERIES, distinctPaths, type DistinctKind } from './bench/distinct-queries.ts';
 import { runLoadPinned, type LoadOptions, type LoadResult } from './bench/run-load.ts';
 import { runWrk, wrkAvailable, WRK } from './bench/run-wrk.ts';
-import {
-  evaluateTargets, renderReport, type BenchOptions, type BenchResult, type EventsRun, type FiltersPhase, type LargePhase,
-  type FleetPhase, type LargePublishPhase, type Machine, type PublishPhase, type RequestRun, type Rss, type RuntimeDemo, type RuntimeLarge,
-  type LoadGenerator, type RuntimeName, type WorkersRun,
-} from './bench/report.ts';
+import { evaluateTargets, renderReport } from './bench/report.ts';
+import type {
+  BenchOptions, BenchResult, EventsRun, FiltersPhase, FleetPhase, LargePhase, LargePublishPhase, LoadGenerator, Machine, PublishPhase,
+  RequestRun, Rss, RuntimeDemo, RuntimeLarge, RuntimeName, WorkersRun,
+} from './bench/results.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BENCH_DIR = join(ROOT, '.bench');

@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compareThreads, type WorkersRun } from '../scripts/bench/report.ts';
+import { compareThreads } from '../scripts/bench/report.ts';
+import type { WorkersRun } from '../scripts/bench/results.ts';
 import type { LoadResult } from '../scripts/bench/run-load.ts';
 
 const run = (workers: number, round: number, rps: number, rssMb: number | null, generator: WorkersRun['generator'] = 'wrk'): WorkersRun =>

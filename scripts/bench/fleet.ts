@@ -22,37 +22,11 @@ import { parseArgs } from 'node:util';
 import postgres from 'postgres';
 import { startThrowawayPostgres, testDatabase } from '../../tests/helpers/postgres.ts';
 import { firstEventTitle, get, median, peakRssMb, pickPort, stop } from './publish.ts';
+import { renderFleet } from './report.ts';
+import type { FleetResult } from './results.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const NODE_SERVICE = [process.execPath, 'src/serve/node.ts'];
-
-/** The fleet's figures. */
-export interface FleetResult {
-  database: string;
-  demo: {
-    publishes: number;
-    /** Each publish: the command's own time, and its start to both replicas serving the new version. */
-    runs: { publishMs: number; toEveryReplicaMs: number }[];
-    medianToEveryReplicaMs: number;
-    maxToEveryReplicaMs: number;
-    requests: number;
-    failed: number;
-    /**
-     * Transactions the database counted during `contentRequests` content requests to one replica in `seconds`,
-     * and during as many seconds with no request at all (polls, statistics reads, background work).
-     */
-    queries: { contentRequests: number; seconds: number; transactions: number; idleTransactions: number };
-  };
-  large: null | {
-    bundle: string;
-    publishMs: number;
-    fromDatabaseMs: number;
-    fromDatabasePeakRssMb: number | null;
-    fromCacheMs: number;
-    /** One edited title: the publish command's start to both replicas serving it. */
-    publishToEveryReplicaMs: number;
-  };
-}
 
 /** How to run it. */
 export interface FleetOptions {
@@ -246,40 +220,6 @@ export async function measureFleet(o: FleetOptions): Promise<FleetResult> {
     await own?.stop();
     await rm(o.workDir, { recursive: true, force: true });
   }
-}
-
-/** The fleet's figures as a markdown section body. */
-export function renderFleet(f: FleetResult): string {
-  const q = f.demo.queries;
-  const rows: string[][] = [
-    ['demo: `publish` to both replicas serving the new version (no target; the fleet test asks ≤ 2 s from the commit)',
-      `median ${f.demo.medianToEveryReplicaMs} ms, max ${f.demo.maxToEveryReplicaMs} ms (each: ${f.demo.runs.map((r) => r.toEveryReplicaMs).join(', ')}; ` +
-      `the command alone: ${f.demo.runs.map((r) => r.publishMs).join(', ')} ms)`, '—', '—'],
-    ['demo: failed requests to the replicas during the publishes', `${f.demo.failed} of ${f.demo.requests.toLocaleString('en-US')}`, '0',
-      f.demo.failed === 0 ? 'yes' : 'no'],
-    ['database transactions in the same time with and without content requests to one replica',
-      `${q.transactions} during ${q.contentRequests.toLocaleString('en-US')} requests in ${q.seconds} s; ${q.idleTransactions} with no request`,
-      'none per content request', q.transactions <= q.idleTransactions + 2 ? 'yes' : 'no'],
-  ];
-  if (f.large) {
-    const l = f.large;
-    rows.push(
-      ['1M events: `publish` into PostgreSQL', `${(l.publishMs / 1000).toFixed(1)} s`, '—', '—'],
-      ['1M events: a replica\'s start from PostgreSQL (empty model cache)', `${(l.fromDatabaseMs / 1000).toFixed(1)} s, peak RSS ${l.fromDatabasePeakRssMb ?? '–'} MB`,
-        '≤ 20 s', l.fromDatabaseMs <= 20_000 ? 'yes' : 'no'],
-      ['1M events: the same replica restarted on its model cache', `${(l.fromCacheMs / 1000).toFixed(1)} s`, '≤ 15 s', l.fromCacheMs <= 15_000 ? 'yes' : 'no'],
-      ['1M events: `publish` (one title edited) to both replicas serving it', `${(l.publishToEveryReplicaMs / 1000).toFixed(1)} s`, '—', '—'],
-    );
-  }
-  return [
-    `${f.database}; every process on Node. Two replicas (\`--database-url\`, each with a data directory of its own for model caches) ` +
-      `serve the demo while 8 request loops send content and event requests to both; \`publish\` runs ${f.demo.publishes} times, each with ` +
-      'one marker renamed, timed from the command\'s start to /readyz on both replicas showing the new version (polled every 10 ms).',
-    '',
-    '| measure | result | target | holds |',
-    '| --- | --- | --- | --- |',
-    ...rows.map((r) => `| ${r.join(' | ')} |`),
-  ].join('\n');
 }
 
 if (import.meta.main) {

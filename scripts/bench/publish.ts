@@ -31,7 +31,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { LoadResult } from './run-load.ts';
-import { renderLargePublish, renderPublishUnderLoad, type LargePublish, type PublishRun, type PublishUnderLoad } from './report.ts';
+import { renderLargePublish, renderPublishUnderLoad } from './report.ts';
+import type { LargePublish, PublishRun, PublishUnderLoad } from './results.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const LOAD_SCRIPT = join(ROOT, 'scripts/bench/run-load.ts');
