@@ -14,7 +14,7 @@ import type { BundleSource } from './bundle/parse.ts';
 import { BundleError, type BundleProblem } from './bundle/validate-bundle.ts';
 import { inSharedMemory, loadModel, type ModelPayload } from './model/model-cache.ts';
 import type { ReadModel } from './model/read-model.ts';
-import { Publisher, type Prepared, type PublishProgress, type PublisherOptions, type PublisherPort, type Staged, type StoreMode } from './publisher.ts';
+import { isDamagedStoreError, Publisher, type Prepared, type PublishProgress, type PublisherOptions, type PublisherPort, type Staged, type StoreMode } from './publisher.ts';
 import type { WorkerAnswer, WorkerRequest } from './publisher-worker.ts';
 import { LiveSessions, SessionIndex, type SessionAnswer } from './sessions.ts';
 import { isConnectionError } from '../db/postgres.ts';
@@ -35,6 +35,12 @@ export interface ServedContent {
   readonly storeCurrent: VersionInfo | null;
   /** The last version the store made current that could not be loaded, and why; null once the current version serves. */
   readonly notLoaded: NotLoaded | null;
+  /**
+   * Why nothing can be served (a damaged store moved aside, and no good bundle to rebuild it from) until a publish
+   * succeeds; null otherwise. Only a process that serves nothing has one, and serving threads do not answer before
+   * a version is served, so their copies leave it out.
+   */
+  readonly unavailable?: string | null;
   lookupSession(tokenSha256: string, eventId: string, now: Date): Promise<SessionAnswer | null>;
 }
 
@@ -118,6 +124,8 @@ export class ContentStore implements ServedContent {
   database: DatabaseState | null = null;
   storeCurrent: VersionInfo | null = null;
   notLoaded: NotLoaded | null = null;
+  /** Why nothing can be served, set by start-up when that is so (see ServedContent); cleared when a version is served. */
+  unavailable: string | null = null;
   /** Publishes run one at a time, in call order. */
   private queue: Promise<unknown> = Promise.resolve();
   /**
@@ -197,9 +205,10 @@ export class ContentStore implements ServedContent {
     return this.enqueue(async () => {
       const began = performance.now();
       try {
-        return await this.serveStaged(label, staged.checksum, began);
+        return await this.serveStaged(label, staged.checksum, began, staged.damaged);
       } catch (err) {
-        this.record(label, staged.checksum, 'failed', began, { error: String((err as Error).message ?? err) });
+        if (isDamagedStoreError(err)) this.storeCurrent = null;
+        this.record(label, staged.checksum, 'failed', began, { error: String((err as Error).message ?? err), warnings: staged.damaged });
         throw err;
       }
     });
@@ -209,9 +218,17 @@ export class ContentStore implements ServedContent {
   serveCurrent(label: string, refused: Staged): Promise<ReadModel | null> {
     return this.enqueue(async () => {
       const began = performance.now();
-      const payload = await this.publisher.serveCurrent();
-      if (payload) this.swapIn(await this.buildModel(payload));
-      this.record(label, refused.checksum, 'refused', began, { problems: refused.problems ?? [] });
+      const outcome = { problems: refused.problems ?? [], warnings: refused.damaged };
+      try {
+        const payload = await this.publisher.serveCurrent();
+        if (payload) this.swapIn(await this.buildModel(payload));
+      } catch (err) {
+        // A damaged store was moved aside: the new one has no current version.
+        if (isDamagedStoreError(err)) this.storeCurrent = null;
+        this.record(label, refused.checksum, 'refused', began, { ...outcome, error: String((err as Error).message ?? err) });
+        throw err;
+      }
+      this.record(label, refused.checksum, 'refused', began, outcome);
       return this.current;
     });
   }
@@ -230,14 +247,14 @@ export class ContentStore implements ServedContent {
         this.storeCurrent = staged.current;
         checksum = staged.checksum;
         if (staged.problems) {
-          this.record(label, checksum, 'refused', began, { problems: staged.problems });
+          this.record(label, checksum, 'refused', began, { problems: staged.problems, warnings: staged.damaged });
           throw new BundleError(staged.problems);
         }
         if (staged.stored && this.current?.version === staged.stored.version) {
           this.record(label, checksum, 'unchanged', began, {});
           return this.current;
         }
-        return await this.serveStaged(label, checksum, began);
+        return await this.serveStaged(label, checksum, began, staged.damaged);
       } catch (err) {
         if (!(err instanceof BundleError)) this.record(label, checksum, 'failed', began, { error: String((err as Error).message ?? err) });
         throw err;
@@ -312,7 +329,7 @@ export class ContentStore implements ServedContent {
    * cross to this thread or a model that cannot be built abandons the version, so the store never makes current a
    * version that nobody saw load, and the one served stays. `published` when the served version changed.
    */
-  private async serveStaged(label: string, checksum: string, began: number): Promise<ReadModel> {
+  private async serveStaged(label: string, checksum: string, began: number, damaged: string[]): Promise<ReadModel> {
     let prepared: Prepared;
     let built: BuiltModel;
     try {
@@ -325,7 +342,7 @@ export class ContentStore implements ServedContent {
     this.storeCurrent = await this.publisher.commit() ?? this.storeCurrent;
     const changed = prepared.written || (this.current !== null && this.current.version !== built.model.version);
     this.swapIn(built);
-    this.record(label, checksum, changed ? 'published' : 'unchanged', began, { warnings: prepared.warnings });
+    this.record(label, checksum, changed ? 'published' : 'unchanged', began, { warnings: [...damaged, ...prepared.warnings] });
     return built.model;
   }
 
@@ -347,6 +364,7 @@ export class ContentStore implements ServedContent {
     }
     this.current = model;
     this.servedPayload = payload;
+    this.unavailable = null;
   }
 
   private record(source: string, checksum: string | null, outcome: PublishRecord['outcome'], began: number,

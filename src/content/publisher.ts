@@ -4,10 +4,11 @@
  * parsing, validating, writing and reading back a bundle never block a request; the compiled binary runs it
  * inline. Its answers are plain data (a payload of text and bytes), so they cross a thread cheaply.
  *
- * Data directory faults are handled here: a store that will not open is removed and rebuilt from the bundle;
- * a data directory that is read-only, full or owned by another live process leaves the store in memory, and
- * the caches on disk are still read (verified) but not written; a full disk during a publish drops older
- * versions and tries again before it gives up, saying ENOSPC.
+ * Data directory faults are handled here: a store that will not open, or whose pages fail to read back (a checksum
+ * that does not match, a block that cannot be read), is moved aside to `store.damaged-<time>` and made anew, and
+ * the bundle staged into the new one; a data directory that is read-only, full or owned by another live process
+ * leaves the store in memory, and the caches on disk are still read (verified) but not written; a full disk
+ * during a publish drops older versions and tries again before it gives up, saying ENOSPC.
  */
 import { readdir, rm, statfs, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -20,7 +21,7 @@ import { BundleError, BundleValidator, type BundleProblem } from './bundle/valid
 import { WarningCollector } from './bundle/check.ts';
 import type { VersionWarnings } from './bundle/findings.ts';
 import { buildPayload, findCache, modelFromPayload, pruneCaches, readCache, cachePath, writeCache, type ModelPayload } from './model/model-cache.ts';
-import { cachesPath, lockDataDir, removeOldLayout, storePath, type DataDirLock } from './store/data-dir.ts';
+import { cachesPath, lockDataDir, removeOldLayout, setStoreAside, storePath, type DataDirLock } from './store/data-dir.ts';
 import { KEEP_VERSIONS, KEEP_VERSIONS_POSTGRES, SqlStore, type SessionRow, type VersionInfo } from './store/sql-store.ts';
 
 /**
@@ -55,6 +56,8 @@ export interface Staged {
   problems: BundleProblem[] | null;
   /** What check warns about in the bundle (of a stored version: as kept with it); null when not known. */
   warnings: VersionWarnings | null;
+  /** Warnings of a damaged store moved aside (and made anew) since the last stage or prepare; empty when there was none. */
+  damaged: string[];
 }
 
 /**
@@ -124,6 +127,35 @@ async function lowOnDisk(path: string | undefined): Promise<boolean> {
   }
 }
 
+/** PostgreSQL's error codes for damage it finds reading the store: data_corrupted and index_corrupted. */
+const DAMAGE_CODES = new Set(['XX001', 'XX002']);
+
+/**
+ * Messages of damage that PostgreSQL reports under other codes (or PGlite under none): a relation file gone, a
+ * commit log page or a catalogue row that cannot be read back. With data checksums on (PGlite's initdb turns them
+ * on), a page whose bytes changed fails as `invalid page in block` (XX001) when it is first read.
+ */
+const DAMAGE_MESSAGE = /invalid page in block|could not read block|page verification failed|could not open file|could not access status of transaction|missing chunk number|unexpected chunk number|compressed .*data is corrupt|cache lookup failed|invalid memory alloc request size/i;
+
+/** True for the errors of a store whose files cannot be read back as they were written. */
+export function isDamaged(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown };
+  return DAMAGE_CODES.has(String(e?.code)) || DAMAGE_MESSAGE.test(String(e?.message));
+}
+
+/** The code of a DamagedStoreError, which is all of it that crosses from the worker. */
+const DAMAGED_STORE = 'DAMAGED_STORE';
+
+/** A damaged store was moved aside, and there is no accepted bundle to rebuild it from here: its message says where it went. */
+export class DamagedStoreError extends Error {
+  readonly code = DAMAGED_STORE;
+}
+
+/** True for a DamagedStoreError, also one that came from the publisher's worker. */
+export function isDamagedStoreError(err: unknown): boolean {
+  return (err as { code?: unknown })?.code === DAMAGED_STORE;
+}
+
 /** True for the errors of a data directory that cannot be written at all. */
 function isUnwritable(err: unknown): boolean {
   return ['EROFS', 'EACCES', 'EPERM'].includes((err as { code?: string })?.code ?? '') || isDiskFull(err);
@@ -156,16 +188,21 @@ export class Publisher implements PublisherPort {
   private readonly options: PublisherOptions;
   /** What the last staging had to do to fit (older versions dropped), reported by the commit that follows. */
   private stageWarnings: string[] = [];
+  /** Warnings of damaged stores moved aside, not yet reported (by the next stage or prepare). */
+  private damaged: string[];
+  /** The bundle last staged: a store found damaged after it was staged is rebuilt from it. */
+  private source: BundleSource | null = null;
   onProgress: ((progress: PublishProgress) => void) | null = null;
 
   private constructor(store: SqlStore, parts: { caches: string | null; lock: DataDirLock | null;
-    mode: StoreMode; warnings: string[]; options: PublisherOptions }) {
+    mode: StoreMode; warnings: string[]; options: PublisherOptions; damaged?: string[] }) {
     this.store = store;
     this.caches = parts.caches;
     this.lock = parts.lock;
     this.mode = parts.mode;
     this.warnings = parts.warnings;
     this.options = parts.options;
+    this.damaged = parts.damaged ?? [];
     this.migrated = parts.mode !== 'postgres';
   }
 
@@ -200,10 +237,12 @@ export class Publisher implements PublisherPort {
     if (!lock) return new Publisher(await inMemory(), { caches, lock: null, mode: 'memory', warnings, options });
     const removed = await removeOldLayout(dataDir);
     if (removed.length > 0) warnings.push(`removed ${removed.length} data snapshot(s) of an earlier release from ${dataDir}`);
+    const damaged: string[] = [];
     try {
-      return new Publisher(await openDirStore(dataDir, options, warnings), { caches, lock, mode: 'dir', warnings, options });
+      return new Publisher(await openDirStore(dataDir, options, damaged), { caches, lock, mode: 'dir', warnings, options, damaged });
     } catch (err) {
       // Whatever stops the store (a read-only or full disk, a database that will not start), serving beats a restart loop.
+      warnings.push(...damaged);
       warnings.push(`cannot keep the store in ${storePath(dataDir)} (${describe(err)}): it is kept in memory and verified caches are read`);
       await lock.release();
       return new Publisher(await inMemory(), { caches, lock: null, mode: 'memory', warnings, options });
@@ -233,6 +272,7 @@ export class Publisher implements PublisherPort {
     await this.ready();
     await this.releasePublishing();
     this.pending = null;
+    this.source = source;
     const checksum = await checksumOf(source);
     if (this.mode === 'postgres') {
       // Held until the commit (or until this stage finds nothing to write): one publisher at a time.
@@ -240,7 +280,7 @@ export class Publisher implements PublisherPort {
       this.publishing = true;
     }
     try {
-      const staged = await this.stageLocked(source, checksum);
+      const staged = { ...await this.repairing(() => this.stageLocked(source, checksum)), damaged: this.damaged.splice(0) };
       if (!this.pending) await this.releasePublishing();
       return staged;
     } catch (err) {
@@ -256,7 +296,7 @@ export class Publisher implements PublisherPort {
     await this.store.unlockPublishing();
   }
 
-  private async stageLocked(source: BundleSource, checksum: string): Promise<Staged> {
+  private async stageLocked(source: BundleSource, checksum: string): Promise<Omit<Staged, 'damaged'>> {
     const current = await this.store.current();
     if (current?.checksum === checksum) return { checksum, stored: current, current, problems: null, warnings: await this.store.warningsOf(current.version) };
     // Not in the store: a verified cache of the same content (a store kept in memory) serves as well.
@@ -331,10 +371,27 @@ export class Publisher implements PublisherPort {
   }
 
   async prepare(): Promise<Prepared> {
+    let prepared: Prepared;
+    try {
+      prepared = await this.prepareOnce();
+    } catch (err) {
+      // The stored version's tables, read for the first time since it was staged, are damaged: the bundle it came from is staged anew.
+      if (!this.isOwnDamage(err) || !this.source) throw err;
+      const found = await this.setAside(err);
+      const staged = await this.stageLocked(this.source, await checksumOf(this.source));
+      if (staged.problems) throw new DamagedStoreError(`${found}, and the bundle is refused: ${new BundleError(staged.problems).message}`);
+      this.damaged.push(found);
+      prepared = await this.prepareOnce();
+    }
+    return { ...prepared, warnings: [...this.damaged.splice(0), ...prepared.warnings] };
+  }
+
+  /** `prepare`, once. */
+  private async prepareOnce(): Promise<Prepared> {
     const warnings: string[] = [];
     const pending = this.pending;
     if (!pending) {
-      const payload = await this.serveCurrent();
+      const payload = await this.currentPayload();
       if (!payload) throw new Error('nothing staged to publish');
       return { payload, written: false, warnings };
     }
@@ -357,6 +414,10 @@ export class Publisher implements PublisherPort {
       await this.store.prune(this.mode === 'postgres' ? KEEP_VERSIONS_POSTGRES : KEEP_VERSIONS);
       await this.pruneOwnCaches();
       return version;
+    } catch (err) {
+      // What was staged is gone with the damaged store: the next publish stages the bundle into the new one.
+      if (!this.isOwnDamage(err)) throw err;
+      throw new DamagedStoreError(`${await this.setAside(err)}; publish the bundle again to rebuild it`);
     } finally {
       await this.releasePublishing();
     }
@@ -411,17 +472,28 @@ export class Publisher implements PublisherPort {
   /** The version the store serves now, or null before the first publish. */
   async currentVersion(): Promise<VersionInfo | null> {
     await this.ready();
-    return this.store.current();
+    return this.repairing(() => this.store.current());
   }
 
   /** Every version the store keeps, newest first. */
   async versions(): Promise<VersionInfo[]> {
     await this.ready();
-    return this.store.versions();
+    return this.repairing(() => this.store.versions());
   }
 
   async serveCurrent(): Promise<ModelPayload | null> {
     await this.ready();
+    try {
+      return await this.currentPayload();
+    } catch (err) {
+      // Called without a bundle to stage (one refused at start): the store is moved aside, and there is nothing to serve.
+      if (!this.isOwnDamage(err)) throw err;
+      throw new DamagedStoreError(await this.setAside(err));
+    }
+  }
+
+  /** The payload of the current version (from its verified cache, or built from the store); null when there is none. */
+  private async currentPayload(): Promise<ModelPayload | null> {
     const current = await this.store.current();
     // Copies (a Buffer's slice would share its memory): the worker hands the payload's bytes over, and the cached one must stay whole.
     if (!current) return this.cachedPayload && { ...this.cachedPayload, docs: new Uint8Array(this.cachedPayload.docs), tables: new Uint8Array(this.cachedPayload.tables), places: new Uint8Array(this.cachedPayload.places) };
@@ -447,12 +519,50 @@ export class Publisher implements PublisherPort {
 
   async replaceSessions(sessions: SessionT[]): Promise<void> {
     await this.ready();
-    await this.store.replaceSessions(sessions);
+    await this.repairing(() => this.store.replaceSessions(sessions));
   }
 
   async readSessions(): Promise<SessionRow[]> {
     await this.ready();
-    return this.store.readSessions();
+    return this.repairing(() => this.store.readSessions());
+  }
+
+  /** True for damage found in a store this process keeps in the data directory (the one kind it can move aside and make anew). */
+  private isOwnDamage(err: unknown): boolean {
+    return this.mode === 'dir' && isDamaged(err);
+  }
+
+  /**
+   * Runs an operation on the store; when it finds the store damaged, the store is moved aside and made anew (see
+   * setAside) and the operation run once more, on the new store. A bundle staged since is written to the new one.
+   */
+  private async repairing<T>(operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation();
+    } catch (err) {
+      if (!this.isOwnDamage(err)) throw err;
+      this.damaged.push(await this.setAside(err));
+      return operation();
+    }
+  }
+
+  /**
+   * Closes a damaged store (bounded: a broken one may never answer), moves it aside and opens a new, empty one in
+   * its place; answers what was done, for a warning. The model caches go too: their version numbers were the old
+   * store's. Short of disk, the store is left where it is and reopened (a new one might not fit): the error stands.
+   */
+  private async setAside(err: unknown): Promise<string> {
+    const dataDir = this.options.dataDir!;
+    if (await lowOnDisk(dataDir)) {
+      await this.reopen();
+      throw asError(err);
+    }
+    await Promise.race([this.store.db.close().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 5000))]);
+    this.pending = null;
+    const movedTo = await setStoreAside(dataDir);
+    if (this.caches) await pruneCaches(this.caches, new Set());
+    this.store = await SqlStore.open(await openDb({ assets: this.options.assets, dataDir: storePath(dataDir) }));
+    return describeSetAside(storePath(dataDir), 'could not be read', err, movedTo);
   }
 
   async close(): Promise<void> {
@@ -511,8 +621,13 @@ export class Publisher implements PublisherPort {
   }
 }
 
-/** Opens the store in the data directory; one that will not open is removed and created anew. */
-async function openDirStore(dataDir: string, options: PublisherOptions, warnings: string[]): Promise<SqlStore> {
+/** What moving a damaged store aside did, as a warning: why, and where it went. */
+function describeSetAside(path: string, what: string, err: unknown, movedTo: string | null): string {
+  return `the store in ${path} ${what} (${describe(err)}); ${movedTo ? `it was moved to ${movedTo} and the store rebuilt in its place` : 'it is rebuilt'}`;
+}
+
+/** Opens the store in the data directory; one that will not open is moved aside (its warning added to `damaged`) and created anew. */
+async function openDirStore(dataDir: string, options: PublisherOptions, damaged: string[]): Promise<SqlStore> {
   const path = storePath(dataDir);
   let db: Db | null = null;
   try {
@@ -526,9 +641,8 @@ async function openDirStore(dataDir: string, options: PublisherOptions, warnings
     if (isUnwritable(err)) throw err;
     // A full disk also stops PostgreSQL from starting: never remove the system of record for that.
     if (await lowOnDisk(dataDir)) throw Object.assign(new Error(`ENOSPC: no space left on device to open the store (${describe(err)})`), { code: 'ENOSPC' });
-    warnings.push(`the store in ${path} did not open (${describe(err)}); it was removed and is rebuilt from the bundle`);
+    damaged.push(describeSetAside(path, 'did not open', err, await setStoreAside(dataDir)));
   }
-  await rm(path, { recursive: true, force: true });
   return SqlStore.open(await openDb({ assets: options.assets, dataDir: path }));
 }
 

@@ -1,7 +1,8 @@
 /**
  * The data directory: `store/` (the embedded PostgreSQL's files, the system of record), `model/` (derived
- * caches of content versions), `lock.sock`, which says that a live process owns the directory, and
- * `server.pid`, the owner's pid once it serves.
+ * caches of content versions), `lock.sock`, which says that a live process owns the directory,
+ * `server.pid`, the owner's pid once it serves, and `store.damaged-<time>/`, each a store found damaged and moved
+ * aside (kept for whoever wants to look into it; nothing reads or removes it).
  *
  * The lock is a listening Unix socket, not a file holding a pid: the operating system closes it when its
  * process dies however it dies, so a lock never outlives its owner, whatever pid the next process gets (a
@@ -10,7 +11,7 @@
  * owner's pid, so `server.pid` is only believed when the lock confirms it: a pid file left by a crash, whose pid
  * the system may since have given to any other process, is never signalled.
  */
-import { mkdir, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { createConnection, createServer, type Server } from 'node:net';
 import { join, relative } from 'node:path';
 
@@ -128,6 +129,26 @@ export async function readPidFile(dataDir: string): Promise<number | null> {
   const text = await readFile(pidFilePath(dataDir), 'utf8').catch(() => '');
   const m = /^(\d+)\s*$/.exec(text);
   return m ? Number(m[1]) : null;
+}
+
+/**
+ * Moves the store of a data directory aside, to `store.damaged-<UTC time>` (with `-2`, `-3`… after a name taken),
+ * and answers where it went (null when there is no store): a damaged store is kept, never removed, since it may
+ * hold what no bundle does.
+ */
+export async function setStoreAside(dataDir: string): Promise<string | null> {
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  for (let n = 1; ; n++) {
+    const path = join(dataDir, `store.damaged-${stamp}${n > 1 ? `-${n}` : ''}`);
+    if (await stat(path).then(() => true, () => false)) continue;
+    try {
+      await rename(storePath(dataDir), path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+    return path;
+  }
 }
 
 /** Removes what earlier releases kept in a data directory (per-bundle snapshots, their locks and copies). */
