@@ -5,13 +5,13 @@
  * data/empty-store-pglite-<version>.tar.br (written by scripts/make-empty-store.ts), instead of running
  * initdb, which takes seconds; a missing or unusable one falls back to initdb.
  */
-import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { MemoryFS, PGlite, type Transaction } from '@electric-sql/pglite';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { brotliDecompress } from 'node:zlib';
+import { brotliDecompress, gunzip } from 'node:zlib';
 import type { Db, DbTx } from './db.ts';
 
 /** The embedded database: the store's `Db`, and its whole data directory as a tarball, to reopen later without initdb. */
@@ -45,11 +45,12 @@ function dbOf(pg: PGlite): PgliteDb {
 
 /**
  * PGlite's own files, for a runtime that cannot read them from node_modules (a compiled binary
- * embeds them and passes them in).
+ * embeds them and passes them in). The wasm modules may still be compiling: they are awaited only when
+ * PGlite needs them, so the compile runs beside the rest of the start.
  */
 export interface PgliteAssets {
-  pgliteWasmModule: WebAssembly.Module;
-  initdbWasmModule: WebAssembly.Module;
+  pgliteWasmModule: WebAssembly.Module | Promise<WebAssembly.Module>;
+  initdbWasmModule: WebAssembly.Module | Promise<WebAssembly.Module>;
   fsBundle: Blob;
 }
 
@@ -57,7 +58,10 @@ export interface PgliteAssets {
 export interface OpenOptions {
   /** Keep the database in this directory instead of in memory. */
   dataDir?: string;
-  /** Start from this data snapshot (a `dumpDataDir` tarball) instead of running initdb. */
+  /**
+   * Start from this data snapshot instead of running initdb, in memory: a `dumpDataDir` tarball, or a ustar
+   * archive such as tarDirectory writes (the single binary's empty store), either gzip-compressed or not.
+   */
   snapshot?: Blob;
   /**
    * The empty store that a new store in `dataDir` (a missing or empty directory) is seeded from, instead of
@@ -67,6 +71,11 @@ export interface OpenOptions {
    */
   emptyStore?: string | false;
   assets?: PgliteAssets;
+  /**
+   * Make a new store to be kept in memory (the single binary's empty store is made so): 1 MB WAL segments
+   * instead of 16 MB, and WAL that is done with removed, not kept for reuse (MEMORY_CONF).
+   */
+  compact?: boolean;
 }
 
 /**
@@ -80,13 +89,30 @@ export interface OpenOptions {
  */
 export const POSTGRES_CONF = ['shared_buffers=16MB', 'wal_level=minimal', 'max_wal_senders=0', 'min_wal_size=32MB', 'max_wal_size=64MB'];
 
+/**
+ * A store in memory also removes WAL segments it is done with instead of renaming them for reuse: in memory a
+ * kept segment is memory held, and making a new one costs nothing.
+ */
+export const MEMORY_CONF = [...POSTGRES_CONF, 'wal_recycle=off'];
+
+/**
+ * initdb's arguments for a compact store: its WAL in 1 MB segments, and from initdb on none kept for reuse
+ * (initdb's own WAL would otherwise stay as segments renamed for later).
+ */
+const COMPACT_INITDB_ARGS = ['--wal-segsize=1', '--set', 'wal_recycle=off', '--set', 'min_wal_size=2MB'];
+
 /** Opens PGlite (the store applies its migrations); a new store on disk is seeded from the empty store. */
 export async function openDb(options: OpenOptions = {}): Promise<PgliteDb> {
+  // Unpacked while the wasm modules may still be compiling.
+  const seed = options.snapshot ? await snapshotFiles(options.snapshot) : null;
+  const assets = options.assets && { ...options.assets,
+    pgliteWasmModule: await options.assets.pgliteWasmModule, initdbWasmModule: await options.assets.initdbWasmModule };
   const create = async () => dbOf(await PGlite.create({
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
-    ...(options.snapshot ? { loadDataDir: options.snapshot } : {}),
-    ...options.assets,
-    postgresqlconf: POSTGRES_CONF,
+    ...(seed ? { fs: new SeededMemoryFS(seed) } : {}),
+    ...assets,
+    ...(options.compact ? { initDbStartParams: COMPACT_INITDB_ARGS } : {}),
+    postgresqlconf: seed || options.compact ? MEMORY_CONF : POSTGRES_CONF,
   }));
   const { dataDir } = options;
   if (!dataDir || options.snapshot || options.emptyStore === false) return create();
@@ -98,6 +124,48 @@ export async function openDb(options: OpenOptions = {}): Promise<PgliteDb> {
     // A seeded store that will not start: initdb, as if there had been no empty store.
     clearDir(dataDir);
     return create();
+  }
+}
+
+/** Where PGlite keeps the data directory in its own file system. */
+const PGDATA = '/pglite/data';
+
+/** A snapshot's directories and files: gunzipped when it is gzip, then read as a tar (PGlite's own dumps name members from `/`). */
+async function snapshotFiles(snapshot: Blob): Promise<TarEntry[]> {
+  let bytes = new Uint8Array(await snapshot.arrayBuffer());
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = await gunzipAsync(bytes, { chunkSize: 8 * 2 ** 20 });
+  return readTar(bytes, { rooted: true });
+}
+
+/**
+ * PGlite's in-memory file system with the data directory written into it before PostgreSQL starts, which
+ * then finds a database and runs no initdb. PGlite's own `loadDataDir` holds the compressed tarball, the
+ * unpacked one, a copy of each member and a copy of that in the file system all at once, and copies each
+ * file twice on the way; here each file is copied once, to a buffer the file system owns, and the tar is let go.
+ */
+class SeededMemoryFS extends MemoryFS {
+  private entries: TarEntry[] | null;
+
+  constructor(entries: TarEntry[]) {
+    super();
+    this.entries = entries;
+  }
+
+  override async initialSyncFs(): Promise<void> {
+    const fs = this.pg!.Module.FS;
+    fs.mkdirTree(PGDATA, 0o700);
+    for (const entry of this.entries ?? []) {
+      const path = `${PGDATA}/${entry.path}`;
+      if (!entry.data) {
+        fs.mkdirTree(path, 0o700);
+        continue;
+      }
+      const parent = path.slice(0, path.lastIndexOf('/'));
+      if (!fs.analyzePath(parent).exists) fs.mkdirTree(parent, 0o700);
+      // A copy of its own (a view would keep the whole tar alive), handed over rather than copied again.
+      fs.writeFile(path, entry.data.slice(), { canOwn: true });
+    }
+    this.entries = null;
   }
 }
 
@@ -169,6 +237,7 @@ export async function seedStore(dataDir: string, emptyStore: string | null): Pro
 }
 
 const brotliDecompressAsync = promisify(brotliDecompress);
+const gunzipAsync = promisify(gunzip);
 /** Unpacks an empty store off the thread, in large chunks (the default 16 KB ones cost a thread hop each: 2.5 times slower). */
 const inflate = (bytes: Uint8Array) => brotliDecompressAsync(bytes, { chunkSize: 8 * 2 ** 20 });
 
@@ -209,9 +278,10 @@ function field(header: Uint8Array, start: number, length: number): string {
 
 /**
  * The directories and regular files of a ustar archive, in order (what scripts/make-empty-store.ts writes).
- * Header checksums are verified; other member types and paths that leave the archive are refused.
+ * Header checksums are verified; other member types and paths that leave the archive are refused. With
+ * `rooted`, names may start with `/` (PGlite's dumpDataDir writes them so), read as relative to the archive.
  */
-export function readTar(tar: Uint8Array): TarEntry[] {
+export function readTar(tar: Uint8Array, options: { rooted?: boolean } = {}): TarEntry[] {
   const entries: TarEntry[] = [];
   for (let at = 0; at + 512 <= tar.length;) {
     const header = tar.subarray(at, at + 512);
@@ -219,7 +289,8 @@ export function readTar(tar: Uint8Array): TarEntry[] {
     let sum = 0;
     for (let i = 0; i < 512; i++) sum += i >= 148 && i < 156 ? 32 : header[i];
     if (sum !== octal(header, 148, 8)) throw new Error('not a tar file: a header checksum does not match');
-    const name = [field(header, 345, 155), field(header, 0, 100)].filter(Boolean).join('/').replace(/\/+$/, '');
+    const full = [field(header, 345, 155), field(header, 0, 100)].filter(Boolean).join('/').replace(/\/+$/, '');
+    const name = options.rooted ? full.replace(/^\/+/, '') : full;
     const path = normalize(name);
     if (!name || path !== name || path.startsWith('/') || path.split('/').includes('..')) throw new Error(`a tar member outside the archive: ${name}`);
     const size = octal(header, 124, 12);
