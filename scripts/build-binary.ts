@@ -5,14 +5,17 @@
  * the migrations) that the built-in demo's in-memory store starts from, so it runs no initdb.
  */
 import { spawn } from 'node:child_process';
-import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import { sha256Hex } from '../src/content/bundle/parse.ts';
 import { SqlStore } from '../src/content/store/sql-store.ts';
 import { openDb } from '../src/db/pglite.ts';
 import { readAssetFiles } from '../src/pages/assets.ts';
 import { DEMO_BUNDLE_PATH, DEMO_SESSIONS_PATH } from '../src/serve/config.ts';
+import { tarDirectory } from './make-empty-store.ts';
 
 /** The repository root. */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -62,14 +65,34 @@ async function stageDemo(dir: string): Promise<string> {
   await copyFile(DEMO_SESSIONS_PATH, join(dir, 'demo-sessions.txt'));
   // The pages' assets (Leaflet, the coastlines, Redoc, the pages' own scripts) as one JSON text: name -> text.
   await writeFile(join(dir, 'page-assets.txt'), JSON.stringify(await readAssetFiles()));
-  const db = await openDb();
-  try {
-    await SqlStore.open(db);
-    await writeFile(join(dir, 'empty-store.tar.gz'), new Uint8Array(await (await db.dumpDataDir('gzip')).arrayBuffer()));
-  } finally {
-    await db.close();
-  }
+  await writeFile(join(dir, 'empty-store.tar.gz'), await memoryStore());
   return sha256Hex(await readFile(bundlePath));
+}
+
+/**
+ * The empty store the built-in demo starts from, as a gzipped ustar (src/db/pglite.ts unpacks it into PGlite's file
+ * system). All of it is held in memory while the binary runs, so it is made small: 1 MB WAL segments (the
+ * `compact` store) and no template databases, which a store that never creates a database has no use for
+ * (template0 and template1: two of its three databases).
+ */
+async function memoryStore(): Promise<Uint8Array> {
+  const scratch = await mkdtemp(join(tmpdir(), 'binary-store-'));
+  try {
+    const store = join(scratch, 'store');
+    const db = await openDb({ dataDir: store, emptyStore: false, compact: true });
+    try {
+      await SqlStore.open(db);
+      for (const name of ['template0', 'template1']) {
+        await db.exec(`ALTER DATABASE ${name} IS_TEMPLATE false`);
+        await db.exec(`DROP DATABASE ${name}`);
+      }
+    } finally {
+      await db.close();
+    }
+    return gzipSync(tarDirectory(store), { level: 9 });
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
 }
 
 /** Runs the devDependency Bun; rejects with its output when it fails. */
