@@ -16,8 +16,6 @@ import demoSessions from '../../.build/binary/demo-sessions.txt' with { type: 'f
 import emptyStore from '../../.build/binary/empty-store.tar.gz' with { type: 'file' };
 // The pages' assets (src/pages/assets.ts) as one JSON text, name -> text.
 import pageAssets from '../../.build/binary/page-assets.txt' with { type: 'file' };
-import { parseConfig } from './config.ts';
-import { serveOnBun } from './bun-serve.ts';
 import type { StartOptions } from './start.ts';
 
 declare const Bun: { file(path: string): Blob };
@@ -28,6 +26,7 @@ const HEALTHCHECK_FLAG = '--healthcheck';
 /** 0 when GET /healthz of the instance these settings describe answers 200, else 1. */
 async function checkHealth(args: readonly string[], env: Record<string, string | undefined>): Promise<number> {
   try {
+    const { parseConfig } = await import('./config.ts');
     const config = parseConfig(args, env);
     if (config === 'help') return 1;
     // A wildcard bind is reached on loopback; a specific address only on itself.
@@ -41,10 +40,16 @@ async function checkHealth(args: readonly string[], env: Record<string, string |
   }
 }
 
-/** What start() reads from disk elsewhere, here from the files embedded in the binary. */
-async function loadEmbedded(): Promise<StartOptions> {
+/**
+ * What start() reads from disk elsewhere, here from the files embedded in the binary. The wasm modules are
+ * compiled on other threads while the service's code loads and the store is unpacked; PGlite awaits them.
+ */
+function embedded(): StartOptions {
   const compile = async (path: string) => WebAssembly.compile(await Bun.file(path).arrayBuffer());
-  const [pgliteWasmModule, initdbWasmModule] = await Promise.all([compile(pgliteWasm), compile(initdbWasm)]);
+  const pgliteWasmModule = compile(pgliteWasm);
+  const initdbWasmModule = compile(initdbWasm);
+  // Handled where PGlite awaits them; a subcommand that opens no PGlite never does, and must not die of it.
+  for (const module of [pgliteWasmModule, initdbWasmModule]) module.catch(() => {});
   return {
     assets: { pgliteWasmModule, initdbWasmModule, fsBundle: Bun.file(pgliteData) },
     demoBundle: () => Bun.file(demoBundle).text(),
@@ -62,4 +67,7 @@ const args = process.argv.slice(2);
 if (args.includes(HEALTHCHECK_FLAG)) {
   process.exit(await checkHealth(args.filter((a) => a !== HEALTHCHECK_FLAG), process.env));
 }
-await serveOnBun('binary', args, await loadEmbedded());
+// The compile starts first; the service's code is loaded (imported) while it runs.
+const options = embedded();
+const { serveOnBun } = await import('./bun-serve.ts');
+await serveOnBun('binary', args, options);
