@@ -11,6 +11,7 @@ import { start, type StartOptions } from './start.ts';
 declare const Bun: {
   serve(options: { port: number; hostname: string; idleTimeout: number; reusePort: boolean; fetch(req: Request): Promise<Response> }):
     { port: number; stop(closeActiveConnections?: boolean): Promise<void> };
+  gc(full: boolean): void;
 };
 
 /** How long answers are held after the signal before Bun's listener closes (see `stop` in listenBun). */
@@ -45,7 +46,13 @@ export const listenBun: Listen = async (app, config, _logger, reusePort) => {
   return { port: server.port, stop };
 };
 
-/** Starts the service on Bun.serve: stage, listen, load; stops gracefully on SIGTERM and SIGINT. */
+/**
+ * Starts the service on Bun.serve: stage, listen, load; stops gracefully on SIGTERM and SIGINT. What opening the
+ * store and the start-up publish used is garbage once each is done (the bundle's text and its parse, the rows
+ * read back, the store files' old buffers), but JavaScriptCore counts the embedded database's wasm memory in the heap it
+ * grows from, so it would wait long to collect them: a full collection after staging and one once the content is
+ * loaded give that memory back, and keep the publish from piling on top of the staging's.
+ */
 export async function serveOnBun(runtime: string, args: readonly string[], options: StartOptions = {}): Promise<void> {
   const started = await start(args, process.env, options);
   if ('exitCode' in started) {
@@ -57,5 +64,7 @@ export async function serveOnBun(runtime: string, args: readonly string[], optio
     console.error('error: --workers above 1 needs the npm package or the container: the single binary serves on one thread');
     process.exit(2);
   }
+  Bun.gc(true);
   await runServer(started, { runtime, server: 'Bun.serve', listen: listenBun, threadFile: new URL('./bun-thread.ts', import.meta.url) });
+  Bun.gc(true);
 }
