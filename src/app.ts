@@ -317,7 +317,12 @@ export function createApp(deps: AppDeps): App {
     const database = deps.store.database && { ...deps.store.database };
     const loading = { current_version: storeCurrent?.version ?? null, not_loaded: notLoaded };
     if (draining) return { status: 'stopping' };
-    if (!deps.store.ready) return { status: 'loading', ...loading, last_publish: lastPublish, ...(database ? { database } : {}) };
+    // A process that cannot serve anything until a good bundle is published says so, and why, instead of `loading`.
+    const unavailable = deps.store.unavailable ?? null;
+    if (!deps.store.ready) {
+      return { status: unavailable ? 'unavailable' : 'loading', ...(unavailable ? { reason: unavailable } : {}), ...loading, last_publish: lastPublish,
+        ...(database ? { database } : {}) };
+    }
     const model = deps.store.model;
     const behind = notLoaded !== null || (storeCurrent !== null && (storeCurrent.version !== model.version || storeCurrent.checksum !== model.checksum));
     const troubled = database !== null && (!database.reachable || database.error !== null);

@@ -13,7 +13,7 @@ import type { BundleSource } from '../content/bundle/parse.ts';
 import { BundleError } from '../content/bundle/validate-bundle.ts';
 import { ContentStore } from '../content/content-store.ts';
 import { ReplicaFollower } from '../content/replica.ts';
-import type { Staged } from '../content/publisher.ts';
+import { isDamaged, isDamagedStoreError, type Staged } from '../content/publisher.ts';
 import { parseSessions } from '../content/sessions.ts';
 import type { PgliteAssets } from '../db/pglite.ts';
 import { createLogger, type Logger } from '../http/log.ts';
@@ -110,16 +110,25 @@ export async function start(args: readonly string[], env: Record<string, string 
   try {
     staged = await store.stage(source);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code) return refuse(1, cannotRead(config.bundlePath, err).message);
+    // A file system's error (ENOENT, EISDIR…): the store's own (PostgreSQL's XX001…) are not the bundle's.
+    if (/^E[A-Z]+$/.test(String((err as NodeJS.ErrnoException).code))) return refuse(1, cannotRead(config.bundlePath, err).message);
     throw err;
   }
-  if (staged.problems && !staged.current) return refuse(1, `error: ${config.bundlePath}: ${new BundleError(staged.problems).message}`);
+  // With a damaged store moved aside, the process stays up and says why it serves nothing (see load).
+  if (staged.problems && !staged.current && staged.damaged.length === 0) {
+    return refuse(1, `error: ${config.bundlePath}: ${new BundleError(staged.problems).message}`);
+  }
 
   const app = createApp({ store, logger, ...appSettings(config, options.pageAssets), ...(config.workers > 1 ? { thread: 0 } : {}) });
   let watcher: FSWatcher[] = [];
 
   async function load(): Promise<boolean> {
     try {
+      if (staged.problems && !staged.current) {
+        await store.serveCurrent(label, staged);
+        return stayUnavailable(`the bundle ${label} is refused (${staged.problems.length} problem(s), in last_publish), and the store was damaged: ` +
+          staged.damaged.join('; '));
+      }
       if (staged.problems) {
         await store.serveCurrent(label, staged);
         logger.log('error', 'the bundle was refused; serving the last good version', { bundle: label, version: store.model.version,
@@ -130,12 +139,32 @@ export async function start(args: readonly string[], env: Record<string, string 
         logLoaded();
       }
     } catch (err) {
-      logger.log('error', 'the content failed to load', { error: String((err as Error).message ?? err) });
+      const error = String((err as Error).message ?? err);
+      // The store was moved aside (or could not be made anew): a restart would find the same, so the process stays up.
+      if (isDamagedStoreError(err) || isDamaged(err)) return stayUnavailable(staged.problems ? `${error}, and the bundle ${label} is refused` : error);
+      logger.log('error', 'the content failed to load', { error });
       logger.flush();
       return false;
     }
-    if (config.watch && !useBuiltIn) watcher = watchFiles([config.bundlePath, ...(config.sessionsPath ? [config.sessionsPath] : [])], () => void reload('watch'));
+    watchBundle();
     return true;
+  }
+
+  /**
+   * Serves nothing and says why, on /readyz (503) and in the log with the damaged store's warnings, until a publish of
+   * a good bundle (reload, --watch) succeeds: a restart loop would change nothing.
+   */
+  function stayUnavailable(why: string): true {
+    store.unavailable = `no content can be served: ${why}; publish a good bundle (reload) or restart with one`;
+    for (const warning of store.lastPublish?.warnings ?? []) logger.log('warn', warning);
+    logger.log('error', 'no content can be served', { reason: store.unavailable });
+    watchBundle();
+    return true;
+  }
+
+  /** With --watch, publishes the bundle (and sessions file) again when either changes. */
+  function watchBundle(): void {
+    if (config.watch && !useBuiltIn) watcher = watchFiles([config.bundlePath, ...(config.sessionsPath ? [config.sessionsPath] : [])], () => void reload('watch'));
   }
 
   /** The start-up line: `source` is `bundle` when the bundle was written as a new version, `store` when it was already stored. */
