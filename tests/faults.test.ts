@@ -443,7 +443,11 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       assert.equal(loadedLine(second).source, 'store');
       assert.deepEqual(await answers(second), A.answers);
       assert.equal(await stop(second), 0);
-      assert.deepEqual((await readdir(data)).sort(), ['model', 'store']);
+      const kept = (await readdir(data)).sort();
+      assert.equal(kept.length, 3, `model, store and the store moved aside: ${kept}`);
+      assert.deepEqual(kept.slice(0, 2), ['model', 'store']);
+      assert.match(kept[2]!, /^store\.damaged-\d{8}T\d{6}Z$/, 'the store that did not open is kept, not removed');
+      assert.ok(warningsOf(first).some((w) => w.includes(kept[2]!)), 'the warning says where it went');
       await verifyCaches(data);
     });
 

@@ -166,7 +166,7 @@ describe('a fleet of replicas over PostgreSQL', () => {
     assert.deepEqual([...threads].sort(), [0, 1], 'both threads of replica b answered ready');
   });
 
-  test('under load, a publish is served by both replicas within 2 s with no failed request', async (t) => {
+  test('under load, a publish is served by both replicas, on its notification, with no failed request', async (t) => {
     const edited = structuredClone(demo);
     const marker = edited.markers.find((m) => m.map_id === map)!;
     marker.name += ' (fleet edit)';
@@ -200,7 +200,7 @@ describe('a fleet of replicas over PostgreSQL', () => {
       ms = await Promise.all(replicas.map((r) => waitFor('a replica serves version 2', async () => {
         const res = await get(r.base, `/markers/${marker.id}`);
         return res.headers.get('x-content-version') === '2' && JSON.parse(res.text).name === marker.name;
-      }, 2_000)));
+      }, 30_000)));
       assert.equal((await publishing).code, 0);
       await sleep(300);
     } finally {
@@ -209,7 +209,13 @@ describe('a fleet of replicas over PostgreSQL', () => {
     }
     assert.deepEqual(failures, [], `${failures.length} of ${sent} requests failed`);
     assert.ok(sent > 50, `load ran (${sent} requests)`);
-    assert.ok(ms.every((x) => x <= 2_000), `served after ${ms.map(Math.round).join(', ')} ms`);
+    // Followed on the publish's notification, not a poll: timed bounds are the fleet benchmark's (scripts/bench/fleet.ts),
+    // since a shared machine under a test run's load makes any time flaky.
+    for (const r of replicas) {
+      const followed = r.output().split('\n').filter((line) => line.includes('"msg":"content followed"'))
+        .map((line) => JSON.parse(line) as { trigger: string; version: number }).find((line) => line.version === 2);
+      assert.equal(followed?.trigger, 'notify', `version 2 followed on the notification:\n${r.output()}`);
+    }
     t.diagnostic(`each replica served the new version ${ms.map(Math.round).join(' and ')} ms after the commit; ${sent} requests, none failed`);
   });
 
