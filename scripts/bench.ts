@@ -18,16 +18,22 @@
  * Exits 0 when everything ran (a missed target is reported in the document, not an error) and 1 when
  * something broke: a non-2xx answer, a server that did not start, a body that did not match.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createReadStream, existsSync, openSync, closeSync, readFileSync, readlinkSync, readSync, statSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { createReadStream, existsSync, statSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { request } from 'node:http';
-import { createServer } from 'node:net';
-import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import { basename, join, relative, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { RUNTIMES, startServer } from '../tests/helpers/server.ts';
+import { printUsage, progress, runMain } from './harness/cli.ts';
+import { get as getWith, hitRate, readCacheCounters, waitFor200 } from './harness/http.ts';
+import { canPin, describeMachine, hasTaskset, LOAD_CPU, readLoadAverage, readVersionLine, readVersions, ROOT, SERVER_CPU } from './harness/machine.ts';
+import { cpuSeconds, readExe, readRss } from './harness/process-stats.ts';
+import { readContentLoaded, runtimeCommand, serviceCommand } from './harness/service.ts';
+import { collectTail, pickPort, spawnTracked, stopChild, waitExit } from './harness/spawn.ts';
+import { mean, median, percent, round } from './harness/stats.ts';
 import { measureLargePublish, measurePublishUnderLoad } from './bench/publish.ts';
 import { measureFleet } from './bench/fleet.ts';
 import { DISTINCT_QUERIES, distinctPaths, type DistinctKind } from './bench/distinct-queries.ts';
@@ -39,7 +45,6 @@ import type {
   RequestRun, Rss, RuntimeDemo, RuntimeLarge, RuntimeName, WorkersRun,
 } from './bench/results.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BENCH_DIR = join(ROOT, '.bench');
 const DEMO_BUNDLE = join(ROOT, 'data/demo-bundle.json');
 const DEFAULT_LARGE_BUNDLE = join(BENCH_DIR, 'large-bundle.json');
@@ -63,10 +68,6 @@ const MAP_SECTIONS = ['info', 'all_categories', 'categories', 'markers', 'paths'
   'contact', 'map_sponsors', 'tag_counts', 'contents'];
 /** Every request is sent asking for no content coding, so the ceiling serves the very same bytes. */
 const IDENTITY = { 'accept-encoding': 'identity' };
-
-/** Servers run on this core and load generators on the other one (when taskset exists and there are 2+ cores). */
-const SERVER_CPU = '0';
-const LOAD_CPU = '1';
 
 /** Start-up budgets: a demo start, and a large start that may have to build the snapshot first. */
 const DEMO_START_TIMEOUT_MS = 120_000;
@@ -99,12 +100,8 @@ function parseBenchArgs(argv: string[]): BenchOptions & { out: string; largeBund
       'skip-filters': { type: 'boolean' }, only: { type: 'string' }, large: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.help) {
-    // The usage is this file's opening comment.
-    const usage = /\/\*\*([\s\S]*?)\*\//.exec(readFileSync(fileURLToPath(import.meta.url), 'utf8'))?.[1] ?? '';
-    console.log(usage.split('\n').map((l) => l.replace(/^ \* ?/, '')).join('\n').trim());
-    process.exit(0);
-  }
+  // The usage is this file's opening comment.
+  if (values.help) printUsage(import.meta.url);
   const quick = values.quick ?? false;
   const positive = (name: string, text: string | undefined, fallback: number) => {
     if (text === undefined) return fallback;
@@ -135,186 +132,29 @@ function parseBenchArgs(argv: string[]): BenchOptions & { out: string; largeBund
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Processes: every child is tracked, pinned when possible, and stopped on the way out
-
-const children = new Set<ChildProcess>();
-let pinning = false;
+// Progress, HTTP, the machine
 
 /** Prints a progress line (stderr, so stdout stays free). */
-function say(text: string): void {
-  console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${text}`);
+const say = progress('bench');
+
+/** One GET on 127.0.0.1 with a fresh connection, asking for no content coding. */
+function get(url: string, timeoutMs = 60_000) {
+  return getWith(url, { headers: IDENTITY, timeoutMs });
 }
 
-/** Spawns a command, pinned to `cpu` with `taskset -c` (which execs it: the pid is the command's own). */
-function spawnTracked(command: readonly string[], cpu: string | null, stdoutFile?: string): ChildProcess {
-  const [cmd, ...args] = pinning && cpu !== null ? ['taskset', '-c', cpu, ...command] : command;
-  const fd = stdoutFile ? openSync(stdoutFile, 'w') : null;
-  const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', fd ?? 'pipe', 'pipe'] });
-  if (fd !== null) closeSync(fd);
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  return child;
-}
-
-/** Collects up to 64 KB of a stream (diagnostics, never the access log). */
-function collect(stream: NodeJS.ReadableStream | null): () => string {
-  let text = '';
-  stream?.on('data', (d: Buffer) => { if (text.length < 65_536) text += d; });
-  return () => text;
-}
-
-/** Waits for a child to exit; SIGKILLs it (and rejects) after `timeoutMs`. */
-function waitExit(child: ChildProcess, timeoutMs: number, what: string): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((resolvePromise, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${what} did not finish in ${Math.round(timeoutMs / 1000)} s`));
-    }, timeoutMs);
-    child.once('exit', (code) => { clearTimeout(timer); resolvePromise(code); });
-  });
-}
-
-/** Stops a server: SIGTERM, then SIGKILL if it lingers. */
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
-  try {
-    await waitExit(child, 15_000, 'shutdown');
-  } catch {
-    // Already SIGKILLed by waitExit.
-  }
-}
-
-/** Kills whatever is still running (on an error or Ctrl-C), by pid, only our own children. */
-function killChildren(): void {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-}
-
-/** A free TCP port on 127.0.0.1. */
-function pickPort(): Promise<number> {
-  return new Promise((resolvePromise, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePromise(port));
-    });
-  });
-}
-
-/** What GET answered. */
-interface Answer { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }
-
-/** One GET on 127.0.0.1 with a fresh connection. */
-function get(url: string, headers: Record<string, string> = IDENTITY, timeoutMs = 60_000): Promise<Answer> {
-  return new Promise((resolvePromise, reject) => {
-    const req = request(url, { method: 'GET', headers, agent: false, timeout: timeoutMs }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(new Error(`GET ${url} timed out`)));
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-/** Polls `url` until it answers 200; fails when the process exits or the time is up. */
-async function waitFor200(url: string, child: ChildProcess, timeoutMs: number, stderr: () => string): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (performance.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`the server exited (${child.exitCode ?? child.signalCode}) before answering 200:\n${stderr().slice(-2000)}`);
-    }
-    try {
-      const answer = await get(url, IDENTITY, 10_000);
-      if (answer.status === 200) return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`no 200 from ${url} in ${Math.round(timeoutMs / 1000)} s:\n${stderr().slice(-2000)}`);
-}
-
-/** VmRSS and VmHWM of a pid in MB, and its executable. */
-function readRss(pid: number | undefined): { rssMb: number | null; peakMb: number | null; exe: string | null } {
-  if (pid === undefined) return { rssMb: null, peakMb: null, exe: null };
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (name: string) => {
-      const m = new RegExp(`${name}:\\s+(\\d+) kB`).exec(status);
-      return m ? Math.round(Number(m[1]) / 1024) : null;
-    };
-    let exe: string | null = null;
-    try {
-      exe = basename(readlinkSync(`/proc/${pid}/exe`));
-    } catch {
-      // Not readable: leave it unknown.
-    }
-    return { rssMb: kb('VmRSS'), peakMb: kb('VmHWM'), exe };
-  } catch {
-    return { rssMb: null, peakMb: null, exe: null };
-  }
-}
-
-/** The median of a list of numbers. */
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
-
-/** A ratio as a percentage. */
-function pct(x: number): string {
-  return `${Math.round(x * 100)}%`;
-}
-
-/** Rounds to `d` decimals. */
-function round(x: number, d = 2): number {
-  return Math.round(x * 10 ** d) / 10 ** d;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// The machine and the runtimes
-
-/** CPU, cores, memory and OS. */
-function describeMachine(): Machine {
-  const cpuList = cpus();
-  let os = `${process.platform}`;
-  try {
-    os = /PRETTY_NAME="?([^"\n]+)"?/.exec(readFileSync('/etc/os-release', 'utf8'))?.[1] ?? os;
-  } catch {
-    // No os-release: the platform name will do.
-  }
-  const hasTaskset = spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status === 0;
-  pinning = hasTaskset && cpuList.length >= 2;
+/** CPU, cores, memory, OS, whether servers and load generators are pinned, and the load average now. */
+function describeBenchMachine(): Machine {
+  const pinned = canPin();
   return {
-    cpuModel: cpuList[0]?.model.trim() ?? 'unknown', cores: cpuList.length, memoryGb: round(totalmem() / 2 ** 30, 1),
-    os, kernel: release(), pinned: pinning, loadAvgStart: loadavg().map((x) => round(x, 2)), loadAvgEnd: null,
-    pinningNote: pinning ? `servers on core ${SERVER_CPU}, load generator on core ${LOAD_CPU} (taskset -c)`
-      : hasTaskset ? 'not pinned: fewer than 2 cores' : 'not pinned: taskset not found',
+    ...describeMachine(), pinned, loadAvgStart: readLoadAverage(), loadAvgEnd: null,
+    pinningNote: pinned ? `servers on core ${SERVER_CPU}, load generator on core ${LOAD_CPU} (taskset -c)`
+      : hasTaskset() ? 'not pinned: fewer than 2 cores' : 'not pinned: taskset not found',
   };
 }
 
 /** Versions of the three runtimes and of the load generators. */
-function readVersions(): Record<string, string> {
-  const first = (cmd: string, args: string[]) => {
-    const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 30_000 });
-    return r.status === 0 ? r.stdout.split('\n')[0].trim() : `unavailable (${(r.stderr || String(r.error)).trim().slice(0, 80)})`;
-  };
-  const autocannon = JSON.parse(readFileSync(join(ROOT, 'node_modules/autocannon/package.json'), 'utf8')) as { version: string };
-  return {
-    node: process.version,
-    bun: first(RUNTIMES.bun[0], ['--version']),
-    deno: first(RUNTIMES.deno[0], ['--version']),
-    autocannon: autocannon.version,
-    wrk: existsSync(WRK) ? first(WRK, ['-v']).split(' ')[1] ?? 'unknown' : 'not installed',
-  };
+function readBenchVersions(): Record<string, string> {
+  return { ...readVersions(), wrk: existsSync(WRK) ? readVersionLine(WRK, ['-v']).split(' ')[1] ?? 'unknown' : 'not installed' };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -331,11 +171,15 @@ interface Running {
 
 const LOG_DIR = join(BENCH_DIR, 'logs');
 
-/** The command that runs `script` the way RUNTIMES runs the service (same binary, same Deno permissions). */
-function runtimeCommand(runtime: RuntimeName, script: string): string[] {
-  const command = [...RUNTIMES[runtime]];
-  command[command.length - 1] = script;
-  return command;
+/**
+ * Polls `url` (every 20 ms, each poll waiting up to 10 s) until it answers 200: ms since `since`. Throws when the
+ * process exits, and SIGKILLs it and throws when the time is up.
+ */
+async function waitServing(url: string, child: ChildProcess, since: number, timeoutMs: number, stderr: () => string): Promise<number> {
+  const ms = await waitFor200(url, { child, since, timeoutMs, requestTimeoutMs: 10_000, headers: IDENTITY, output: stderr });
+  if (ms !== null) return ms;
+  child.kill('SIGKILL');
+  throw new Error(`no 200 from ${url} in ${Math.round(timeoutMs / 1000)} s:\n${stderr().slice(-2000)}`);
 }
 
 /**
@@ -347,51 +191,38 @@ async function startService(runtime: RuntimeName, extra: string[], probe: string
   await mkdir(LOG_DIR, { recursive: true });
   const port = await pickPort();
   const logFile = join(LOG_DIR, `${logName}.log`);
-  const command = [...RUNTIMES[runtime], '--port', String(port), '--host', '127.0.0.1', ...extra,
-    ...(logLevel ? ['--log-level', logLevel] : [])];
   const began = performance.now();
-  const child = spawnTracked(command, cpu, logFile);
-  const stderr = collect(child.stderr);
+  const child = spawnTracked(serviceCommand(runtime, port, [...extra, ...(logLevel ? ['--log-level', logLevel] : [])]), { cpu, stdoutFile: logFile });
+  const stderr = collectTail(child.stderr);
   const base = `http://127.0.0.1:${port}`;
   try {
-    await waitFor200(base + probe, child, timeoutMs, stderr);
+    const ms = await waitServing(base + probe, child, began, timeoutMs, stderr);
+    return { server: { child, base, stderr, logFile }, ms };
   } catch (err) {
     throw new Error(`${runtime} service: ${(err as Error).message} (its stdout is kept in ${logFile})`);
   }
-  return { server: { child, base, stderr, logFile }, ms: Math.round(performance.now() - began) };
 }
 
 /** Starts the ceiling of a runtime over the saved answers in `manifest`. */
 async function startCeiling(runtime: RuntimeName, manifest: string, probe: string): Promise<Running> {
   const port = await pickPort();
   const child = spawnTracked([...runtimeCommand(runtime, CEILINGS[runtime]), '--manifest', manifest, '--port', String(port),
-    '--host', '127.0.0.1'], SERVER_CPU);
+    '--host', '127.0.0.1'], { cpu: SERVER_CPU });
   child.stdout?.resume();
-  const stderr = collect(child.stderr);
+  const stderr = collectTail(child.stderr);
   const base = `http://127.0.0.1:${port}`;
-  await waitFor200(base + probe, child, 60_000, stderr);
+  await waitServing(base + probe, child, performance.now(), 60_000, stderr);
   return { child, base, stderr, logFile: null };
 }
 
 /** `source` of the service's "content loaded" log line (snapshot or bundle), when it was logged. */
 function loadedFrom(logFile: string | null): string | null {
-  if (!logFile || !existsSync(logFile)) return null;
-  const fd = openSync(logFile, 'r');
-  try {
-    const buffer = Buffer.alloc(1 << 20);
-    const n = readSync(fd, buffer, 0, buffer.length, 0);
-    const line = buffer.subarray(0, n).toString('utf8').split('\n').find((l) => l.includes('"msg":"content loaded"'));
-    return line ? (JSON.parse(line) as { source?: string }).source ?? null : null;
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
+  return readContentLoaded(logFile)?.source ?? null;
 }
 
-/** Stops a server and removes its access log unless asked to keep it. */
+/** Stops a server (SIGKILL after 15 s) and removes its access log unless asked to keep it. */
 async function stopServer(server: Running, keepLogs: boolean): Promise<void> {
-  await stopChild(server.child);
+  await stopChild(server.child, 15_000);
   if (server.logFile && !keepLogs) await rm(server.logFile, { force: true });
 }
 
@@ -501,27 +332,12 @@ interface Ctx {
   wrk: boolean;
 }
 
-/** Clock ticks per second of /proc/<pid>/stat times. */
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
-
-/** CPU seconds (user + system) a process has used so far; null when /proc cannot tell. */
-function cpuSeconds(pid: number | undefined): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the parenthesised command name; utime and stime are the 14th and 15th of the whole line.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * One warm-up plus measured run from the load core against a server process; any non-2xx, error or timeout
  * is a failure. Also records how busy the server's core was during the measured run.
  */
 async function measure(ctx: Ctx, url: string, server: ChildProcess, who: string, stderr?: () => string,
-  extra: Partial<LoadOptions> = {}, onMeasuring?: () => void, loadCpu: string | null = pinning ? LOAD_CPU : null,
+  extra: Partial<LoadOptions> = {}, onMeasuring?: () => void, loadCpu: string | null = LOAD_CPU,
   generator: LoadGenerator = 'autocannon'): Promise<LoadResult> {
   const o: LoadOptions = { url, durationS: ctx.opts.durationS, warmupS: ctx.opts.warmupS, connections: ctx.opts.connections, headers: IDENTITY,
     ...(server.pid !== undefined ? { drainPid: server.pid } : {}), ...extra };
@@ -573,11 +389,11 @@ async function timeSnapshotOpen(ctx: Ctx, runtime: RuntimeName, snapshot: string
 /** One timed run of open-snapshot.ts. */
 async function timeOpen(runtime: RuntimeName, snapshot: string): Promise<{ exitMs: number; readyMs: number; rssMb: number }> {
   const began = performance.now();
-  const child = spawnTracked([...runtimeCommand(runtime, OPEN_SNAPSHOT), '--snapshot', snapshot], SERVER_CPU);
+  const child = spawnTracked([...runtimeCommand(runtime, OPEN_SNAPSHOT), '--snapshot', snapshot], { cpu: SERVER_CPU });
   let readyMs = 0;
   child.stdout?.once('data', () => (readyMs = Math.round(performance.now() - began)));
-  const out = collect(child.stdout);
-  const err = collect(child.stderr);
+  const out = collectTail(child.stdout);
+  const err = collectTail(child.stderr);
   const code = await waitExit(child, 120_000, `open-snapshot on ${runtime}`);
   const exitMs = Math.round(performance.now() - began);
   if (code !== 0 || !out().includes('"ok":true')) throw new Error(`open-snapshot on ${runtime} exited ${code}: ${out()} ${err().slice(-1500)}`);
@@ -632,16 +448,15 @@ async function benchDemo(ctx: Ctx, runtime: RuntimeName, requests: BenchRequest[
       const ratio = round(serviceRun.rps / ceilingRun.rps, 3);
       say(`${runtime}: ${r.name}: service ${serviceRun.rps} req/s, ceiling ${ceilingRun.rps} req/s, ratio ${ratio}`);
       // The ceiling does strictly less work than the service: beating it clearly means something else interfered.
-      if (ratio > 1.1) ctx.notes.push(`${runtime}: the service beat its ceiling on "${r.name}" (${pct(ratio)}): interference from other work; rerun`);
+      if (ratio > 1.1) ctx.notes.push(`${runtime}: the service beat its ceiling on "${r.name}" (${percent(ratio)}): interference from other work; rerun`);
       runs.push({ name: r.name, path: r.path, contentType: saved.contentType, bodyBytes: saved.body.length,
         service: serviceRun, ceiling: ceilingRun, ratio });
     }
-    const afterLoad = readRss(service.child.pid);
+    const afterLoad = { ...readRss(service.child.pid), exe: readExe(service.child.pid) };
     // The service must still answer what the ceiling served (answers that follow the clock: status and type only).
     await checkAnswers(service.base, answers, `${runtime} service after the load`, new Set(requests.filter((r) => r.live).map((r) => r.path)));
     const rss: Rss = { afterStartMb: afterStart.rssMb, afterLoadMb: afterLoad.rssMb, peakMb: afterLoad.peakMb, exe: afterLoad.exe };
     checkExe(runtime, rss.exe);
-    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     const startupMedianMs = median(startupMs);
     const snapshotOpenMedianMs = median(snapshotOpenMs);
     completed = true;
@@ -652,7 +467,7 @@ async function benchDemo(ctx: Ctx, runtime: RuntimeName, requests: BenchRequest[
       contentRps: round(mean(runs.map((r) => r.service.rps)), 1), contentRatio: round(mean(runs.map((r) => r.ratio)), 3),
     };
   } finally {
-    if (ceiling) await stopChild(ceiling.child);
+    if (ceiling) await stopChild(ceiling.child, 15_000);
     // A failed run keeps the service's stdout for a look.
     await stopServer(service, opts.keepLogs || !completed);
   }
@@ -725,21 +540,10 @@ const DISTINCT_SAMPLE = 200;
  * begins) reads the counters, `rate` reads them again and answers hits ÷ (hits + misses), or null.
  */
 function countCache(base: string): { start: () => void; rate: () => Promise<number | null> } {
-  const read = async () => {
-    const answer = await get(`${base}/readyz`);
-    return (JSON.parse(answer.body.toString('utf8')) as { response_cache?: { hits: number; misses: number } }).response_cache ?? null;
-  };
-  let first: Promise<{ hits: number; misses: number } | null> | null = null;
+  let first: ReturnType<typeof readCacheCounters> | null = null;
   return {
-    start: () => { first = read().catch(() => null); },
-    async rate() {
-      const before = await first;
-      const after = await read().catch(() => null);
-      if (!before || !after) return null;
-      const hits = after.hits - before.hits;
-      const all = hits + after.misses - before.misses;
-      return all > 0 ? round(hits / all, 3) : null;
-    },
+    start: () => { first = readCacheCounters(base); },
+    rate: async () => hitRate(await first, await readCacheCounters(base)),
   };
 }
 
@@ -798,9 +602,9 @@ async function ensureLargeBundle(ctx: Ctx): Promise<boolean> {
   if (existsSync(bundle)) return true;
   if (!existsSync(MAKE_LARGE)) return false;
   say(`generating ${bundle} with make-large.ts (once; later runs reuse it)`);
-  const child = spawnTracked([process.execPath, MAKE_LARGE, '--out', bundle], null);
-  const out = collect(child.stdout);
-  const err = collect(child.stderr);
+  const child = spawnTracked([process.execPath, MAKE_LARGE, '--out', bundle]);
+  const out = collectTail(child.stdout);
+  const err = collectTail(child.stderr);
   const code = await waitExit(child, 60 * 60_000, 'make-large.ts');
   if (code !== 0) throw new Error(`make-large.ts exited ${code}: ${err().slice(-1500)}`);
   ctx.notes.push(`generated ${bundle}: ${out().trim().split('\n').pop()}`);
@@ -872,7 +676,7 @@ async function benchLargeRuntime(ctx: Ctx, runtime: RuntimeName, mapId: string, 
       requests.push({ name, kind: 'distinct', path: paths[0], total: probe.total, bodyBytes: probe.bytes, singleMs, load,
         ratioToContent: contentRps ? round(load.rps / contentRps, 3) : null, cacheHitRate, sample });
     }
-    const afterLoad = readRss(server.child.pid);
+    const afterLoad = { ...readRss(server.child.pid), exe: readExe(server.child.pid) };
     const rss: Rss = { afterStartMb: afterStart.rssMb, afterLoadMb: afterLoad.rssMb, peakMb: afterLoad.peakMb, exe: afterLoad.exe };
     checkExe(runtime, rss.exe);
     completed = true;
@@ -895,7 +699,7 @@ async function everyThreadServing(base: string, workers: number): Promise<void> 
     if (performance.now() > deadline) throw new Error(`only threads ${[...seen].join(', ')} of ${workers} answered /readyz`);
     const ready = JSON.parse((await get(`${base}/readyz`)).body.toString('utf8')) as { thread?: number };
     if (ready.thread !== undefined) seen.add(ready.thread);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sleep(20);
   }
 }
 
@@ -997,9 +801,9 @@ async function benchFilters(ctx: Ctx): Promise<FiltersPhase> {
   say('filters.ts: the in-process filter against PGlite SQL');
   const json = join(ctx.tmp, 'filters.json');
   const child = spawnTracked([process.execPath, FILTERS, '--bundle', opts.largeBundle, '--data-dir', largeDataDir(opts.largeBundle),
-    '--json', json], SERVER_CPU);
+    '--json', json], { cpu: SERVER_CPU });
   child.stdout?.resume();
-  const err = collect(child.stderr);
+  const err = collectTail(child.stderr);
   const code = await waitExit(child, 60 * 60_000, 'filters.ts');
   if (code !== 0) throw new Error(`filters.ts exited ${code}: ${err().slice(-1500)}`);
   return { status: 'ran', result: JSON.parse(await readFile(json, 'utf8')) };
@@ -1008,7 +812,7 @@ async function benchFilters(ctx: Ctx): Promise<FiltersPhase> {
 // ---------------------------------------------------------------------------------------------------------------
 // Phase 4: publishing on Node (scripts/bench/publish.ts)
 
-/** Servers on the server core, the load generator on the load core (spawnTracked pins only when pinning is on). */
+/** Servers on the server core, the load generator on the load core (spawnTracked pins only when the machine can). */
 const PUBLISH_CORES = { server: SERVER_CPU, load: LOAD_CPU };
 
 /** Why a publishing phase does not run, or null when it does. */
@@ -1030,7 +834,7 @@ async function benchPublish(ctx: Ctx): Promise<PublishPhase> {
     const r = await measurePublishUnderLoad({
       bundle: DEMO_BUNDLE, workDir: join(BENCH_DIR, 'publish-demo'), durationS: Math.max(2, opts.durationS), warmupS: opts.warmupS,
       connections: PUBLISH_CONNECTIONS, publishes: PUBLISHES, logLevel: opts.serviceLogLevel ?? 'warn', cores: PUBLISH_CORES,
-      spawn: spawnTracked, logFile, say,
+      logFile, say,
     });
     completed = true;
     say(`publish: failed ${r.failed.during} (baseline ${r.failed.baseline}); p99 ${r.during.load.latencyMs.p99} ÷ ${r.baseline.load.latencyMs.p99} ms; ` +
@@ -1056,7 +860,7 @@ async function benchPublishLarge(ctx: Ctx, large: LargePhase): Promise<LargePubl
     const r = await measureLargePublish({
       bundle: opts.largeBundle, workDir: join(BENCH_DIR, 'publish-large'), publishes: LARGE_PUBLISHES,
       firstLoadTimeoutMs: LARGE_FIRST_LOAD_TIMEOUT_MS, publishTimeoutMs: LARGE_PUBLISH_TIMEOUT_MS, logLevel: opts.serviceLogLevel,
-      spawn: spawnTracked, logFile, say,
+      logFile, say,
     });
     if (r.skipped) ctx.notes.push(`publishing, large bundle: ${r.skipped}`);
     completed = r.skipped === null;
@@ -1096,10 +900,10 @@ function demoCounts(bundle: DemoBundle): Record<string, number | string> {
 async function main(): Promise<number> {
   const opts = parseBenchArgs(process.argv.slice(2));
   const began = performance.now();
-  const machine = describeMachine();
+  const machine = describeBenchMachine();
   // wrk first (installed when missing), so its version is read with the others.
   const wrk = opts.phases.includes('large') && wrkAvailable(say) !== null;
-  const versions = readVersions();
+  const versions = readBenchVersions();
   say(`${machine.cpuModel}, ${machine.cores} cores; ${machine.pinningNote}`);
   say(`node ${versions.node}, bun ${versions.bun}, ${versions.deno}; ${opts.durationS} s runs, ${opts.connections} connections`);
   const ctx: Ctx = { opts, tmp: await mkdtemp(join(tmpdir(), 'bench-answers-')), notes: [], failures: [], wrk };
@@ -1166,7 +970,7 @@ async function main(): Promise<number> {
         ? { bundle: large.bundle, bytes: large.bundleBytes, ...large.counts } : null },
       demo, large, filters, publish, publishLarge, fleet, targets: [], failures: ctx.failures, notes: ctx.notes,
     };
-    machine.loadAvgEnd = loadavg().map((x) => round(x, 2));
+    machine.loadAvgEnd = readLoadAverage();
     // Other work on the machine skews every number; say so rather than publish it silently.
     // (Only the start counts: by the end the load average includes this benchmark's own servers and load generator.)
     if (machine.loadAvgStart[0] > 0.7) {
@@ -1185,17 +989,4 @@ async function main(): Promise<number> {
   }
 }
 
-process.once('exit', killChildren);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    killChildren();
-    process.exit(130);
-  });
-}
-try {
-  process.exitCode = await main();
-} catch (err) {
-  console.error(`bench failed: ${(err as Error).stack ?? err}`);
-  killChildren();
-  process.exitCode = 1;
-}
+await runMain('bench', main);

@@ -14,14 +14,17 @@
  * Exits 0 when every probe ran (a missed target is reported in the document, not an error), 1 when a probe
  * could not run to the end (a server that did not start, a load generator that failed).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Runtime } from '../tests/helpers/server.ts';
-import { describeCommit, describeMachine, killChildren, readVersions, round, say, type ProbeOutcome } from './reliability/common.ts';
+import { printUsage, runMain } from './harness/cli.ts';
+import { canPin, describeMachine, LOAD_CPU, readLoadAverage, readVersions, ROOT, SERVER_CPU } from './harness/machine.ts';
+import { fdLimits } from './harness/process-stats.ts';
+import { killChildren } from './harness/spawn.ts';
+import { describeCommit, say, type Machine, type ProbeOutcome } from './reliability/common.ts';
 import { probeFuzz } from './reliability/probe-fuzz.ts';
 import { probeMisses } from './reliability/misses.ts';
 import { PROBES, renderReport, type ProbeName, type ReliabilityReport } from './reliability/report.ts';
@@ -29,7 +32,6 @@ import { probeShutdown } from './reliability/shutdown.ts';
 import { probeSlow } from './reliability/slow.ts';
 import { probeSoak } from './reliability/soak.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ALL_RUNTIMES: Runtime[] = ['node', 'bun', 'deno'];
 const ALL_PROBES = Object.keys(PROBES) as ProbeName[];
 
@@ -42,12 +44,8 @@ function parseOptions(argv: string[]) {
       'fuzz-count': { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.help) {
-    // The usage is this file's opening comment.
-    const usage = /\/\*\*([\s\S]*?)\*\//.exec(readFileSync(fileURLToPath(import.meta.url), 'utf8'))?.[1] ?? '';
-    console.log(usage.split('\n').map((l) => l.replace(/^ \* ?/, '')).join('\n').trim());
-    process.exit(0);
-  }
+  // The usage is this file's opening comment.
+  if (values.help) printUsage(import.meta.url);
   const list = (text: string | undefined, all: readonly string[], what: string) => {
     const items = (text ?? all.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
     for (const item of items) if (!all.includes(item)) throw new Error(`unknown ${what} ${item}; use ${all.join(', ')}`);
@@ -77,10 +75,15 @@ function runProbe(name: ProbeName, runtime: Runtime, dataDir: string, o: ReturnT
   }
 }
 
+/** Runs every probe on every runtime and writes the report; resolves with the exit code. */
 async function main(): Promise<number> {
   const o = parseOptions(process.argv.slice(2));
   const began = performance.now();
-  const machine = describeMachine();
+  const machine: Machine = {
+    ...describeMachine(), loadAvgStart: readLoadAverage(),
+    pinning: canPin() ? `servers on core ${SERVER_CPU}; load generators and socket holders on core ${LOAD_CPU} (taskset -c)` : 'not pinned',
+    fdLimit: fdLimits('self'),
+  };
   const versions = readVersions();
   say(`${machine.cpuModel}, ${machine.cores} cores; ${machine.pinning}; probes ${o.probes.join(', ')} on ${o.runtimes.join(', ')}`);
   // A throwaway data directory per runtime: the first start writes the demo's store, later starts reuse it.
@@ -109,7 +112,7 @@ async function main(): Promise<number> {
     const report: ReliabilityReport = {
       generatedAt: new Date().toISOString(), command: ['node', 'scripts/reliability.ts', ...process.argv.slice(2)].join(' '),
       commit: describeCommit(), elapsedS: Math.round((performance.now() - began) / 1000), quick: o.quick, runtimes: o.runtimes,
-      machine: { ...machine, loadAvgEnd: loadavg().map((x) => round(x, 2)) }, versions, probes, raw,
+      machine: { ...machine, loadAvgEnd: readLoadAverage() }, versions, probes, raw,
     };
     await mkdir(resolve(o.out, '..'), { recursive: true });
     await writeFile(o.out, renderReport(report));
@@ -124,17 +127,4 @@ async function main(): Promise<number> {
   }
 }
 
-process.once('exit', killChildren);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    killChildren();
-    process.exit(130);
-  });
-}
-try {
-  process.exitCode = await main();
-} catch (err) {
-  console.error(`reliability failed: ${(err as Error).stack ?? err}`);
-  killChildren();
-  process.exitCode = 1;
-}
+await runMain('reliability', main);

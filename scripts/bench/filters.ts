@@ -11,7 +11,7 @@
  * Stdout (and --json OUT) is the result JSON; progress and memory diagnostics go to stderr.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,8 @@ import { ContentStore } from '../../src/content/content-store.ts';
 import type { Db } from '../../src/db/db.ts';
 import { DEFAULT_BUNDLE, MAP_ID, findCity } from './large-data.ts';
 import { boxAround, seededPoints } from './distinct-queries.ts';
+import { readRss } from '../harness/process-stats.ts';
+import { median, percentile } from '../harness/stats.ts';
 
 /** Default snapshot directory of the benchmark store (git-ignored with the rest of `.bench/`); one bundle per directory. */
 const DATA_DIR = '.bench/data';
@@ -67,16 +69,9 @@ interface Answer { total: number; ids: string[] }
 /** Prints a diagnostic line to stderr (stdout is only the result). */
 const note = (entry: Record<string, unknown>): void => console.error(JSON.stringify(entry));
 
-/** Peak and current resident set size of this process, in MB (Linux /proc; null elsewhere). */
+/** Peak and current resident set size of this process, in MB (the peak from Linux /proc; null elsewhere). */
 function readMemory(): { peakRssMb: number | null; rssMb: number } {
-  let peak: number | null = null;
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
-    if (m) peak = Math.round(Number(m[1]) / 1024);
-  } catch {
-    // Not Linux: only the current RSS is known.
-  }
-  return { peakRssMb: peak, rssMb: Math.round(process.memoryUsage.rss() / 1048576) };
+  return { peakRssMb: readRss('self').peakMb, rssMb: Math.round(process.memoryUsage.rss() / 1048576) };
 }
 
 /** The four filters, built around the benchmark bundle's cities. */
@@ -243,11 +238,7 @@ async function runSql(db: Db, q: { sql: string; params: unknown[] }): Promise<An
 
 /** Median and 90th percentile (nearest rank) of samples in milliseconds, as whole microseconds. */
 function summarise(samplesMs: number[]): Stats {
-  const s = [...samplesMs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  const median = s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-  const p90 = s[Math.min(s.length - 1, Math.ceil(0.9 * s.length) - 1)];
-  return { median: Math.round(median * 1000), p90: Math.round(p90 * 1000) };
+  return { median: Math.round(median(samplesMs) * 1000), p90: Math.round(percentile(samplesMs, 0.9) * 1000) };
 }
 
 /** Times a synchronous `fn` `reps` times after `warmups` untimed runs; samples in milliseconds. */
@@ -262,7 +253,6 @@ function timeSync(fn: () => unknown, warmups: number, reps: number): number[] {
   return samples;
 }
 
-/** Times an asynchronous `fn` the same way. */
 /** Times each of `fns` once per round, `rounds` rounds; samples in milliseconds. */
 function timeEachSync(fns: (() => unknown)[], rounds: number): number[] {
   const samples: number[] = [];
@@ -290,6 +280,7 @@ async function timeEachAsync(fns: (() => Promise<unknown>)[]): Promise<number[]>
   return samples;
 }
 
+/** Times an asynchronous `fn` the way timeSync times a synchronous one. */
 async function timeAsync(fn: () => Promise<unknown>, warmups: number, reps: number): Promise<number[]> {
   for (let i = 0; i < warmups; i++) await fn();
   const samples: number[] = [];

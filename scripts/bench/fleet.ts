@@ -13,20 +13,24 @@
  *
  *   node scripts/bench/fleet.ts [--large-bundle .bench/large-bundle.json] [--publishes 5]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { copyFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
 import { startThrowawayPostgres, testDatabase } from '../../tests/helpers/postgres.ts';
-import { firstEventTitle, get, median, peakRssMb, pickPort, stop } from './publish.ts';
+import { RUNTIMES } from '../../tests/helpers/server.ts';
+import { progress } from '../harness/cli.ts';
+import { get } from '../harness/http.ts';
+import { ROOT } from '../harness/machine.ts';
+import { readRss } from '../harness/process-stats.ts';
+import { serviceCommand } from '../harness/service.ts';
+import { pickPort, spawnTracked, stopChild } from '../harness/spawn.ts';
+import { median } from '../harness/stats.ts';
+import { firstEventTitle } from './bundle-bytes.ts';
 import { renderFleet } from './report.ts';
 import type { FleetResult } from './results.ts';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const NODE_SERVICE = [process.execPath, 'src/serve/node.ts'];
 
 /** How to run it. */
 export interface FleetOptions {
@@ -36,11 +40,13 @@ export interface FleetOptions {
   say?: (text: string) => void;
 }
 
+/** A replica started here. */
 interface Replica { child: ChildProcess; port: number }
 
+/** Starts a replica on Node over the database at `url`, with a data directory of its own for its model caches. */
 function spawnReplica(url: string, dataDir: string, port: number): Replica {
-  const child = spawn(NODE_SERVICE[0], [NODE_SERVICE[1], '--database-url', url, '--data-dir', dataDir, '--port', String(port),
-    '--host', '127.0.0.1', '--log-level', 'warn'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawnTracked(serviceCommand('node', port, ['--database-url', url, '--data-dir', dataDir, '--log-level', 'warn']));
+  child.stdout?.resume();
   child.stderr?.resume();
   return { child, port };
 }
@@ -48,7 +54,7 @@ function spawnReplica(url: string, dataDir: string, port: number): Replica {
 /** Runs `publish` to the end: its ms; throws when it fails. */
 async function publish(url: string, args: string[]): Promise<number> {
   const began = performance.now();
-  const child = spawn(NODE_SERVICE[0], [NODE_SERVICE[1], 'publish', '--database-url', url, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnTracked([...RUNTIMES.node, 'publish', '--database-url', url, ...args]);
   let out = '';
   child.stdout?.on('data', (d) => (out += d));
   child.stderr?.on('data', (d) => (out += d));
@@ -60,8 +66,8 @@ async function publish(url: string, args: string[]): Promise<number> {
 /** The version a replica serves (null while loading or unreachable). */
 async function servedVersion(r: Replica): Promise<number | null> {
   try {
-    const res = await get(r.port, '/readyz', 5_000);
-    return res.status === 200 ? (JSON.parse(res.body) as { version: number }).version : null;
+    const res = await get(`http://127.0.0.1:${r.port}/readyz`, { timeoutMs: 5_000 });
+    return res.status === 200 ? (JSON.parse(res.body.toString('utf8')) as { version: number }).version : null;
   } catch {
     return null;
   }
@@ -85,7 +91,7 @@ function loadReplicas(replicas: Replica[], paths: string[], connections: number)
   const loops = Array.from({ length: connections }, async (_, k) => {
     for (let i = k; running; i++) {
       try {
-        const r = await get(replicas[i % replicas.length].port, paths[i % paths.length], 10_000);
+        const r = await get(`http://127.0.0.1:${replicas[i % replicas.length].port}${paths[i % paths.length]}`, { timeoutMs: 10_000 });
         requests++;
         if (r.status !== 200) failed++;
       } catch {
@@ -119,7 +125,7 @@ export async function measureFleet(o: FleetOptions): Promise<FleetResult> {
   const server = own?.url ?? process.env.DATABASE_URL!;
   const replicas: Replica[] = [];
   const stopAll = async () => {
-    await Promise.all(replicas.splice(0).map((r) => stop(r.child)));
+    await Promise.all(replicas.splice(0).map((r) => stopChild(r.child, 30_000)));
   };
   try {
     const db = await testDatabase(server);
@@ -174,7 +180,7 @@ export async function measureFleet(o: FleetOptions): Promise<FleetResult> {
     const toEvery = runs.map((r) => r.toEveryReplicaMs);
     const result: FleetResult = {
       database,
-      demo: { publishes: o.publishes, runs, medianToEveryReplicaMs: median(toEvery), maxToEveryReplicaMs: Math.max(...toEvery), requests, failed,
+      demo: { publishes: o.publishes, runs, medianToEveryReplicaMs: Math.round(median(toEvery)), maxToEveryReplicaMs: Math.max(...toEvery), requests, failed,
         queries: { contentRequests: busy.requests, seconds, transactions: busy.transactions, idleTransactions: idle.transactions } },
       large: null,
     };
@@ -193,7 +199,7 @@ export async function measureFleet(o: FleetOptions): Promise<FleetResult> {
       let began = performance.now();
       replicas.push(spawnReplica(big.url, cacheDir, await pickPort()));
       const fromDatabaseMs = await everyServes(replicas, 1, began, 600_000);
-      const fromDatabasePeakRssMb = peakRssMb(replicas[0].child.pid);
+      const fromDatabasePeakRssMb = readRss(replicas[0].child.pid).peakMb;
       await stopAll();
       began = performance.now();
       replicas.push(spawnReplica(big.url, cacheDir, await pickPort()));
@@ -224,7 +230,7 @@ export async function measureFleet(o: FleetOptions): Promise<FleetResult> {
 
 if (import.meta.main) {
   const { values } = parseArgs({ strict: true, options: { 'large-bundle': { type: 'string' }, publishes: { type: 'string', default: '5' } } });
-  const say = (text: string) => console.error(`[fleet ${new Date().toISOString().slice(11, 19)}] ${text}`);
+  const say = progress('fleet');
   const r = await measureFleet({ workDir: join(ROOT, '.bench', 'fleet'), publishes: Number(values.publishes), largeBundle: values['large-bundle'] ?? null, say });
   console.log(JSON.stringify(r));
   console.log(renderFleet(r));

@@ -20,70 +20,40 @@
  * core 0 and the load generator on core 1 when taskset exists and there are 2+ cores; the first loads and the large
  * bundle's run have no load generator beside them and are not pinned. Only 127.0.0.1 is loaded.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, copyFileSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { copyFileSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { request } from 'node:http';
-import { createServer } from 'node:net';
-import { cpus, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { progress } from '../harness/cli.ts';
+import { get, waitFor200 } from '../harness/http.ts';
+import { canPin, LOAD_CPU, ROOT, SERVER_CPU } from '../harness/machine.ts';
+import { readRss } from '../harness/process-stats.ts';
+import { readContentLoaded, serviceCommand } from '../harness/service.ts';
+import { collectTail, hasExited, pickPort, spawnTracked, stopChild } from '../harness/spawn.ts';
+import { median, percentile, round } from '../harness/stats.ts';
+import { firstEventTitle } from './bundle-bytes.ts';
 import type { LoadResult } from './run-load.ts';
 import { renderLargePublish, renderPublishUnderLoad } from './report.ts';
 import type { LargePublish, PublishRun, PublishUnderLoad } from './results.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const LOAD_SCRIPT = join(ROOT, 'scripts/bench/run-load.ts');
-const SERVICE = [process.execPath, 'src/serve/node.ts'];
-
-/**
- * Spawns `command` in the repository root, pinned to `cpu` when given (taskset -c, which execs it: the pid is the
- * command's own), stdout to `stdoutFile` or a pipe, stderr a pipe. scripts/bench.ts passes its own, which tracks
- * every child so that an interrupted run stops them.
- */
-export type Spawner = (command: readonly string[], cpu: string | null, stdoutFile?: string) => ChildProcess;
 
 /** Where servers and the load generator run: core 0 and core 1, or unpinned. */
 export interface Cores { server: string | null; load: string | null }
 
-/** The cores to pin to on this machine: 0 and 1 when taskset exists and there are 2+ cores, else none. */
-export function defaultCores(): Cores {
-  const taskset = spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status === 0;
-  return taskset && cpus().length >= 2 ? { server: '0', load: '1' } : { server: null, load: null };
-}
-
 /** No pinning: for runs with no load generator beside the service. */
 const UNPINNED: Cores = { server: null, load: null };
-
-/** A spawner for the command line: untracked, pinned with taskset when a core is given. */
-const plainSpawner: Spawner = (command, cpu, stdoutFile) => {
-  const [cmd, ...args] = cpu !== null ? ['taskset', '-c', cpu, ...command] : command;
-  const fd = stdoutFile ? openSync(stdoutFile, 'w') : null;
-  const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', fd ?? 'pipe', 'pipe'] });
-  if (fd !== null) closeSync(fd);
-  return child;
-};
 
 // ---------------------------------------------------------------------------------------------------------------
 // HTTP, processes
 
-/** One GET on 127.0.0.1 on a fresh connection; `ms` from the call to the end of the body. */
-export function get(port: number, path: string, timeoutMs: number): Promise<{ status: number; body: string; ms: number }> {
-  const began = performance.now();
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, agent: false, timeout: timeoutMs }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, ms: performance.now() - began }));
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(new Error(`GET ${path} timed out after ${timeoutMs} ms`)));
-    req.on('error', reject);
-    req.end();
-  });
+/** One GET of `path` on 127.0.0.1:`port` on a fresh connection: status, body text, and ms from the call to the end of the body. */
+async function getPath(port: number, path: string, timeoutMs: number): Promise<{ status: number; body: string; ms: number }> {
+  const answer = await get(`http://127.0.0.1:${port}${path}`, { timeoutMs });
+  return { status: answer.status, body: answer.body.toString('utf8'), ms: answer.ms };
 }
 
 /** What /readyz says (the part used here). */
@@ -93,82 +63,33 @@ interface Readiness {
   last_publish?: { at: string; outcome: string; ms: number; error: string | null; problems: unknown[]; problem_count: number } | null;
 }
 
-/** A free TCP port on 127.0.0.1. */
-export function pickPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** VmHWM (peak resident set) of a process in MiB; null when /proc cannot tell. */
-export function peakRssMb(pid: number | undefined): number | null {
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Math.round(Number(m[1]) / 1024) : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Collects the last 64 KB of a stream. */
-function collect(stream: NodeJS.ReadableStream | null | undefined): () => string {
-  let text = '';
-  stream?.on('data', (d: Buffer) => { text = (text + d).slice(-65_536); });
-  return () => text;
-}
-
-const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
-
-/** SIGTERM, then SIGKILL after `graceMs`. */
-export async function stop(child: ChildProcess, graceMs = 30_000): Promise<void> {
-  if (exited(child)) return;
-  const done = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-  await done;
-  clearTimeout(timer);
-}
+const peakRssMb = (pid: number | undefined) => readRss(pid).peakMb;
 
 /** A started service. */
 interface Service { child: ChildProcess; port: number; began: number; stderr(): string }
 
 /** Spawns the service on Node (`npm start`'s command) on a free port of 127.0.0.1. */
-async function spawnService(spawner: Spawner, cores: Cores, bundle: string, dataDir: string, logLevel: string | null,
-  logFile?: string): Promise<Service> {
+async function spawnService(cores: Cores, bundle: string, dataDir: string, logLevel: string | null, logFile?: string): Promise<Service> {
   const port = await pickPort();
   const began = performance.now();
-  const child = spawner([...SERVICE, '--bundle', bundle, '--data-dir', dataDir, '--port', String(port), '--host', '127.0.0.1',
-    ...(logLevel ? ['--log-level', logLevel] : [])], cores.server, logFile);
+  const child = spawnTracked(serviceCommand('node', port, ['--bundle', bundle, '--data-dir', dataDir, ...(logLevel ? ['--log-level', logLevel] : [])]),
+    { cpu: cores.server, stdoutFile: logFile });
   child.stdout?.resume();
-  return { child, port, began, stderr: collect(child.stderr) };
+  return { child, port, began, stderr: collectTail(child.stderr) };
 }
 
 /**
  * Polls /readyz until it answers 200: ms from spawn, or null when `timeoutMs` ran out first (the service is
  * left running). Throws when the service exits.
  */
-async function waitServed(service: Service, timeoutMs: number, pollMs: number): Promise<number | null> {
-  const deadline = service.began + timeoutMs;
-  while (performance.now() < deadline) {
-    if (exited(service.child)) {
-      throw new Error(`the service exited (${service.child.exitCode ?? service.child.signalCode}) before it served:\n${service.stderr().slice(-2000)}`);
-    }
-    const r = await get(service.port, '/readyz', Math.max(1000, deadline - performance.now())).catch(() => null);
-    if (r?.status === 200) return Math.round(performance.now() - service.began);
-    await sleep(pollMs);
-  }
-  return null;
+function waitServed(service: Service, timeoutMs: number, pollMs: number): Promise<number | null> {
+  return waitFor200(`http://127.0.0.1:${service.port}/readyz`, { child: service.child, since: service.began, timeoutMs, pollMs, output: service.stderr });
 }
 
 /** Reads /readyz (200 or 503). */
 async function readyz(port: number, timeoutMs: number): Promise<Readiness> {
-  const r = await get(port, '/readyz', timeoutMs);
+  const r = await getPath(port, '/readyz', timeoutMs);
   if (r.status !== 200 && r.status !== 503) throw new Error(`/readyz answered ${r.status}: ${r.body.slice(0, 300)}`);
   return JSON.parse(r.body) as Readiness;
 }
@@ -185,7 +106,7 @@ async function publishAndWait(service: Service, timeoutMs: number, pollMs: numbe
   const deadline = sent + timeoutMs;
   let lastError: Error | null = null;
   while (performance.now() < deadline) {
-    if (exited(service.child)) throw new Error(`the service exited (${service.child.exitCode ?? service.child.signalCode}) during a publish:\n${service.stderr().slice(-2000)}`);
+    if (hasExited(service.child)) throw new Error(`the service exited (${service.child.exitCode ?? service.child.signalCode}) during a publish:\n${service.stderr().slice(-2000)}`);
     // A poll may wait while the serving thread is busy: that time counts, but never past the deadline. A poll that
     // fails is tried again (the process is checked above); only a run of failures until the deadline is reported.
     const r = await readyz(service.port, Math.max(1000, deadline - performance.now())).catch((err: Error) => {
@@ -212,7 +133,7 @@ async function publishAndWait(service: Service, timeoutMs: number, pollMs: numbe
 
 /** Checks that the service answers `path` with `field` equal to `expected` (the edit was published). */
 async function checkServed(port: number, path: string, field: string, expected: string): Promise<void> {
-  const r = await get(port, path, 60_000);
+  const r = await getPath(port, path, 60_000);
   const got = r.status === 200 ? (JSON.parse(r.body) as Record<string, unknown>)[field] : undefined;
   if (got !== expected) throw new Error(`after the publish ${path} answered ${r.status} with ${field} ${JSON.stringify(got)}, not ${JSON.stringify(expected)}`);
 }
@@ -228,7 +149,7 @@ function probeHealth(port: number, intervalMs: number): { stop(): Promise<Publis
   const loop = (async () => {
     while (running) {
       try {
-        const r = await get(port, '/healthz', 60_000);
+        const r = await getPath(port, '/healthz', 60_000);
         if (r.status === 200) times.push(r.ms);
         else failed++;
       } catch {
@@ -241,8 +162,7 @@ function probeHealth(port: number, intervalMs: number): { stop(): Promise<Publis
     async stop() {
       running = false;
       await loop;
-      const sorted = times.sort((a, b) => a - b);
-      const at = (q: number) => (sorted.length ? Math.round(sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] * 10) / 10 : 0);
+      const at = (q: number) => (times.length ? round(percentile(times, q), 1) : 0);
       return { probes: times.length + failed, slowestMs: at(1), p99Ms: at(0.99), failed, intervalMs };
     },
   };
@@ -252,10 +172,9 @@ function probeHealth(port: number, intervalMs: number): { stop(): Promise<Publis
 interface LoadRun { measuring: Promise<void>; done: Promise<LoadResult>; halt(): void }
 
 /** Starts scripts/bench/run-load.ts on the load core. */
-function startLoad(spawner: Spawner, cores: Cores, port: number, paths: string[], connections: number, durationS: number,
-  warmupS: number): LoadRun {
-  const child = spawner([process.execPath, LOAD_SCRIPT, '--url', `http://127.0.0.1:${port}`, ...paths.flatMap((p) => ['--path', p]),
-    '--connections', String(connections), '--duration', String(durationS), '--warmup', String(warmupS)], cores.load);
+function startLoad(cores: Cores, port: number, paths: string[], connections: number, durationS: number, warmupS: number): LoadRun {
+  const child = spawnTracked([process.execPath, LOAD_SCRIPT, '--url', `http://127.0.0.1:${port}`, ...paths.flatMap((p) => ['--path', p]),
+    '--connections', String(connections), '--duration', String(durationS), '--warmup', String(warmupS)], { cpu: cores.load });
   let out = '';
   let err = '';
   child.stdout?.on('data', (d) => (out += d));
@@ -281,14 +200,16 @@ function startLoad(spawner: Spawner, cores: Cores, port: number, paths: string[]
   });
   // Keeps an unawaited rejection from ending the process before the caller awaits `done`.
   done.catch(() => {});
-  return { measuring, done, halt: () => { if (!exited(child)) child.kill('SIGUSR2'); } };
+  return { measuring, done, halt: () => { if (!hasExited(child)) child.kill('SIGUSR2'); } };
 }
 
-/** The median of a list of numbers. */
-export function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid] : Math.round((s[mid - 1] + s[mid]) / 2);
+/** Empties `workDir` and copies `bundle` into it, as the file publishes edit: its path. */
+async function copyBundle(workDir: string, bundle: string): Promise<string> {
+  await rm(workDir, { recursive: true, force: true });
+  await mkdir(workDir, { recursive: true });
+  const bundlePath = join(workDir, 'bundle.json');
+  copyFileSync(bundle, bundlePath);
+  return bundlePath;
 }
 
 /** A path relative to the repository when inside it. */
@@ -309,7 +230,6 @@ export interface UnderLoadOptions {
   publishes: number;
   logLevel: string;
   cores: Cores;
-  spawn: Spawner;
   /** The service's stdout. */
   logFile?: string;
   say?: (text: string) => void;
@@ -330,7 +250,7 @@ async function measureFirstLoads(o: UnderLoadOptions, bundlePath: string, say: (
   let peak: number | null = null;
   for (let i = 1; i <= FIRST_LOADS; i++) {
     const dataDir = join(o.workDir, `first-load-${i}`);
-    const service = await spawnService(o.spawn, UNPINNED, bundlePath, dataDir, o.logLevel);
+    const service = await spawnService(UNPINNED, bundlePath, dataDir, o.logLevel);
     try {
       const ms = await waitServed(service, 120_000, 20);
       if (ms === null) throw new Error(`the service did not serve ${o.bundle} within 120 s`);
@@ -338,27 +258,24 @@ async function measureFirstLoads(o: UnderLoadOptions, bundlePath: string, say: (
       const rss = peakRssMb(service.child.pid);
       if (rss !== null) peak = Math.max(peak ?? 0, rss);
     } finally {
-      await stop(service.child);
+      await stopChild(service.child, 30_000);
       await rm(dataDir, { recursive: true, force: true });
     }
   }
   say(`publish: first loads ${runsMs.join(', ')} ms`);
-  return { ms: median(runsMs), runsMs, peakRssMb: peak };
+  return { ms: Math.round(median(runsMs)), runsMs, peakRssMb: peak };
 }
 
 /** Publishing under load: see the file's opening comment. */
 export async function measurePublishUnderLoad(o: UnderLoadOptions): Promise<PublishUnderLoad> {
   const say = o.say ?? (() => {});
-  await rm(o.workDir, { recursive: true, force: true });
-  await mkdir(o.workDir, { recursive: true });
-  const bundlePath = join(o.workDir, 'bundle.json');
-  copyFileSync(o.bundle, bundlePath);
+  const bundlePath = await copyBundle(o.workDir, o.bundle);
   const original = JSON.parse(await readFile(bundlePath, 'utf8')) as SmallBundle;
   const map = original.maps.find((m) => m.enabled)?.id;
   const marker = original.markers.find((m) => m.map_id === map);
   if (!map || !marker) throw new Error(`${o.bundle} has no enabled map with a marker`);
   const firstLoad = await measureFirstLoads(o, bundlePath, say);
-  const service = await spawnService(o.spawn, o.cores, bundlePath, join(o.workDir, 'data'), o.logLevel, o.logFile);
+  const service = await spawnService(o.cores, bundlePath, join(o.workDir, 'data'), o.logLevel, o.logFile);
   let load: LoadRun | null = null;
   let probe: ReturnType<typeof probeHealth> | null = null;
   try {
@@ -368,7 +285,7 @@ export async function measurePublishUnderLoad(o: UnderLoadOptions): Promise<Publ
     const healthEveryMs = 10;
 
     say(`publish: ${o.warmupS} s warm-up and ${o.durationS} s without publishes`);
-    load = startLoad(o.spawn, o.cores, service.port, paths, o.connections, o.durationS, o.warmupS);
+    load = startLoad(o.cores, service.port, paths, o.connections, o.durationS, o.warmupS);
     await load.measuring;
     probe = probeHealth(service.port, healthEveryMs);
     const baselineLoad = await load.done;
@@ -378,7 +295,7 @@ export async function measurePublishUnderLoad(o: UnderLoadOptions): Promise<Publ
     say(`publish: ${o.publishes} SIGHUP publishes under load`);
     // The run is bounded by the publishes' own bounds; it normally stops right after the last one.
     const publishTimeoutMs = 60_000;
-    load = startLoad(o.spawn, o.cores, service.port, paths, o.connections, Math.ceil((o.publishes * publishTimeoutMs) / 1000) + 10, 0);
+    load = startLoad(o.cores, service.port, paths, o.connections, Math.ceil((o.publishes * publishTimeoutMs) / 1000) + 10, 0);
     await load.measuring;
     probe = probeHealth(service.port, healthEveryMs);
     const sighupToServedMs: number[] = [];
@@ -410,14 +327,14 @@ export async function measurePublishUnderLoad(o: UnderLoadOptions): Promise<Publ
       baselineS: o.durationS, publishes: o.publishes, edit: `marker \`${marker.id}\` renamed ("${marker.name} (edit n)")`,
       baseline, during, failed: { baseline: failed(baselineLoad), during: failed(duringLoad) },
       p99Ratio: Math.round((duringLoad.latencyMs.p99 / Math.max(1, baselineLoad.latencyMs.p99)) * 100) / 100,
-      sighupToServedMs, sighupMedianMs: median(sighupToServedMs), sighupMaxMs: Math.max(...sighupToServedMs), publishMs,
+      sighupToServedMs, sighupMedianMs: Math.round(median(sighupToServedMs)), sighupMaxMs: Math.max(...sighupToServedMs), publishMs,
       firstLoad, peakRssMb: peakRssMb(service.child.pid),
     };
   } finally {
     load?.halt();
     await load?.done.catch(() => {});
     await probe?.stop();
-    await stop(service.child);
+    await stopChild(service.child, 30_000);
     await rm(o.workDir, { recursive: true, force: true });
   }
 }
@@ -437,59 +354,22 @@ export interface LargeOptions {
   publishTimeoutMs: number;
   /** The service's --log-level (null: its default, which logs "content loaded" with its source and ms). */
   logLevel: string | null;
-  spawn: Spawner;
   /** The service's stdout (read for its "content loaded" line). */
   logFile: string;
   say?: (text: string) => void;
 }
 
-/** The first event of a bundle, found in its bytes: its id, and where its title's JSON string text begins and ends. */
-export function firstEventTitle(bytes: Buffer): { id: string; start: number; end: number; title: string } {
-  const events = bytes.indexOf('"events":[');
-  if (events < 0) throw new Error('no "events":[ in the bundle');
-  const idAt = bytes.indexOf('"id":"', events);
-  const titleAt = bytes.indexOf('"title":"', events);
-  const nextId = bytes.indexOf('"id":"', idAt + 6);
-  if (idAt < 0 || titleAt < 0 || (nextId >= 0 && titleAt > nextId)) throw new Error('cannot find the first event\'s id and title');
-  const id = bytes.toString('utf8', idAt + 6, idAt + 6 + 36);
-  const start = titleAt + '"title":"'.length;
-  let end = start;
-  while (bytes[end] !== 0x22) end += bytes[end] === 0x5c ? 2 : 1;
-  return { id, start, end, title: JSON.parse(`"${bytes.toString('utf8', start, end)}"`) as string };
-}
-
-/** The first "content loaded" line of a log file (its first MB). */
-function contentLoaded(logFile: string): { source: string | null; ms: number | null } | null {
-  if (!existsSync(logFile)) return null;
-  const fd = openSync(logFile, 'r');
-  try {
-    const buffer = Buffer.alloc(1 << 20);
-    const n = readSync(fd, buffer, 0, buffer.length, 0);
-    const line = buffer.subarray(0, n).toString('utf8').split('\n').find((l) => l.includes('"msg":"content loaded"'));
-    if (!line) return null;
-    const parsed = JSON.parse(line) as { source?: string; ms?: number };
-    return { source: parsed.source ?? null, ms: parsed.ms ?? null };
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** The large bundle's first load and SIGHUP publishes: see the file's opening comment. */
 export async function measureLargePublish(o: LargeOptions): Promise<LargePublish> {
   const say = o.say ?? (() => {});
-  await rm(o.workDir, { recursive: true, force: true });
-  await mkdir(o.workDir, { recursive: true });
-  const bundlePath = join(o.workDir, 'bundle.json');
-  copyFileSync(o.bundle, bundlePath);
+  const bundlePath = await copyBundle(o.workDir, o.bundle);
   const bundleBytes = statSync(bundlePath).size;
   say(`publish, large: first load of ${shown(o.bundle)} into an empty data directory (up to ${Math.round(o.firstLoadTimeoutMs / 1000)} s)`);
   // No load generator runs here (only the light /healthz probe), so the service has every core, as deployed.
-  const service = await spawnService(o.spawn, UNPINNED, bundlePath, join(o.workDir, 'data'), o.logLevel, o.logFile);
+  const service = await spawnService(UNPINNED, bundlePath, join(o.workDir, 'data'), o.logLevel, o.logFile);
   try {
     const ms = await waitServed(service, o.firstLoadTimeoutMs, 100);
-    const firstLoad = { ms, timeoutMs: o.firstLoadTimeoutMs, peakRssMb: peakRssMb(service.child.pid), logged: contentLoaded(o.logFile) };
+    const firstLoad = { ms, timeoutMs: o.firstLoadTimeoutMs, peakRssMb: peakRssMb(service.child.pid), logged: readContentLoaded(o.logFile) };
     say(`publish, large: first load ${ms === null ? 'not served in time' : `${ms} ms`}, peak RSS ${firstLoad.peakRssMb} MB`);
     const result: LargePublish = {
       bundle: shown(o.bundle), bundleBytes, firstLoad, edit: 'the first event\'s title edited', publishTimeoutMs: o.publishTimeoutMs,
@@ -525,13 +405,13 @@ export async function measureLargePublish(o: LargeOptions): Promise<LargePublish
     }
     const served = result.publishes.map((p) => p.sighupToServedMs).filter((x): x is number => x !== null);
     if (served.length) {
-      result.sighupMedianMs = median(served);
+      result.sighupMedianMs = Math.round(median(served));
       result.sighupMaxMs = Math.max(...served);
     }
     result.peakRssMb = peakRssMb(service.child.pid);
     return result;
   } finally {
-    await stop(service.child, 60_000);
+    await stopChild(service.child, 60_000);
     await rm(o.workDir, { recursive: true, force: true });
   }
 }
@@ -549,15 +429,15 @@ if (import.meta.main) {
     'large-publishes': { type: 'string', default: '2' },
     out: { type: 'string' },
   } });
-  const cores = defaultCores();
+  const cores: Cores = canPin() ? { server: SERVER_CPU, load: LOAD_CPU } : UNPINNED;
   const dir = await mkdtemp(join(tmpdir(), 'dmcs-bench-publish-'));
-  const say = (text: string) => console.error(`[publish ${new Date().toISOString().slice(11, 19)}] ${text}`);
+  const say = progress('publish');
   try {
     const underLoad = await measurePublishUnderLoad({ bundle: values.bundle!, workDir: join(dir, 'under-load'), durationS: Number(values.duration),
-      warmupS: 1, connections: Number(values.connections), publishes: Number(values.publishes), logLevel: 'warn', cores, spawn: plainSpawner, say });
+      warmupS: 1, connections: Number(values.connections), publishes: Number(values.publishes), logLevel: 'warn', cores, say });
     const large = values['large-bundle'] ? await measureLargePublish({ bundle: values['large-bundle'], workDir: join(dir, 'large'),
       publishes: Number(values['large-publishes']), firstLoadTimeoutMs: 600_000, publishTimeoutMs: 600_000, logLevel: null,
-      spawn: plainSpawner, logFile: join(dir, 'large.log'), say }) : null;
+      logFile: join(dir, 'large.log'), say }) : null;
     console.log(JSON.stringify({ cores, underLoad, large }));
     if (values.out) {
       await writeFile(values.out, [renderPublishUnderLoad(underLoad), ...(large ? ['', renderLargePublish(large)] : []), ''].join('\n'));

@@ -5,6 +5,7 @@
 import type {
   BenchResult, FleetPhase, FleetResult, LargePublish, LoadGenerator, PublishRun, PublishUnderLoad, RuntimeName, Target, WorkersRun,
 } from './results.ts';
+import { mean, median, percent, round } from '../harness/stats.ts';
 import type { LoadResult } from './run-load.ts';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -15,9 +16,6 @@ const DISTINCT_FILTERS_TARGET = 'Distinct event searches in process ≥ 100× th
 
 /** 1.5 GiB, the 1M-event RSS budget, in MiB (RSS is read from /proc in KiB). */
 const LARGE_RSS_MB = 1536;
-
-/** Formats a ratio as a percentage. */
-const pct = (x: number) => `${Math.round(x * 100)}%`;
 
 /** One per-runtime check of a target. */
 interface Check { runtime: string; text: string; ok: boolean }
@@ -48,9 +46,9 @@ export function evaluateTargets(r: BenchResult): Target[] {
   ];
   for (const [runtime, label, ceiling, min] of ceilings) {
     const d = r.demo.find((x) => x.runtime === runtime);
-    const name = `Content GETs on ${label} ≥ ${pct(min)} of the ${ceiling} ceiling`;
+    const name = `Content GETs on ${label} ≥ ${percent(min)} of the ${ceiling} ceiling`;
     targets.push(d
-      ? { name, measured: `${pct(d.contentRatio)} (mean over ${d.requests.length} requests; ${d.contentRps} req/s)`, holds: d.contentRatio >= min ? 'yes' : 'no' }
+      ? { name, measured: `${percent(d.contentRatio)} (mean over ${d.requests.length} requests; ${d.contentRps} req/s)`, holds: d.contentRatio >= min ? 'yes' : 'no' }
       : { name, measured: whyMissing(r, 'demo', runtime), holds: 'not measured' });
   }
   const large = r.large.status === 'ran' ? r.large.runtimes : [];
@@ -62,7 +60,7 @@ export function evaluateTargets(r: BenchResult): Target[] {
     const ratios = l.requests.slice(0, 2).map((q) => q.ratioToContent);
     if (ratios.some((x) => x === null)) return [];
     const [near, bbox] = ratios as number[];
-    return [{ runtime: l.runtime, text: `near ${pct(near)}, bbox ${pct(bbox)}`, ok: near >= 0.5 && bbox >= 0.5 }];
+    return [{ runtime: l.runtime, text: `near ${percent(near)}, bbox ${percent(bbox)}`, ok: near >= 0.5 && bbox >= 0.5 }];
   }), r.large.status === 'ran' && !r.options.phases.includes('demo') ? `${whyMissing(r, 'demo')} (the content-GET rows are the demo phase's)`
     : whyMissing(r, 'large'))));
   targets.push(scaled(combine('Distinct event queries on 1M events (3 kinds, seeded) ≥ 15% of the same runtime\'s req/s for one repeated ' +
@@ -71,7 +69,7 @@ export function evaluateTargets(r: BenchResult): Target[] {
     const distinct = l.requests.filter((q) => q.kind === 'distinct');
     if (!cached || distinct.length === 0 || cached.load.rps <= 0) return [];
     const parts = distinct.map((q) => ({ ratio: q.load.rps / cached.load.rps, p99: q.load.latencyMs.p99 }));
-    return [{ runtime: l.runtime, text: parts.map((x) => `${pct(x.ratio)} p99 ${x.p99} ms`).join(', '),
+    return [{ runtime: l.runtime, text: parts.map((x) => `${percent(x.ratio)} p99 ${x.p99} ms`).join(', '),
       ok: parts.every((x) => x.ratio >= 0.15 && x.p99 <= 50) }];
   }), whyMissing(r, 'large'))));
   if (r.filters.status === 'ran') {
@@ -128,20 +126,17 @@ export function evaluateTargets(r: BenchResult): Target[] {
 export function compareThreads(runs: readonly WorkersRun[], generator: LoadGenerator): { speed: number; memory: number; text: string } | null {
   const [ones, twos] = [1, 2].map((n) => runs.filter((w) => w.workers === n && w.generator === generator));
   if (ones.length === 0 || twos.length === 0 || ones.some((w) => !w.rssMb) || twos.some((w) => !w.rssMb)) return null;
-  const mean = (of: readonly WorkersRun[], value: (w: WorkersRun) => number) => of.reduce((sum, w) => sum + value(w), 0) / of.length;
-  const [rps1, rps2] = [mean(ones, (w) => w.load.rps), mean(twos, (w) => w.load.rps)];
+  const meanOf = (of: readonly WorkersRun[], value: (w: WorkersRun) => number) => mean(of.map(value));
+  const [rps1, rps2] = [meanOf(ones, (w) => w.load.rps), meanOf(twos, (w) => w.load.rps)];
   if (rps1 <= 0) return null;
-  const [rss1, rss2] = [mean(ones, (w) => w.rssMb!), mean(twos, (w) => w.rssMb!)];
+  const [rss1, rss2] = [meanOf(ones, (w) => w.rssMb!), meanOf(twos, (w) => w.rssMb!)];
   const [speed, memory] = [rps2 / rps1, rss2 / rss1];
   const rounds = ones.length > 1 && ones.length === twos.length
-    ? `rounds ${ones.map((w, i) => `${round2(twos[i].load.rps / w.load.rps)}×`).join(', ')}; means ` : '';
-  return { speed, memory, text: `${generator}: ${round2(speed)}× req/s (${rounds}${num(rps1)} → ${num(rps2)}, generator ` +
-    `${Math.round(mean(ones, (w) => w.load.generatorCpuPct))}% → ${Math.round(mean(twos, (w) => w.load.generatorCpuPct))}% of a core), ` +
-    `RSS ${round2(memory)}× (${Math.round(rss1)} → ${Math.round(rss2)} MB)` };
+    ? `rounds ${ones.map((w, i) => `${round(twos[i].load.rps / w.load.rps)}×`).join(', ')}; means ` : '';
+  return { speed, memory, text: `${generator}: ${round(speed)}× req/s (${rounds}${num(rps1)} → ${num(rps2)}, generator ` +
+    `${Math.round(meanOf(ones, (w) => w.load.generatorCpuPct))}% → ${Math.round(meanOf(twos, (w) => w.load.generatorCpuPct))}% of a core), ` +
+    `RSS ${round(memory)}× (${Math.round(rss1)} → ${Math.round(rss2)} MB)` };
 }
-
-/** A ratio with two decimals. */
-const round2 = (x: number) => Math.round(x * 100) / 100;
 
 /** Seconds with one decimal. */
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -228,13 +223,6 @@ function fleetTargets(f: FleetPhase): Target[] {
 function table(head: string[], rows: (string | number)[][]): string {
   const line = (cells: (string | number)[]) => `| ${cells.map((c) => String(c).replace(/\|/g, '\\|')).join(' | ')} |`;
   return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
-}
-
-/** The median of a list of numbers. */
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
 /** Server and load-generator CPU during a run, as "server / generator" %. */
@@ -339,9 +327,9 @@ function renderDemo(r: BenchResult): string {
     parts.push('', `### ${d.runtime}`, '', table(
       ['request', 'service req/s', 'ceiling req/s', 'ratio', 'service p50 / p99 ms', 'ceiling p50 / p99 ms', 'body bytes',
         'non-2xx service / ceiling', 'CPU % service: server / generator', 'CPU % ceiling: server / generator'],
-      d.requests.map((q, i) => [`${i + 1}. ${q.name}`, num(q.service.rps), num(q.ceiling.rps), pct(q.ratio), latency(q.service),
+      d.requests.map((q, i) => [`${i + 1}. ${q.name}`, num(q.service.rps), num(q.ceiling.rps), percent(q.ratio), latency(q.service),
         latency(q.ceiling), num(q.bodyBytes), `${q.service.non2xx} / ${q.ceiling.non2xx}`, cpu(q.service), cpu(q.ceiling)]),
-    ), '', `Content GETs: **${num(d.contentRps)} req/s**, **${pct(d.contentRatio)}** of the ceiling (mean of the ratios).`);
+    ), '', `Content GETs: **${num(d.contentRps)} req/s**, **${percent(d.contentRatio)}** of the ceiling (mean of the ratios).`);
   }
   return parts.join('\n');
 }
@@ -389,15 +377,15 @@ function renderLarge(r: BenchResult): string {
     const cachedRps = rt.requests.find((q) => q.kind === 'cached')?.load.rps ?? 0;
     parts.push('', `### ${rt.runtime}`, '', table(['request', 'kind', 'cache hit rate', 'total', 'one request alone ms', 'req/s', 'p50 / p99 ms',
       '× content-GET req/s', '× cached near req/s', 'body bytes', 'non-2xx', 'CPU %: server / generator'],
-      rt.requests.map((q, i) => [`${i + 1}. ${q.name}`, q.kind ?? 'cached', q.cacheHitRate === null || q.cacheHitRate === undefined ? '–' : pct(q.cacheHitRate),
-        q.sample ? `mean ${q.sample.meanTotal} (${pct(q.sample.nonEmpty)} of ${q.sample.count} non-empty)` : num(q.total), q.singleMs, num(q.load.rps), latency(q.load), q.ratioToContent === null ? '–' : pct(q.ratioToContent),
-        cachedRps > 0 ? pct(q.load.rps / cachedRps) : '–', num(q.bodyBytes), q.load.non2xx, cpu(q.load)])),
+      rt.requests.map((q, i) => [`${i + 1}. ${q.name}`, q.kind ?? 'cached', q.cacheHitRate === null || q.cacheHitRate === undefined ? '–' : percent(q.cacheHitRate),
+        q.sample ? `mean ${q.sample.meanTotal} (${percent(q.sample.nonEmpty)} of ${q.sample.count} non-empty)` : num(q.total), q.singleMs, num(q.load.rps), latency(q.load), q.ratioToContent === null ? '–' : percent(q.ratioToContent),
+        cachedRps > 0 ? percent(q.load.rps / cachedRps) : '–', num(q.bodyBytes), q.load.non2xx, cpu(q.load)])),
     '', `Cursor: page 1 ÷ page 200 req/s = **${rt.cursorRatio === null ? '– (no page-200 request completed)' : `${rt.cursorRatio}×`}**.`);
     if (rt.workers && rt.workers.length > 0) {
       parts.push('', `Serving threads (\`--workers\`), distinct near 5 km questions, server and load generator unpinned on both cores:`, '',
         table(['workers', 'load generator', 'round', 'req/s', 'p50 / p99 ms', 'cache hit rate', 'RSS MB (whole process)', 'CPU %: server / generator (of one core; 200 is both)',
           'server CPU µs a request'],
-          rt.workers.map((w) => [w.workers, w.generator, w.round ?? 1, num(w.load.rps), latency(w.load), w.cacheHitRate === null ? '–' : pct(w.cacheHitRate), w.rssMb ?? '–', cpu(w.load),
+          rt.workers.map((w) => [w.workers, w.generator, w.round ?? 1, num(w.load.rps), latency(w.load), w.cacheHitRate === null ? '–' : percent(w.cacheHitRate), w.rssMb ?? '–', cpu(w.load),
             w.load.serverCpuPct == null || w.load.rps <= 0 ? '–' : Math.round((w.load.serverCpuPct / 100 / w.load.rps) * 1e6)])),
         '', 'The two cores are shared by the server and the load generator: where server and generator together are near 200%, the machine, not the threads, is the limit, and the server CPU a request tells what each thread costs.');
     }

@@ -3,18 +3,14 @@
  * the measurements of scripts/bench/publish.ts and scripts/bench/fleet.ts return. Types only, so every one of those
  * modules can name them without importing another's code.
  */
+import type { MachineFacts } from '../harness/machine.ts';
 import type { LoadResult } from './run-load.ts';
 
 /** The runtimes measured. */
 export type RuntimeName = 'node' | 'bun' | 'deno';
 
-/** The machine the numbers come from. */
-export interface Machine {
-  cpuModel: string;
-  cores: number;
-  memoryGb: number;
-  os: string;
-  kernel: string;
+/** The machine the numbers come from: CPU, cores, memory and OS (scripts/harness/machine.ts), and how the run used it. */
+export interface Machine extends MachineFacts {
   /** True when servers ran on core 0 and load generators on core 1 (taskset). */
   pinned: boolean;
   pinningNote: string;

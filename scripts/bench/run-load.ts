@@ -11,13 +11,15 @@
  * and prints one line of JSON (a LoadResult). It writes `measuring` to stderr when the measured run begins;
  * SIGUSR2 ends the measured run before `--duration` (scripts/bench/publish.ts stops it after its last publish).
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { cpuSeconds } from '../harness/process-stats.ts';
+import { spawnTracked } from '../harness/spawn.ts';
+import { round } from '../harness/stats.ts';
 
 /** What to load and for how long. */
 export interface LoadOptions {
@@ -84,25 +86,13 @@ type Autocannon = (opts: Record<string, unknown>) => PromiseLike<AutocannonResul
 
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
-/** CPU seconds a process has used so far (Linux /proc; null elsewhere). */
-function cpuSecondsOf(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime, in clock ticks (100 per second on Linux).
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return null;
-  }
-}
-
 /** Waits until a process uses under 10% of a core over 200 ms, or 15 s have passed. */
 export async function waitIdle(pid: number): Promise<void> {
   const deadline = performance.now() + 15_000;
-  let last = cpuSecondsOf(pid);
+  let last = cpuSeconds(pid);
   while (last !== null && performance.now() < deadline) {
     await new Promise((r) => setTimeout(r, 200));
-    const now = cpuSecondsOf(pid);
+    const now = cpuSeconds(pid);
     if (now === null || now - last < 0.02) return;
     last = now;
   }
@@ -139,7 +129,6 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   const seconds = Math.max(r.duration, 0.001);
   const statusCodes: Record<string, number> = {};
   for (const [code, { count }] of Object.entries(r.statusCodeStats ?? {})) statusCodes[code] = Number(count);
-  const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
   return {
     url: o.url, connections: o.connections, durationS: round(r.duration, 3), stoppedEarly, requests: r.requests.total,
     rps: round(r.requests.total / seconds, 1),
@@ -151,9 +140,9 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
 }
 
 /**
- * Runs `runLoad` in a child Node process, pinned with `taskset -c <cpu>` when `cpu` is given. The child is
- * killed, and this rejects, if it has not finished well after its own time budget. `onMeasuring` is called when the
- * warm-up is over and the measured run begins.
+ * Runs `runLoad` in a child Node process, pinned with `taskset -c <cpu>` when `cpu` is given and the machine can
+ * pin. The child is killed, and this rejects, if it has not finished well after its own time budget. `onMeasuring`
+ * is called when the warm-up is over and the measured run begins.
  */
 export function runLoadPinned(o: LoadOptions, cpu: string | null, onMeasuring?: () => void): Promise<LoadResult> {
   const args = [fileURLToPath(import.meta.url), '--url', o.url, '--duration', String(o.durationS),
@@ -169,14 +158,13 @@ export function runLoadPinned(o: LoadOptions, cpu: string | null, onMeasuring?: 
     args.push('--distinct-paths-file', pathsFile);
   }
   const cleanup = () => { if (pathsFile) rmSync(pathsFile, { force: true }); };
-  const [cmd, argv] = cpu === null ? [process.execPath, args] : ['taskset', ['-c', cpu, process.execPath, ...args]];
   const budgetMs = (o.warmupS + o.durationS) * 1000 + 30_000;
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnTracked([process.execPath, ...args], { cpu });
     let out = '';
     let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => {
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => {
       err += d;
       if (onMeasuring && err.includes('measuring\n')) {
         onMeasuring();

@@ -8,12 +8,12 @@
  * 160%: 1.6× is the most two threads could show before any cost of their own. wrk, in C, takes about a quarter of
  * that. The benchmark runs the comparison with both and reports both.
  */
-import { spawn } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureDebianPackage } from '../../tests/helpers/debian.ts';
+import { spawnTracked, wrapCommand } from '../harness/spawn.ts';
 import { checkLoopback, waitIdle, type LoadOptions, type LoadResult } from './run-load.ts';
 
 /** Debian's wrk. */
@@ -46,15 +46,15 @@ function wrkOnce(url: string, o: LoadOptions, pathsFile: string, start: number, 
   cpu: string | null): Promise<{ summary: WrkSummary; cpuS: number }> {
   const headers = Object.entries(o.headers ?? {}).map(([name, value]) => `${name}: ${value}`);
   const wrk = [WRK, '-t1', `-c${o.connections}`, `-d${durationS}s`, '--timeout', '10s', '-s', SCRIPT, url, '--', pathsFile, String(start), ...headers];
-  const command = cpu === null ? wrk : ['taskset', '-c', cpu, ...wrk];
+  const command = wrapCommand(wrk, cpu);
   // `$$` is the shell's pid; fields 16 and 17 of its stat (after the name) are its waited-for children's user and system ticks.
   const shell = 'set -e; "$@"; read -r stat < /proc/$$/stat; set -- ${stat##*) }; echo "WRK_CPU_TICKS $(( ${14} + ${15} ))"';
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', shell, 'wrk', ...command], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnTracked(['bash', '-c', shell, 'wrk', ...command]);
     let out = '';
     let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (err += d));
     const budgetMs = durationS * 1000 + 30_000;
     const timer = setTimeout(() => child.kill('SIGKILL'), budgetMs);
     child.once('error', (e) => { clearTimeout(timer); reject(e); });

@@ -9,7 +9,11 @@
 import type { Runtime } from '../../tests/helpers/server.ts';
 import { runLoadPinned, type LoadResult } from '../bench/run-load.ts';
 import { mulberry32 } from '../demo/ids.ts';
-import { cacheCounters, hitRate, LOAD_CPU, MAIN_MAP, pct, PINNING, POIS_PATH, round, row, say, startService, type ProbeOutcome } from './common.ts';
+import { hitRate, readCacheCounters } from '../harness/http.ts';
+import { margin } from '../harness/judge.ts';
+import { LOAD_CPU } from '../harness/machine.ts';
+import { percent, round } from '../harness/stats.ts';
+import { MAIN_MAP, POIS_PATH, row, say, startService, type ProbeOutcome } from './common.ts';
 
 const BR = { 'accept-encoding': 'br' };
 
@@ -40,10 +44,10 @@ export async function probeMisses(runtime: Runtime, dataDir: string, durationS: 
     ];
     const results: { name: string; load: LoadResult; hitRate: number | null; wrapped: boolean }[] = [];
     for (const run of runs) {
-      const before = await cacheCounters(service.base);
+      const before = await readCacheCounters(service.base);
       const load = await runLoadPinned({ url: run.path ? service.base + run.path : service.base, durationS, warmupS: 1, connections: 10, headers: BR,
-        ...(run.paths ? { distinctPaths: run.paths } : {}) }, PINNING ? LOAD_CPU : null);
-      const rate = hitRate(before, await cacheCounters(service.base));
+        ...(run.paths ? { distinctPaths: run.paths } : {}) }, LOAD_CPU);
+      const rate = hitRate(before, await readCacheCounters(service.base));
       say(`${runtime} misses: ${run.name}: ${load.rps}/s, p99 ${load.latencyMs.p99} ms, hit rate ${rate}`);
       results.push({ name: run.name, load, hitRate: rate, wrapped: run.paths ? load.requests > run.paths.length : false });
     }
@@ -55,9 +59,9 @@ export async function probeMisses(runtime: Runtime, dataDir: string, durationS: 
       `${r.load.non2xx || r.load.errors ? `, ${r.load.non2xx} non-2xx, ${r.load.errors} errors` : ''}`;
     const rows = [
       ...results.map((r) => row(runtime, r.name, show(r))),
-      row(runtime, '?z=<random> ÷ cached', pct(ratio), '≥ 50%', ratio >= 0.5),
-      row(runtime, 'events from=<random> ÷ events fixed from', pct(eventsRatio)),
-      row(runtime, 'events from=<random> ÷ POIs cached', pct(round(eventsRandom.load.rps / Math.max(cached.load.rps, 0.001), 3))),
+      row(runtime, '?z=<random> ÷ cached', percent(ratio, 1), '≥ 50%', ratio >= 0.5, margin(ratio, 0.5, 'atLeast')),
+      row(runtime, 'events from=<random> ÷ events fixed from', percent(eventsRatio, 1)),
+      row(runtime, 'events from=<random> ÷ POIs cached', percent(round(eventsRandom.load.rps / Math.max(cached.load.rps, 0.001), 3), 1)),
     ];
     const notes = results.filter((r) => r.wrapped).map((r) => `${runtime} misses: "${r.name}" ran out of distinct paths and wrapped around`);
     const saturated = results.filter((r) => r.load.generatorCpuPct >= 90);

@@ -4,7 +4,9 @@
  * scripts/reliability.ts; no CLI of its own (fuzz.ts has one against a running service).
  */
 import type { Runtime } from '../../tests/helpers/server.ts';
-import { get, hasExited, row, say, startService, type ProbeOutcome } from './common.ts';
+import { get } from '../harness/http.ts';
+import { hasExited } from '../harness/spawn.ts';
+import { row, say, startService, type ProbeOutcome } from './common.ts';
 import { FUZZ_SEED, loadDemoIds, loadTemplates, runFuzz, showCounts, total, type FuzzSample } from './fuzz.ts';
 
 /** Markdown-safe one-line text. */
@@ -24,15 +26,16 @@ export async function probeFuzz(runtime: Runtime, dataDir: string, count: number
     say(`${runtime} fuzz: ${count} requests over ${templates.length} path templates (seed ${FUZZ_SEED})`);
     const r = await runFuzz({ port: service.port, count, seed: FUZZ_SEED, templates, ids: loadDemoIds(), sockets: 16, timeoutMs: 10_000,
       maxSeconds: 900, onProgress: (sent) => say(`${runtime} fuzz: ${sent} sent`) });
-    const alive = !hasExited(service.child) && (await get(`${service.base}/healthz`).then((a) => a.status === 200, () => false));
+    const alive = !hasExited(service.child) && (await get(`${service.base}/healthz`, { timeoutMs: 15_000 }).then((a) => a.status === 200, () => false));
     const wellFormedLost = total(r.noAnswer.wellFormed);
     const logged = service.errors();
     say(`${runtime} fuzz: ${r.sent} in ${r.seconds} s (${r.rps}/s); service 5xx ${r.service5xx}, problem violations ${r.problemViolations}, ` +
       `no answer ${wellFormedLost} well-formed + ${total(r.noAnswer.malformed)} malformed`);
     const rows = [
-      row(runtime, 'requests sent (requests/s)', `${r.sent} of ${r.requested} in ${r.seconds} s (${r.rps}/s)`, `${r.requested}`, r.sent === r.requested),
-      row(runtime, 'service answers ≥ 500', r.service5xx, '0', r.service5xx === 0),
-      row(runtime, 'service 4xx not problem+json with type/title/status/detail', r.problemViolations, '0', r.problemViolations === 0),
+      row(runtime, 'requests sent (requests/s)', `${r.sent} of ${r.requested} in ${r.seconds} s (${r.rps}/s)`, `${r.requested}`, r.sent === r.requested,
+        r.sent / r.requested),
+      row(runtime, 'service answers ≥ 500', r.service5xx, '0', r.service5xx === 0, -r.service5xx),
+      row(runtime, 'service 4xx not problem+json with type/title/status/detail', r.problemViolations, '0', r.problemViolations === 0, -r.problemViolations),
       // Reported, not a target: a runtime may drop a request it will not parse (Bun closes on an unknown method) before the app sees it.
       row(runtime, 'well-formed requests with no answer (closed, reset, timeout)',
         wellFormedLost ? `${wellFormedLost} (${showCounts(r.noAnswer.wellFormed)}; by method ${showCounts(r.noAnswerByMethod)})` : '0'),

@@ -7,8 +7,11 @@
  * exited); whether the answers after the signal carried `Connection: close`; the time from signal to exit and the
  * exit code. Run by scripts/reliability.ts; no CLI.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Runtime } from '../../tests/helpers/server.ts';
-import { hasExited, POIS_PATH, round, row, say, sleep, startService, type ProbeOutcome } from './common.ts';
+import { hasExited } from '../harness/spawn.ts';
+import { round } from '../harness/stats.ts';
+import { POIS_PATH, row, say, startService, type ProbeOutcome } from './common.ts';
 import { NoAnswerError, RawConnection, requestBytes } from './raw-http.ts';
 
 /** Connections, and how long they load the server before the signal. */
@@ -112,14 +115,14 @@ export async function probeShutdown(runtime: Runtime, dataDir: string): Promise<
     const rows = [
       row(runtime, 'requests answered before / after the signal', `${c.answeredBefore} / ${c.answeredAfter}${c.non200 ? ` (${c.non200} not 200)` : ''}`),
       row(runtime, 'requests lost on open connections (reset, closed before the answer, timeout)',
-        `${lost}${lost ? ` (${Object.entries(c.failures).map(([k, v]) => `${k}×${v}`).join(', ')})` : ''}`, '0', lost === 0),
+        `${lost}${lost ? ` (${Object.entries(c.failures).map(([k, v]) => `${k}×${v}`).join(', ')})` : ''}`, '0', lost === 0, -lost),
       row(runtime, 'new connections refused after the listener closed (not failures)', c.refusedAfterSignal),
       row(runtime, 'answers received after the signal carrying Connection: close (requests in flight at the signal included)',
         `${c.afterWithClose} of ${c.answeredAfter}`),
       row(runtime, 'answers to requests sent after the signal carrying Connection: close',
         `${c.sentAfterWithClose} of ${c.sentAfter}${c.latestSentAfterWithoutCloseMs !== null ? ` (the latest without it was sent ${c.latestSentAfterWithoutCloseMs} ms after the signal)` : ''}`),
       row(runtime, `answers to requests sent ${SIGNAL_LAG_MS} ms or more after the signal carrying Connection: close`, `${c.sentLateWithClose} of ${c.sentLate}`,
-        'all', c.sentLate === 0 ? null : c.sentLate === c.sentLateWithClose),
+        'all', c.sentLate === 0 ? null : c.sentLate === c.sentLateWithClose, c.sentLate === 0 ? null : c.sentLateWithClose / c.sentLate),
       row(runtime, 'connections open at the signal; opened after it', `${openAtSignal}; ${c.connectionsOpenedAfterSignal}`),
       row(runtime, 'signal to exit', killed ? `no exit in ${EXIT_BUDGET_MS / 1000} s: SIGKILLed` : `${exitMs} ms (last answer at ${c.lastAnswerAfterSignalMs} ms)`,
         '', killed ? false : null),

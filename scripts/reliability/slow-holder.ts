@@ -11,9 +11,10 @@
  * Prints one JSON line `{"event":"held",...}` once every socket has connected (or failed to), a status line
  * for each `status` line read on stdin, and a final summary when stdin ends or on SIGTERM; then exits.
  */
-import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { parseArgs } from 'node:util';
+import { fdLimits } from '../harness/process-stats.ts';
+import { median, round } from '../harness/stats.ts';
 
 const { values } = parseArgs({
   options: { port: { type: 'string' }, slow: { type: 'string' }, idle: { type: 'string' }, interval: { type: 'string' }, path: { type: 'string' } },
@@ -113,24 +114,20 @@ function status(): Record<string, unknown> {
     for (const h of mine) if (h.connectError) failed[h.connectError] = (failed[h.connectError] ?? 0) + 1;
     const said: Record<string, number> = {};
     for (const h of mine) if (h.said) said[h.said] = (said[h.said] ?? 0) + 1;
-    const q = (p: number) => (closed.length ? closed[Math.min(closed.length - 1, Math.floor(p * closed.length))] : null);
     return {
       asked: kind === 'slow' ? SLOW : IDLE, connected: mine.filter((h) => h.connected).length,
       open: mine.filter((h) => h.connected && h.closedAfterS === null).length, closedByServer: closed.length,
-      closedAfterS: { first: closed[0] ?? null, median: q(0.5), last: closed[closed.length - 1] ?? null }, connectFailed: failed, serverSaid: said,
+      closedAfterS: { first: closed[0] ?? null, median: closed.length ? round(median(closed), 3) : null, last: closed[closed.length - 1] ?? null }, connectFailed: failed, serverSaid: said,
       bytesSent: mine.reduce((s, h) => s + h.bytesSent, 0),
     };
   };
   return { atS: Math.round(performance.now() - began) / 1000, slow: of('slow'), idle: of('idle') };
 }
 
-/** The open-file limits this process got. */
+/** The open-file limits this process got, as "soft/hard". */
 function limits(): string | null {
-  try {
-    return /^Max open files\s+(\S+\s+\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1].replace(/\s+/, '/') ?? null;
-  } catch {
-    return null;
-  }
+  const got = fdLimits('self');
+  return got ? `${got.soft}/${got.hard}` : null;
 }
 
 function finish(): void {

@@ -8,12 +8,17 @@
  * service still answers once they are gone. Run by scripts/reliability.ts; no CLI.
  */
 import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { Runtime } from '../../tests/helpers/server.ts';
 import { runLoadPinned, type LoadResult } from '../bench/run-load.ts';
-import {
-  fdLimits, get, hasExited, LOAD_CPU, openFds, pct, PINNING, POIS_PATH, round, row, say, sleep, spawnTracked, startService, wrapped, type ProbeOutcome,
-} from './common.ts';
+import { get } from '../harness/http.ts';
+import { margin } from '../harness/judge.ts';
+import { LOAD_CPU } from '../harness/machine.ts';
+import { fdLimits, openFds } from '../harness/process-stats.ts';
+import { hasExited, spawnTracked, wrapCommand } from '../harness/spawn.ts';
+import { percent, round } from '../harness/stats.ts';
+import { POIS_PATH, row, say, startService, type ProbeOutcome } from './common.ts';
 
 const HOLDER = fileURLToPath(new URL('./slow-holder.ts', import.meta.url));
 
@@ -34,10 +39,10 @@ function startHolder(port: number, slow: number, idle: number): {
   held: Promise<HolderStatus>; status(): Promise<HolderStatus>; stop(): Promise<HolderStatus | null>;
 } {
   // The hard limit may be below 8,192: then take what it allows (the holder reports the limit it got).
-  const [cmd, args] = wrapped([process.execPath, HOLDER, '--port', String(port), '--slow', String(slow), '--idle', String(idle), '--interval', '5',
-    '--path', POIS_PATH], null, PINNING ? LOAD_CPU : null);
-  const child = spawnTracked('bash', ['-c', `ulimit -n ${HOLDER_FD_LIMIT} 2>/dev/null || ulimit -Sn "$(ulimit -Hn)"; exec "$@"`, 'bash', cmd, ...args],
-    { stdio: ['pipe', 'pipe', 'pipe'] });
+  const holder = wrapCommand([process.execPath, HOLDER, '--port', String(port), '--slow', String(slow), '--idle', String(idle), '--interval', '5',
+    '--path', POIS_PATH], LOAD_CPU);
+  const child = spawnTracked(['bash', '-c', `ulimit -n ${HOLDER_FD_LIMIT} 2>/dev/null || ulimit -Sn "$(ulimit -Hn)"; exec "$@"`, 'bash', ...holder],
+    { stdin: true });
   let stderr = '';
   child.stderr!.on('data', (d) => { stderr = (stderr + d).slice(-4000); });
   const waiting: { event: string; resolve(s: HolderStatus): void; reject(e: Error): void }[] = [];
@@ -91,7 +96,7 @@ export async function probeSlow(runtime: Runtime, dataDir: string, durationS: nu
   let holder: ReturnType<typeof startHolder> | null = null;
   try {
     const url = service.base + POIS_PATH;
-    const measure = (): Promise<LoadResult> => runLoadPinned({ url, durationS, warmupS: 1, connections: 10 }, PINNING ? LOAD_CPU : null);
+    const measure = (): Promise<LoadResult> => runLoadPinned({ url, durationS, warmupS: 1, connections: 10 }, LOAD_CPU);
     say(`${runtime} slow: baseline, ${durationS} s at 10 connections (server open-file limit ${serverLimits?.soft}/${serverLimits?.hard})`);
     const baseline = await measure();
     say(`${runtime} slow: baseline ${baseline.rps}/s; opening ${slow} slowloris and ${idle} idle sockets`);
@@ -116,9 +121,9 @@ export async function probeSlow(runtime: Runtime, dataDir: string, durationS: nu
     const summary = (await holder.stop()) ?? atEnd;
     holder = null;
     await sleep(500);
-    const after = await get(url).then((a) => a.status, (e: Error) => e.message);
+    const after = await get(url, { timeoutMs: 15_000 }).then((a) => a.status, (e: Error) => e.message);
     const ratio = under ? round(under.rps / Math.max(baseline.rps, 0.001), 3) : 0;
-    say(`${runtime} slow: under hold ${under?.rps ?? 'failed'}/s (${pct(ratio)} of baseline); server closed ${summary.slow.closedByServer} slow, ` +
+    say(`${runtime} slow: under hold ${under?.rps ?? 'failed'}/s (${percent(ratio, 1)} of baseline); server closed ${summary.slow.closedByServer} slow, ` +
       `${summary.idle.closedByServer} idle`);
     const failures = (s: HolderKind) => Object.entries(s.connectFailed).map(([k, v]) => `${k}×${v}`).join(', ') || 'none';
     const rows = [
@@ -128,7 +133,7 @@ export async function probeSlow(runtime: Runtime, dataDir: string, durationS: nu
       row(runtime, 'with the slow and idle sockets held: requests/s, p99',
         under ? `${under.rps}/s, p99 ${under.latencyMs.p99} ms, ${under.errors} errors, ${under.timeouts} timeouts, ${under.non2xx} non-2xx; ` +
           `load generator ${under.generatorCpuPct}% CPU` : `failed: ${loadError}`),
-      row(runtime, 'throughput held ÷ baseline', pct(ratio), '≥ 90%', ratio >= 0.9),
+      row(runtime, 'throughput held ÷ baseline', percent(ratio, 1), '≥ 90%', ratio >= 0.9, margin(ratio, 0.9, 'atLeast')),
       row(runtime, 'server\'s open descriptors once the sockets were held', serverFds ?? 'unknown'),
       row(runtime, 'sockets held when the measured run began / ended (slow + idle)',
         `${atStart.slow.open} + ${atStart.idle.open} / ${atEnd.slow.open} + ${atEnd.idle.open}`),

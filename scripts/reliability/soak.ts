@@ -7,9 +7,11 @@
 import type { Runtime } from '../../tests/helpers/server.ts';
 import { runLoadPinned } from '../bench/run-load.ts';
 import { mulberry32 } from '../demo/ids.ts';
-import {
-  cacheCounters, get, hasExited, hitRate, LOAD_CPU, MAIN_MAP, MARKER, PINNING, POIS_PATH, readRss, row, say, startService, type ProbeOutcome,
-} from './common.ts';
+import { get, hitRate, readCacheCounters } from '../harness/http.ts';
+import { LOAD_CPU } from '../harness/machine.ts';
+import { readRss } from '../harness/process-stats.ts';
+import { hasExited } from '../harness/spawn.ts';
+import { MAIN_MAP, MARKER, POIS_PATH, row, say, startService, type ProbeOutcome } from './common.ts';
 
 /** The cached half of the mix: answers the response cache holds after their first request. */
 export const CACHED_PATHS = [
@@ -45,25 +47,25 @@ export async function probeSoak(runtime: Runtime, dataDir: string, durationS: nu
     const distinct = lisbonNearPaths(Math.min(300_000, durationS * 5000));
     const mix: string[] = [];
     for (let i = 0; i < distinct.length; i++) mix.push(CACHED_PATHS[i % CACHED_PATHS.length], distinct[i]);
-    const before = readRss(service.pid);
-    const countersBefore = await cacheCounters(service.base);
+    const before = readRss(service.pid, 1);
+    const countersBefore = await readCacheCounters(service.base);
     let half: { rssMb: number | null; peakMb: number | null } | null = null;
     let halfTimer: NodeJS.Timeout | undefined;
     say(`${runtime} soak: ${durationS} s at ${connections} connections (${distinct.length} distinct near questions + ${CACHED_PATHS.length} cached URLs)`);
     const load = await runLoadPinned({ url: service.base, durationS, warmupS: 0, connections, distinctPaths: mix, headers: { 'accept-encoding': 'gzip, br' } },
-      PINNING ? LOAD_CPU : null, () => { halfTimer = setTimeout(() => { half = readRss(service.pid); }, (durationS * 1000) / 2); });
+      LOAD_CPU, () => { halfTimer = setTimeout(() => { half = readRss(service.pid, 1); }, (durationS * 1000) / 2); });
     clearTimeout(halfTimer);
-    const after = readRss(service.pid);
-    const rate = hitRate(countersBefore, await cacheCounters(service.base));
-    const alive = !hasExited(service.child) && (await get(`${service.base}/healthz`).then((a) => a.status === 200, () => false));
+    const after = readRss(service.pid, 1);
+    const rate = hitRate(countersBefore, await readCacheCounters(service.base));
+    const alive = !hasExited(service.child) && (await get(`${service.base}/healthz`, { timeoutMs: 15_000 }).then((a) => a.status === 200, () => false));
     const halfway = half as { rssMb: number | null; peakMb: number | null } | null;
     say(`${runtime} soak: ${load.requests} requests (${load.rps}/s), ${load.errors} errors, ${load.non2xx} non-2xx, p99 ${load.latencyMs.p99} ms; ` +
       `RSS ${before.rssMb} → ${halfway?.rssMb} → ${after.rssMb} MB`);
     const wrapped = load.requests > mix.length;
     const rows = [
       row(runtime, 'requests (requests/s)', `${load.requests} in ${load.durationS} s (${load.rps}/s)`),
-      row(runtime, 'errors + timeouts', `${load.errors} + ${load.timeouts}`, '0', load.errors === 0 && load.timeouts === 0),
-      row(runtime, 'non-2xx answers', `${load.non2xx} (${JSON.stringify(load.statusCodes)})`, '0', load.non2xx === 0),
+      row(runtime, 'errors + timeouts', `${load.errors} + ${load.timeouts}`, '0', load.errors === 0 && load.timeouts === 0, -(load.errors + load.timeouts)),
+      row(runtime, 'non-2xx answers', `${load.non2xx} (${JSON.stringify(load.statusCodes)})`, '0', load.non2xx === 0, -load.non2xx),
       row(runtime, 'latency p50 / p99 / max', `${load.latencyMs.p50} / ${load.latencyMs.p99} / ${load.latencyMs.max} ms`),
       row(runtime, 'load generator CPU', `${load.generatorCpuPct}% of a core`),
       row(runtime, 'RSS before / half time / after (peak)', `${before.rssMb} / ${halfway?.rssMb ?? '?'} / ${after.rssMb} MB (${after.peakMb} MB)`),
