@@ -29,7 +29,8 @@ import { parseArgs } from 'node:util';
 import { RUNTIMES, startServer } from '../tests/helpers/server.ts';
 import { printUsage, progress, runMain } from './harness/cli.ts';
 import { get as getWith, hitRate, readCacheCounters, waitFor200 } from './harness/http.ts';
-import { canPin, describeMachine, hasTaskset, LOAD_CPU, readLoadAverage, readVersionLine, readVersions, ROOT, SERVER_CPU } from './harness/machine.ts';
+import { isInterference, loadGate } from './harness/judge.ts';
+import { canPin, describeMachine, hasTaskset, LOAD_CPU, readCommit, readLoadAverage, readVersionLine, readVersions, ROOT, SERVER_CPU } from './harness/machine.ts';
 import { cpuSeconds, readExe, readRss } from './harness/process-stats.ts';
 import { readContentLoaded, runtimeCommand, serviceCommand } from './harness/service.ts';
 import { collectTail, pickPort, spawnTracked, stopChild, waitExit } from './harness/spawn.ts';
@@ -447,8 +448,8 @@ async function benchDemo(ctx: Ctx, runtime: RuntimeName, requests: BenchRequest[
       checkBytes(serviceRun, saved.body.length, `${runtime} service`, r.path);
       const ratio = round(serviceRun.rps / ceilingRun.rps, 3);
       say(`${runtime}: ${r.name}: service ${serviceRun.rps} req/s, ceiling ${ceilingRun.rps} req/s, ratio ${ratio}`);
-      // The ceiling does strictly less work than the service: beating it clearly means something else interfered.
-      if (ratio > 1.1) ctx.notes.push(`${runtime}: the service beat its ceiling on "${r.name}" (${percent(ratio)}): interference from other work; rerun`);
+      // The ceiling does strictly less work than the service: beating it means something else interfered.
+      if (isInterference(ratio)) ctx.notes.push(`${runtime}: the service beat its ceiling on "${r.name}" (${percent(ratio)}): interference from other work; rerun`);
       runs.push({ name: r.name, path: r.path, contentType: saved.contentType, bodyBytes: saved.body.length,
         service: serviceRun, ceiling: ceilingRun, ratio });
     }
@@ -901,6 +902,9 @@ async function main(): Promise<number> {
   const opts = parseBenchArgs(process.argv.slice(2));
   const began = performance.now();
   const machine = describeBenchMachine();
+  const commit = readCommit();
+  const gate = loadGate(machine.loadAvgStart);
+  say(`load gate ${gate.text}`);
   // wrk first (installed when missing), so its version is read with the others.
   const wrk = opts.phases.includes('large') && wrkAvailable(say) !== null;
   const versions = readBenchVersions();
@@ -964,19 +968,15 @@ async function main(): Promise<number> {
     const { out, largeBundle, keepLogs, skipFilters, ...options } = opts;
     void largeBundle; void keepLogs; void skipFilters;
     const result: BenchResult = {
-      generatedAt: new Date().toISOString(), command: ['node', 'scripts/bench.ts', ...process.argv.slice(2)].join(' '),
+      generatedAt: new Date().toISOString(), command: ['node', 'scripts/bench.ts', ...process.argv.slice(2)].join(' '), commit,
       elapsedS: Math.round((performance.now() - began) / 1000), options, machine, versions,
       datasets: { demo: demoCounts(bundle), large: large.status === 'ran'
         ? { bundle: large.bundle, bytes: large.bundleBytes, ...large.counts } : null },
       demo, large, filters, publish, publishLarge, fleet, targets: [], failures: ctx.failures, notes: ctx.notes,
     };
+    // The report's header gives both load averages and the load gate's verdict on the start (by the end the load
+    // average includes this benchmark's own servers and load generator).
     machine.loadAvgEnd = readLoadAverage();
-    // Other work on the machine skews every number; say so rather than publish it silently.
-    // (Only the start counts: by the end the load average includes this benchmark's own servers and load generator.)
-    if (machine.loadAvgStart[0] > 0.7) {
-      ctx.notes.unshift(`The machine was not idle when the run began (1-minute load average ${machine.loadAvgStart[0]}): other work ` +
-        'competed for the two cores, so these numbers are unreliable. Rerun on an idle machine.');
-    }
     result.targets = evaluateTargets(result);
     await mkdir(resolve(out, '..'), { recursive: true });
     await writeFile(out, renderReport(result));

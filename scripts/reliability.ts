@@ -3,7 +3,8 @@
  * holds up — fuzzed requests (no 5xx, every 4xx problem+json), a soak at 100 connections (errors, latency, RSS),
  * slow and idle clients (throughput while 2,100 sockets are held), cache misses (a random query per request), and
  * a graceful shutdown under load (no request lost). Each probe starts its own service and stops by itself.
- * Writes docs/reliability.md (machine, date, commit, one table per probe with targets and pass/fail).
+ * Writes docs/reliability.md (the run header: commit, load average at the start and the end, the load gate; the machine;
+ * the targets judged by their worst runtime; one table per probe with targets and pass/fail).
  *
  *   npm run reliability                                          # everything, every runtime: about 10-15 minutes
  *   node scripts/reliability.ts --quick --runtimes node          # smoke check: 5,000 fuzz requests, short loads
@@ -21,10 +22,11 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Runtime } from '../tests/helpers/server.ts';
 import { printUsage, runMain } from './harness/cli.ts';
-import { canPin, describeMachine, LOAD_CPU, readLoadAverage, readVersions, ROOT, SERVER_CPU } from './harness/machine.ts';
+import { loadGate } from './harness/judge.ts';
+import { canPin, describeMachine, LOAD_CPU, readCommit, readLoadAverage, readVersions, ROOT, SERVER_CPU } from './harness/machine.ts';
 import { fdLimits } from './harness/process-stats.ts';
 import { killChildren } from './harness/spawn.ts';
-import { describeCommit, say, type Machine, type ProbeOutcome } from './reliability/common.ts';
+import { say, type Machine, type ProbeOutcome } from './reliability/common.ts';
 import { probeFuzz } from './reliability/probe-fuzz.ts';
 import { probeMisses } from './reliability/misses.ts';
 import { PROBES, renderReport, type ProbeName, type ReliabilityReport } from './reliability/report.ts';
@@ -84,7 +86,9 @@ async function main(): Promise<number> {
     pinning: canPin() ? `servers on core ${SERVER_CPU}; load generators and socket holders on core ${LOAD_CPU} (taskset -c)` : 'not pinned',
     fdLimit: fdLimits('self'),
   };
+  const commit = readCommit();
   const versions = readVersions();
+  say(`load gate ${loadGate(machine.loadAvgStart).text}`);
   say(`${machine.cpuModel}, ${machine.cores} cores; ${machine.pinning}; probes ${o.probes.join(', ')} on ${o.runtimes.join(', ')}`);
   // A throwaway data directory per runtime: the first start writes the demo's store, later starts reuse it.
   const work = mkdtempSync(join(tmpdir(), 'reliability-'));
@@ -111,7 +115,7 @@ async function main(): Promise<number> {
     }
     const report: ReliabilityReport = {
       generatedAt: new Date().toISOString(), command: ['node', 'scripts/reliability.ts', ...process.argv.slice(2)].join(' '),
-      commit: describeCommit(), elapsedS: Math.round((performance.now() - began) / 1000), quick: o.quick, runtimes: o.runtimes,
+      commit, elapsedS: Math.round((performance.now() - began) / 1000), quick: o.quick, runtimes: o.runtimes,
       machine: { ...machine, loadAvgEnd: readLoadAverage() }, versions, probes, raw,
     };
     await mkdir(resolve(o.out, '..'), { recursive: true });

@@ -1,11 +1,15 @@
 /**
- * The benchmark's serving-threads target (scripts/bench/report.ts): two threads against one over rounds of one
- * thread then two, judged on the ratio of the means, each round's own ratio shown beside it.
+ * The benchmark's judging (scripts/bench/report.ts) and the measurement harness's (scripts/harness/): the serving-threads
+ * target, two threads against one over rounds of one thread then two, judged on the ratio of the means, each round's
+ * own ratio shown beside it; a target over several runtimes judged by its worst runtime, a ratio above 100% flagged as
+ * interference; the load gate; and the run header every report opens with.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compareThreads } from '../scripts/bench/report.ts';
-import type { WorkersRun } from '../scripts/bench/results.ts';
+import { isInterference, judgeWorst, loadGate, margin, type RuntimeCheck } from '../scripts/harness/judge.ts';
+import { renderRunHeader } from '../scripts/harness/run-header.ts';
+import { compareThreads, evaluateTargets, renderReport } from '../scripts/bench/report.ts';
+import type { BenchResult, WorkersRun } from '../scripts/bench/results.ts';
 import type { LoadResult } from '../scripts/bench/run-load.ts';
 
 const run = (workers: number, round: number, rps: number, rssMb: number | null, generator: WorkersRun['generator'] = 'wrk'): WorkersRun =>
@@ -28,4 +32,107 @@ test('one round is its own ratio; no two-thread run, no RSS, or no answers with 
   assert.equal(compareThreads([run(1, 1, 1000, 500), run(2, 1, 1500, null)], 'wrk'), null);
   assert.equal(compareThreads([run(1, 1, 0, 500), run(2, 1, 1500, 600)], 'wrk'), null);
   assert.equal(compareThreads([run(1, 1, 1000, 500), run(2, 1, 1500, 600)], 'autocannon'), null);
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// The shared harness's judging (scripts/harness/judge.ts) and the report's run header (scripts/harness/run-header.ts)
+
+const check = (runtime: string, score: number, ok: boolean, ratio?: number): RuntimeCheck =>
+  ({ runtime, text: `${score}`, ok, score, ...(ratio !== undefined ? { ratio } : {}) });
+
+test('judgeWorst: the worst runtime decides, shown first, where a mean of the ratios would hold', () => {
+  // Against a 40% target: node 30% (a miss), bun and deno 95%. Their mean, 73%, would clear the line.
+  const rows = [check('node', margin(0.95, 0.4, 'atLeast'), true), check('bun', margin(0.3, 0.4, 'atLeast'), false),
+    check('deno', margin(0.95, 0.4, 'atLeast'), true)];
+  const v = judgeWorst(rows)!;
+  assert.equal(v.holds, false);
+  assert.equal(v.worst.runtime, 'bun');
+  assert.ok(v.measured.startsWith('bun (worst): '), v.measured);
+  assert.match(v.measured, /^bun \(worst\): [\d.]+ \(miss\) · node: [\d.]+ · deno: [\d.]+$/);
+  // All holding: the lowest score is the worst, and the target holds.
+  const held = judgeWorst([check('node', 1.5, true), check('bun', 1.1, true), check('deno', 2, true)])!;
+  assert.equal(held.holds, true);
+  assert.equal(held.worst.runtime, 'bun');
+  assert.deepEqual(held.interference, []);
+  assert.equal(judgeWorst([]), null);
+});
+
+test('judgeWorst: a ratio above 100% is flagged as interference on its own runtime, not averaged with the others', () => {
+  const v = judgeWorst([check('node', 1.2, true, 0.8), check('bun', 3, true, 1.2), check('deno', 2, true, 1)])!;
+  assert.deepEqual(v.interference, ['bun']);
+  assert.equal(v.worst.runtime, 'node');
+  assert.match(v.measured, /bun: 3 \(above 100%: interference, rerun\)/);
+  assert.doesNotMatch(v.measured, /node: [^·]*interference|deno: [^·]*interference/);
+  assert.equal(isInterference(1), false);
+  assert.equal(isInterference(1.001), true);
+  assert.equal(isInterference(null), false);
+});
+
+test('loadGate: a 1-minute load average above 1.0 at the start is flagged for a rerun; 1.0 and below pass', () => {
+  assert.equal(loadGate([1.01, 0.2, 0.1]).flagged, true);
+  assert.match(loadGate([1.01, 0.2, 0.1]).text, /^flagged: .*1\.01.*rerun/);
+  assert.equal(loadGate([1.0, 3, 3]).flagged, false);
+  assert.equal(loadGate([0.05, 0.1, 0.1]).flagged, false);
+  // The 5- and 15-minute averages do not decide; no reading at all is flagged.
+  assert.equal(loadGate([0.5, 4, 4]).flagged, false);
+  assert.equal(loadGate([]).flagged, true);
+});
+
+const HASH = '0123456789abcdef0123456789abcdef01234567';
+
+test('the run header: the full commit hash and whether the tree was clean, both load averages, the gate', () => {
+  const [commit, load, gate] = renderRunHeader({ commit: { head: HASH, clean: true, subject: 'A change' }, loadAvgStart: [0.42, 0.3, 0.2],
+    loadAvgEnd: [1.8, 0.9, 0.4] });
+  assert.equal(commit, `- **Commit**: \`${HASH}\`, work tree clean (A change)`);
+  assert.equal(load, '- **Load average** (1, 5, 15 min): 0.42, 0.3, 0.2 at the start; 1.8, 0.9, 0.4 at the end');
+  assert.match(gate, /^- \*\*Load gate\*\* \(1-minute load average at the start ≤ 1\.0\): passed/);
+  const busy = renderRunHeader({ commit: { head: HASH, clean: false, subject: '' }, loadAvgStart: [2.5, 1, 1], loadAvgEnd: null });
+  assert.match(busy[0], new RegExp(`\`${HASH}\`, \\*\\*work tree not clean\\*\\*`));
+  assert.match(busy[1], /2\.5, 1, 1 at the start; – at the end$/);
+  assert.match(busy[2], /\*\*flagged: the 1-minute load average was 2\.5 at the start/);
+  assert.match(renderRunHeader({ commit: { head: null, clean: false, subject: '' }, loadAvgStart: [0, 0, 0], loadAvgEnd: null })[0], /unknown/);
+});
+
+/** A benchmark result with the demo phase alone, node and bun, each request's ratio to its ceiling given. */
+function demoResult(ratios: Record<'node' | 'bun', number[]>): BenchResult {
+  const load: LoadResult = { url: 'http://127.0.0.1:1/', connections: 32, durationS: 1, stoppedEarly: false, requests: 1000, rps: 1000,
+    latencyMs: { p50: 1, p90: 2, p99: 3, avg: 1, max: 4 }, non2xx: 0, errors: 0, timeouts: 0, statusCodes: { 200: 1000 }, bytesPerResponse: 100,
+    generatorCpuPct: 50, serverCpuPct: 90 };
+  const demo = (['node', 'bun'] as const).map((runtime) => ({
+    runtime, startupMs: [100], startupMedianMs: 100, snapshotOpenMs: [80], snapshotOpenMedianMs: 80, snapshotReadyMs: [70], snapshotRssMb: 50,
+    startupRatio: 1.25, rss: { afterStartMb: 100, afterLoadMb: 120, peakMb: 130, exe: runtime },
+    requests: ratios[runtime].map((ratio, i) => ({ name: `r${i}`, path: `/r${i}`, contentType: 'application/json', bodyBytes: 10, service: load, ceiling: load, ratio })),
+    contentRps: 1000, contentRatio: ratios[runtime].reduce((a, b) => a + b, 0) / ratios[runtime].length,
+  }));
+  const notRun = { status: 'not run', reason: '--only demo' } as const;
+  return {
+    generatedAt: '2025-01-01T00:00:00.000Z', command: 'node scripts/bench.ts --only demo', commit: { head: HASH, clean: true, subject: 's' }, elapsedS: 1,
+    options: { quick: true, durationS: 1, warmupS: 1, connections: 32, runtimes: ['node', 'bun'], skipLarge: true, startupRepeats: 3, serviceLogLevel: null, phases: ['demo'] },
+    machine: { cpuModel: 'cpu', cores: 2, memoryGb: 24, os: 'os', kernel: 'k', pinned: true, pinningNote: 'pinned', loadAvgStart: [1.5, 1, 1], loadAvgEnd: [2, 1, 1] },
+    versions: { node: 'v24', autocannon: '8' }, datasets: { demo: { bundle: 'd', bytes: 1024 }, large: null },
+    demo, large: notRun, filters: notRun, publish: notRun, publishLarge: notRun, fleet: notRun, targets: [], failures: [], notes: [],
+  } as unknown as BenchResult;
+}
+
+test('benchmark targets: a request beating its ceiling flags its target as interference; start-up is judged by the worst runtime', () => {
+  const targets = evaluateTargets(demoResult({ node: [0.5, 1.3], bun: [0.8, 0.9] }));
+  const node = targets.find((t) => t.name.startsWith('Content GETs on Node'))!;
+  assert.equal(node.holds, 'interference');
+  assert.match(node.measured, /highest request 130%.*interference/);
+  assert.equal(targets.find((t) => t.name.startsWith('Content GETs on Bun'))!.holds, 'yes');
+  const startup = targets.find((t) => t.name.startsWith('Start-up on the demo'))!;
+  assert.equal(startup.holds, 'yes');
+  assert.match(startup.measured, /^node \(worst\): 1\.25×/);
+  const calm = evaluateTargets(demoResult({ node: [0.5, 0.6], bun: [0.8, 0.9] }));
+  assert.equal(calm.find((t) => t.name.startsWith('Content GETs on Node'))!.holds, 'yes');
+});
+
+test('the benchmark document opens with the run header', () => {
+  const result = demoResult({ node: [0.5, 0.6], bun: [0.8, 0.9] });
+  result.targets = evaluateTargets(result);
+  const lines = renderReport(result).split('\n');
+  assert.equal(lines[0], '# Benchmarks');
+  assert.deepEqual(lines.slice(2, 5), renderRunHeader({ commit: result.commit, loadAvgStart: [1.5, 1, 1], loadAvgEnd: [2, 1, 1] }));
+  assert.match(lines[2], new RegExp(HASH));
+  assert.match(lines[4], /\*\*flagged: the 1-minute load average was 1\.5/);
 });

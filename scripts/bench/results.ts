@@ -3,7 +3,7 @@
  * the measurements of scripts/bench/publish.ts and scripts/bench/fleet.ts return. Types only, so every one of those
  * modules can name them without importing another's code.
  */
-import type { MachineFacts } from '../harness/machine.ts';
+import type { Commit, MachineFacts } from '../harness/machine.ts';
 import type { LoadResult } from './run-load.ts';
 
 /** The runtimes measured. */
@@ -270,12 +270,18 @@ export type LargePublishPhase = NotRun | ({ status: 'ran' } & LargePublish);
 export type FleetPhase = NotRun | ({ status: 'ran' } & FleetResult);
 
 /** One target: what was measured and whether it holds ('—': a figure with no target, shown beside them). */
-export interface Target { name: string; measured: string; holds: 'yes' | 'no' | 'not measured' | '—' }
+/**
+ * A target and its verdict: 'interference' when a runtime's ratio to its ceiling is above 100%, so the figure is
+ * not the service's and the run is to be done again.
+ */
+export interface Target { name: string; measured: string; holds: 'yes' | 'no' | 'not measured' | 'interference' | '—' }
 
 /** The whole result, embedded as raw JSON in the document. */
 export interface BenchResult {
   generatedAt: string;
   command: string;
+  /** The commit measured (scripts/harness/machine.ts readCommit). */
+  commit: Commit;
   elapsedS: number;
   options: BenchOptions;
   machine: Machine;

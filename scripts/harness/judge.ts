@@ -28,6 +28,18 @@ export function loadGate(loadAvg: readonly number[]): LoadVerdict {
   return { flagged: false, load, text: `passed: the 1-minute load average was ${load} at the start (at most ${LOAD_LIMIT.toFixed(1)})` };
 }
 
+/**
+ * The highest ratio to a reference doing strictly less work (the service ÷ its runtime's bare ceiling, a load with
+ * sockets held ÷ the same load without, cache misses ÷ hits) that is taken as measured: above it, the reference ran
+ * slower than it can, so other work interfered, and the figure is flagged rather than believed.
+ */
+export const INTERFERENCE_RATIO = 1;
+
+/** Whether a ratio to a reference doing strictly less work is above 100%: interference, not a result. */
+export function isInterference(ratio: number | null | undefined): boolean {
+  return ratio !== null && ratio !== undefined && ratio > INTERFERENCE_RATIO;
+}
+
 /** One runtime's figure for a target. */
 export interface RuntimeCheck {
   runtime: string;
@@ -37,28 +49,40 @@ export interface RuntimeCheck {
   ok: boolean;
   /** How good the figure is, lower worse (see `margin`); null when there is no number to rank by. */
   score: number | null;
+  /** The highest ratio to a reference doing strictly less work in the figure, when it has one (see INTERFERENCE_RATIO). */
+  ratio?: number | null;
 }
 
 /** A target judged over several runtimes. */
 export interface WorstVerdict {
-  /** True when the worst runtime holds, and so every runtime does. */
+  /** True when the worst runtime holds, and so every runtime does (interference aside: see `interference`). */
   holds: boolean;
   /** The runtime that decides: a missing one before a holding one, then the lowest score. */
   worst: RuntimeCheck;
-  /** The worst runtime first, marked, then the others in their order: `deno (worst): 1.4× (miss) · node: 1.1×`. */
+  /** The runtimes whose ratio is above 100%: their figure is interference, so the target is to be measured again. */
+  interference: string[];
+  /**
+   * The worst runtime first, marked, then the others in their order, each ratio above 100% flagged:
+   * `deno (worst): 1.4× (miss) · node: 1.1×`.
+   */
   measured: string;
 }
 
-/** Judges a target by its worst runtime; null when no runtime was measured. */
+/**
+ * Judges a target by its worst runtime (never a mean over runtimes, which one good runtime could lift over the
+ * line); a ratio above 100% is flagged as interference on its runtime, not averaged away. Null when no runtime
+ * was measured.
+ */
 export function judgeWorst(rows: readonly RuntimeCheck[]): WorstVerdict | null {
   if (rows.length === 0) return null;
   const rank = (a: RuntimeCheck, b: RuntimeCheck) =>
     Number(a.ok) - Number(b.ok) || (a.score !== null && b.score !== null ? a.score - b.score : 0);
   const worst = rows.reduce((w, r) => (rank(r, w) < 0 ? r : w));
-  const show = (r: RuntimeCheck, label: string) => `${label}: ${r.text}${r.ok ? '' : ' (miss)'}`;
+  const show = (r: RuntimeCheck, label: string) =>
+    `${label}: ${r.text}${r.ok ? '' : ' (miss)'}${isInterference(r.ratio) ? ' (above 100%: interference, rerun)' : ''}`;
   const measured = rows.length === 1 ? show(worst, worst.runtime)
     : [show(worst, `${worst.runtime} (worst)`), ...rows.filter((r) => r !== worst).map((r) => show(r, r.runtime))].join(' · ');
-  return { holds: worst.ok, worst, measured };
+  return { holds: worst.ok, worst, interference: rows.filter((r) => isInterference(r.ratio)).map((r) => r.runtime), measured };
 }
 
 /**

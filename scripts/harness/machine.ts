@@ -62,6 +62,27 @@ export function readVersionLine(cmd: string, args: readonly string[]): string {
   return r.status === 0 ? r.stdout.split('\n')[0].trim() : `unavailable (${(r.stderr || String(r.error)).trim().slice(0, 80)})`;
 }
 
+/** The commit a run measured: its full hash (null outside a git checkout), whether the work tree was clean, its subject. */
+export interface Commit {
+  head: string | null;
+  /** False when tracked files have uncommitted changes or untracked files are present: the numbers are then not the commit's alone. */
+  clean: boolean;
+  subject: string;
+}
+
+/** The commit checked out in the repository, read with git. */
+export function readCommit(): Commit {
+  const git = (...args: string[]) => spawnSync('git', args, { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+  const head = git('rev-parse', 'HEAD');
+  if (head.status !== 0) return { head: null, clean: false, subject: '' };
+  const status = git('status', '--porcelain');
+  return {
+    head: head.stdout.trim(),
+    clean: status.status === 0 && status.stdout.trim() === '',
+    subject: git('log', '-1', '--format=%s').stdout.trim().slice(0, 100),
+  };
+}
+
 /** Versions of the three runtimes and of autocannon. */
 export function readVersions(): Record<string, string> {
   const autocannon = JSON.parse(readFileSync(join(ROOT, 'node_modules/autocannon/package.json'), 'utf8')) as { version: string };

@@ -5,10 +5,11 @@
  * report gives about the machine, and the result rows every probe returns. No CLI: scripts/reliability.ts runs
  * the probes.
  */
-import { spawnSync, type ChildProcess } from 'node:child_process';
-import { RUNTIMES, type Runtime } from '../../tests/helpers/server.ts';
+import type { ChildProcess } from 'node:child_process';
+import type { Runtime } from '../../tests/helpers/server.ts';
 import { progress } from '../harness/cli.ts';
-import { ROOT, SERVER_CPU, type MachineFacts } from '../harness/machine.ts';
+import { SERVER_CPU, type MachineFacts } from '../harness/machine.ts';
+import { serviceCommand } from '../harness/service.ts';
 import { FD_LIMIT_FAILED, spawnTracked, stopChild } from '../harness/spawn.ts';
 
 /** The demo's main map and the marker the README names. */
@@ -36,6 +37,11 @@ export interface Row {
   pass: boolean | null;
   /** How good the value is against its target, lower worse (scripts/harness/judge.ts `margin`), to find the worst runtime; null: no number. */
   score: number | null;
+  /**
+   * The value as a ratio to a reference doing strictly less work (the same load without held sockets, cache hits),
+   * when it is one: above 100% it is flagged as interference (scripts/harness/judge.ts); null otherwise.
+   */
+  ratio: number | null;
 }
 
 /** What one probe returns for one runtime. */
@@ -47,10 +53,13 @@ export interface ProbeOutcome {
   raw: unknown;
 }
 
-/** A row with a target (`pass` given, and a `score` when the value is a number) or a reported value (no target). */
+/**
+ * A row with a target (`pass` given, a `score` when the value is a number, and its `ratio` when it is a share of a
+ * reference doing strictly less work) or a reported value (no target).
+ */
 export function row(runtime: string, measure: string, value: string | number, target = '', pass: boolean | null = null,
-  score: number | null = null): Row {
-  return { runtime, measure, value: String(value), target, pass, score };
+  score: number | null = null, ratio: number | null = null): Row {
+  return { runtime, measure, value: String(value), target, pass, score, ratio };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -90,8 +99,7 @@ export interface ServiceOptions {
  * The access log is read and dropped as it comes (only a tail is kept), so a long run does not fill memory.
  */
 export async function startService(runtime: Runtime, o: ServiceOptions): Promise<Service> {
-  const child = spawnTracked([...RUNTIMES[runtime], '--port', '0', '--host', '127.0.0.1', '--data-dir', o.dataDir, ...(o.args ?? [])],
-    { cpu: SERVER_CPU, fdLimit: o.fdLimit ?? null });
+  const child = spawnTracked(serviceCommand(runtime, 0, ['--data-dir', o.dataDir, ...(o.args ?? [])]), { cpu: SERVER_CPU, fdLimit: o.fdLimit ?? null });
   let tail = '';
   let head = '';
   let partial = '';
@@ -149,13 +157,4 @@ export interface Machine extends MachineFacts {
   pinning: string;
   /** This shell's open-file limits (the servers' and the socket holder's are set per probe). */
   fdLimit: { soft: string; hard: string } | null;
-}
-
-/** The commit checked out, marked when the work tree has changes. */
-export function describeCommit(): string {
-  const head = spawnSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: ROOT, encoding: 'utf8' });
-  if (head.status !== 0) return 'unknown (not a git checkout)';
-  const subject = spawnSync('git', ['log', '-1', '--format=%s'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
-  const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
-  return `${head.stdout.trim()}${dirty ? ' + uncommitted changes' : ''} (${subject.slice(0, 100)})`;
 }

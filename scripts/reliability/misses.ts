@@ -59,7 +59,7 @@ export async function probeMisses(runtime: Runtime, dataDir: string, durationS: 
       `${r.load.non2xx || r.load.errors ? `, ${r.load.non2xx} non-2xx, ${r.load.errors} errors` : ''}`;
     const rows = [
       ...results.map((r) => row(runtime, r.name, show(r))),
-      row(runtime, '?z=<random> ÷ cached', percent(ratio, 1), '≥ 50%', ratio >= 0.5, margin(ratio, 0.5, 'atLeast')),
+      row(runtime, '?z=<random> ÷ cached', percent(ratio, 1), '≥ 50%', ratio >= 0.5, margin(ratio, 0.5, 'atLeast'), ratio),
       row(runtime, 'events from=<random> ÷ events fixed from', percent(eventsRatio, 1)),
       row(runtime, 'events from=<random> ÷ POIs cached', percent(round(eventsRandom.load.rps / Math.max(cached.load.rps, 0.001), 3), 1)),
     ];

@@ -1,8 +1,12 @@
 /**
- * The reliability report: docs/reliability.md, in markdown. The machine and the commit, a summary of every
- * row with a target, then one table per probe (runtime, measure, value, target, pass or fail), its notes, and the
- * raw numbers as JSON. Used by scripts/reliability.ts; no CLI.
+ * The reliability report: docs/reliability.md, in markdown. The run header (commit, load average at the start and
+ * the end, the load gate), the machine, a summary of every target judged by its worst runtime, then one table per
+ * probe (runtime, measure, value, target, pass or fail), its notes, and the raw numbers as JSON. Used by
+ * scripts/reliability.ts; no CLI.
  */
+import { judgeWorst, type WorstVerdict } from '../harness/judge.ts';
+import type { Commit } from '../harness/machine.ts';
+import { renderRunHeader } from '../harness/run-header.ts';
 import type { Machine, Row } from './common.ts';
 
 /** The probes, in the order they run, with what each one does (the report's section text). */
@@ -45,7 +49,7 @@ export type ProbeName = keyof typeof PROBES;
 export interface ReliabilityReport {
   generatedAt: string;
   command: string;
-  commit: string;
+  commit: Commit;
   elapsedS: number;
   quick: boolean;
   runtimes: string[];
@@ -58,32 +62,54 @@ export interface ReliabilityReport {
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const verdict = (pass: boolean | null) => (pass === null ? '' : pass ? 'pass' : '**FAIL**');
 
+/** A probe's targeted measure judged over the runtimes that ran it. */
+export interface JudgedMeasure { probe: string; measure: string; target: string; verdict: WorstVerdict }
+
+/**
+ * Every measure with a target, judged by its worst runtime (scripts/harness/judge.ts): one entry per probe and
+ * measure, in the order the probes ran; a row with no verdict on some runtime (pass null) is left out there.
+ */
+export function judgeMeasures(probes: ReliabilityReport['probes']): JudgedMeasure[] {
+  const judged: JudgedMeasure[] = [];
+  for (const p of probes) {
+    const measures = [...new Set(p.rows.filter((x) => x.pass !== null).map((x) => x.measure))];
+    for (const measure of measures) {
+      const rows = p.rows.filter((x) => x.measure === measure && x.pass !== null);
+      const verdict = judgeWorst(rows.map((x) => ({ runtime: x.runtime, text: x.value, ok: x.pass!, score: x.score, ratio: x.ratio })));
+      if (verdict) judged.push({ probe: PROBES[p.name].title, measure, target: rows[0].target, verdict });
+    }
+  }
+  return judged;
+}
+
+/** A judged measure's result: pass, fail, or interference (a ratio above 100%: to be measured again). */
+const judgedResult = (v: WorstVerdict) => (v.interference.length > 0 ? '**interference: rerun**' : verdict(v.holds));
+
 /** The markdown of the report. */
 export function renderReport(r: ReliabilityReport): string {
   const out: string[] = [];
   const m = r.machine;
   out.push('# Reliability', '',
-    `Measured by \`${r.command}\` on ${r.generatedAt.slice(0, 10)} (${r.generatedAt}), commit ${r.commit}, in ${r.elapsedS} s` +
+    ...renderRunHeader({ commit: r.commit, loadAvgStart: m.loadAvgStart, loadAvgEnd: m.loadAvgEnd }), '',
+    `Measured by \`${r.command}\` on ${r.generatedAt.slice(0, 10)} (${r.generatedAt}) in ${r.elapsedS} s` +
     `${r.quick ? ' (**--quick**: short runs, smaller counts)' : ''}. Runtimes: ${r.runtimes.join(', ')}. ` +
     'Every probe starts its own service on the demo content (data/demo-bundle.json), on 127.0.0.1.', '');
   out.push('## Machine', '', '| | |', '|---|---|',
     `| CPU | ${m.cpuModel}, ${m.cores} cores |`, `| Memory | ${m.memoryGb} GB |`, `| OS | ${m.os}, kernel ${m.kernel} |`,
-    `| Load average (1, 5, 15 min) | ${m.loadAvgStart.join(', ')} at the start; ${m.loadAvgEnd.join(', ')} at the end |`,
     `| Pinning | ${m.pinning} |`, `| Open-file limit of the harness (soft/hard) | ${m.fdLimit ? `${m.fdLimit.soft}/${m.fdLimit.hard}` : 'unknown'} |`,
     ...Object.entries(r.versions).map(([k, v]) => `| ${k} | ${v} |`), '');
-  if (m.loadAvgStart[0] > 0.7) {
-    out.push(`> The machine was not idle when the run began (1-minute load average ${m.loadAvgStart[0]}): throughput numbers are less reliable.`, '');
-  }
 
-  // Every row with a target, in one place.
-  const targeted = r.probes.flatMap((p) => p.rows.filter((x) => x.pass !== null).map((x) => ({ probe: PROBES[p.name].title, ...x })));
+  // Every measure with a target, in one place, judged by its worst runtime.
+  const judged = judgeMeasures(r.probes);
   const errors = r.probes.flatMap((p) => p.errors.map((e) => ({ probe: PROBES[p.name].title, error: e })));
-  const failed = targeted.filter((x) => x.pass === false).length + errors.length;
-  out.push('## Summary', '', failed === 0 ? `Every target holds (${targeted.length} checked).`
-    : `${failed} of ${targeted.length + errors.length} checks fail.`, '',
-  '| Probe | Runtime | Measure | Measured | Target | Result |', '|---|---|---|---|---|---|',
-  ...targeted.map((x) => `| ${x.probe} | ${x.runtime} | ${cell(x.measure)} | ${cell(x.value)} | ${cell(x.target)} | ${verdict(x.pass)} |`),
-  ...errors.map((x) => `| ${x.probe} | | the probe did not finish | ${cell(x.error.split('\n')[0].slice(0, 200))} | finishes | **FAIL** |`), '');
+  const failed = judged.filter((x) => !x.verdict.holds || x.verdict.interference.length > 0).length + errors.length;
+  out.push('## Summary', '', failed === 0 ? `Every target holds (${judged.length} checked).`
+    : `${failed} of ${judged.length + errors.length} checks fail or are to be measured again.`, '',
+  'Each target is judged by its worst runtime, shown first; "interference" marks a ratio above 100% to a reference doing strictly ' +
+    'less work, which only other work on the machine explains.', '',
+  '| Probe | Measure | Measured (worst runtime first) | Target | Result |', '|---|---|---|---|---|',
+  ...judged.map((x) => `| ${x.probe} | ${cell(x.measure)} | ${cell(x.verdict.measured)} | ${cell(x.target)} | ${judgedResult(x.verdict)} |`),
+  ...errors.map((x) => `| ${x.probe} | the probe did not finish | ${cell(x.error.split('\n')[0].slice(0, 200))} | finishes | **FAIL** |`), '');
 
   for (const p of r.probes) {
     out.push(`## ${PROBES[p.name].title}`, '', PROBES[p.name].about, '');

@@ -133,7 +133,7 @@ export async function probeSlow(runtime: Runtime, dataDir: string, durationS: nu
       row(runtime, 'with the slow and idle sockets held: requests/s, p99',
         under ? `${under.rps}/s, p99 ${under.latencyMs.p99} ms, ${under.errors} errors, ${under.timeouts} timeouts, ${under.non2xx} non-2xx; ` +
           `load generator ${under.generatorCpuPct}% CPU` : `failed: ${loadError}`),
-      row(runtime, 'throughput held ÷ baseline', percent(ratio, 1), '≥ 90%', ratio >= 0.9, margin(ratio, 0.9, 'atLeast')),
+      row(runtime, 'throughput held ÷ baseline', percent(ratio, 1), '≥ 90%', ratio >= 0.9, margin(ratio, 0.9, 'atLeast'), ratio),
       row(runtime, 'server\'s open descriptors once the sockets were held', serverFds ?? 'unknown'),
       row(runtime, 'sockets held when the measured run began / ended (slow + idle)',
         `${atStart.slow.open} + ${atStart.idle.open} / ${atEnd.slow.open} + ${atEnd.idle.open}`),
