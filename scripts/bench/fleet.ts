@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import postgres from 'postgres';
 import { startThrowawayPostgres, testDatabase } from '../../tests/helpers/postgres.ts';
 import { RUNTIMES } from '../../tests/helpers/server.ts';
-import { progress } from '../harness/cli.ts';
+import { progress, runMain } from '../harness/cli.ts';
 import { get } from '../harness/http.ts';
 import { ROOT } from '../harness/machine.ts';
 import { readRss } from '../harness/process-stats.ts';
@@ -229,9 +229,12 @@ export async function measureFleet(o: FleetOptions): Promise<FleetResult> {
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ strict: true, options: { 'large-bundle': { type: 'string' }, publishes: { type: 'string', default: '5' } } });
-  const say = progress('fleet');
-  const r = await measureFleet({ workDir: join(ROOT, '.bench', 'fleet'), publishes: Number(values.publishes), largeBundle: values['large-bundle'] ?? null, say });
-  console.log(JSON.stringify(r));
-  console.log(renderFleet(r));
+  await runMain('fleet', async () => {
+    const { values } = parseArgs({ strict: true, options: { 'large-bundle': { type: 'string' }, publishes: { type: 'string', default: '5' } } });
+    const say = progress('fleet');
+    const r = await measureFleet({ workDir: join(ROOT, '.bench', 'fleet'), publishes: Number(values.publishes), largeBundle: values['large-bundle'] ?? null, say });
+    console.log(JSON.stringify(r));
+    console.log(renderFleet(r));
+    return 0;
+  });
 }

@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { progress } from '../harness/cli.ts';
+import { progress, runMain } from '../harness/cli.ts';
 import { get, waitFor200 } from '../harness/http.ts';
 import { canPin, LOAD_CPU, ROOT, SERVER_CPU } from '../harness/machine.ts';
 import { readRss } from '../harness/process-stats.ts';
@@ -420,29 +420,32 @@ export async function measureLargePublish(o: LargeOptions): Promise<LargePublish
 // Command line
 
 if (import.meta.main) {
-  const { values } = parseArgs({ strict: true, options: {
-    bundle: { type: 'string', default: join(ROOT, 'data/demo-bundle.json') },
-    duration: { type: 'string', default: '10' },
-    connections: { type: 'string', default: '16' },
-    publishes: { type: 'string', default: '10' },
-    'large-bundle': { type: 'string' },
-    'large-publishes': { type: 'string', default: '2' },
-    out: { type: 'string' },
-  } });
-  const cores: Cores = canPin() ? { server: SERVER_CPU, load: LOAD_CPU } : UNPINNED;
-  const dir = await mkdtemp(join(tmpdir(), 'dmcs-bench-publish-'));
-  const say = progress('publish');
-  try {
-    const underLoad = await measurePublishUnderLoad({ bundle: values.bundle!, workDir: join(dir, 'under-load'), durationS: Number(values.duration),
-      warmupS: 1, connections: Number(values.connections), publishes: Number(values.publishes), logLevel: 'warn', cores, say });
-    const large = values['large-bundle'] ? await measureLargePublish({ bundle: values['large-bundle'], workDir: join(dir, 'large'),
-      publishes: Number(values['large-publishes']), firstLoadTimeoutMs: 600_000, publishTimeoutMs: 600_000, logLevel: null,
-      logFile: join(dir, 'large.log'), say }) : null;
-    console.log(JSON.stringify({ cores, underLoad, large }));
-    if (values.out) {
-      await writeFile(values.out, [renderPublishUnderLoad(underLoad), ...(large ? ['', renderLargePublish(large)] : []), ''].join('\n'));
+  await runMain('publish', async () => {
+    const { values } = parseArgs({ strict: true, options: {
+      bundle: { type: 'string', default: join(ROOT, 'data/demo-bundle.json') },
+      duration: { type: 'string', default: '10' },
+      connections: { type: 'string', default: '16' },
+      publishes: { type: 'string', default: '10' },
+      'large-bundle': { type: 'string' },
+      'large-publishes': { type: 'string', default: '2' },
+      out: { type: 'string' },
+    } });
+    const cores: Cores = canPin() ? { server: SERVER_CPU, load: LOAD_CPU } : UNPINNED;
+    const dir = await mkdtemp(join(tmpdir(), 'dmcs-bench-publish-'));
+    const say = progress('publish');
+    try {
+      const underLoad = await measurePublishUnderLoad({ bundle: values.bundle!, workDir: join(dir, 'under-load'), durationS: Number(values.duration),
+        warmupS: 1, connections: Number(values.connections), publishes: Number(values.publishes), logLevel: 'warn', cores, say });
+      const large = values['large-bundle'] ? await measureLargePublish({ bundle: values['large-bundle'], workDir: join(dir, 'large'),
+        publishes: Number(values['large-publishes']), firstLoadTimeoutMs: 600_000, publishTimeoutMs: 600_000, logLevel: null,
+        logFile: join(dir, 'large.log'), say }) : null;
+      console.log(JSON.stringify({ cores, underLoad, large }));
+      if (values.out) {
+        await writeFile(values.out, [renderPublishUnderLoad(underLoad), ...(large ? ['', renderLargePublish(large)] : []), ''].join('\n'));
+      }
+      return 0;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 }
