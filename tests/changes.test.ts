@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ChangeSet, changeToken, mapChanges, readChangeToken, recordHash, recordKey, type RecordFacts, type RecordState } from '../src/content/changes.ts';
+import { changeToken, readChangeToken } from '../src/content/changes.ts';
+import { ChangeSet, mapChanges, recordHash, recordKey, type RecordFacts, type RecordState } from './helpers/change-reference.ts';
 import { mulberry32 } from './helpers/fixture.ts';
 
 /** A content: each record's facts by key. */

@@ -35,6 +35,22 @@ CREATE INDEX sessions_account ON sessions (account_id);`,
     version: 2,
     sql: `ALTER TABLE content_versions ADD COLUMN warnings jsonb`,
   },
+  {
+    // Change tracking (src/content/changes.ts): the store's identity, which every change token names; one row
+    // per change (each time a version is made current, a rollback included); each record's state (its hash and
+    // the change in which it last changed; a null hash is a tombstone); and the history, what each change did. The
+    // identity is made at the first change (TRACKING.identify), not here: every store seeded from the empty store's
+    // snapshot would share it.
+    version: 3,
+    sql: `
+CREATE TABLE store_identity (id boolean PRIMARY KEY DEFAULT true CHECK (id), store_id uuid NOT NULL);
+CREATE TABLE content_changes (change int PRIMARY KEY, version int NOT NULL, kind text NOT NULL, made_at timestamptz NOT NULL);
+CREATE TABLE record_state (type text NOT NULL, id uuid NOT NULL, map_id uuid, hash text, change int NOT NULL, PRIMARY KEY (type, id));
+CREATE INDEX record_state_map ON record_state (map_id, change);
+CREATE TABLE record_changes (change int NOT NULL, type text NOT NULL, id uuid NOT NULL, map_id uuid, op text NOT NULL,
+  PRIMARY KEY (change, type, id));
+CREATE INDEX record_changes_map ON record_changes (map_id, change);`,
+  },
 ];
 
 /** Bookkeeping of applied migrations, created before any of them runs. */
@@ -208,4 +224,73 @@ export const SESSIONS = {
 SELECT s.account_id::text AS account_id,
        EXISTS (SELECT 1 FROM saved_events e WHERE e.account_id = s.account_id AND e.event_id = $2::uuid) AS is_saved
 FROM sessions s WHERE s.token_sha256 = $1 AND s.expires_at > $3::timestamptz`,
+} as const;
+
+/**
+ * Change tracking's SQL (see src/content/changes.ts). `records` runs with the search path at a version's schema: every
+ * record a client can see the change of, with its map (null for publishers and icons) and the hash it is compared
+ * by. The hash covers what the record's answers are made of: its doc as stored (jsonb: the same content gives the
+ * same text whatever order the bundle wrote its keys in; events' json is written by the service in one order), a
+ * map's doc without its content blocks (each a record of its own), and for categories and POIs the published
+ * versions of their map they belong to (which `version_id` serves; a draft added changes nothing).
+ */
+export const TRACKING = {
+  records: `
+WITH published AS (
+  SELECT iv.item_id, string_agg(iv.version_id::text, ',' ORDER BY iv.version_id) AS ids
+  FROM item_versions iv JOIN map_versions mv ON mv.id = iv.version_id AND mv.status = 'published' GROUP BY iv.item_id)
+SELECT 'publisher'::text AS type, id, NULL::uuid AS map_id, md5(doc::text) AS hash FROM publishers
+UNION ALL SELECT 'map', id, id, md5((doc - 'content_blocks')::text) FROM maps
+UNION ALL SELECT 'content_block', (b->>'id')::uuid, m.id, md5(b::text) FROM maps m, jsonb_array_elements(m.doc->'content_blocks') AS b
+UNION ALL SELECT 'icon', id, NULL, md5(doc::text) FROM icons
+UNION ALL SELECT 'category', c.id, c.map_id, md5(c.doc::text || '|' || coalesce(p.ids, '')) FROM categories c LEFT JOIN published p ON p.item_id = c.id
+UNION ALL SELECT 'poi', o.id, o.map_id, md5(o.doc::text || '|' || coalesce(p.ids, '')) FROM pois o LEFT JOIN published p ON p.item_id = o.id
+UNION ALL SELECT 'event', id, map_id, md5(doc::text) FROM events
+UNION ALL SELECT 'list', id, map_id, md5(doc::text) FROM lists
+UNION ALL SELECT 'association', a.id, o.map_id, md5(a.doc::text) FROM associations a JOIN pois o ON o.id = a.poi_id`,
+  storeId: `SELECT store_id::text AS store_id FROM store_identity`,
+  /** Gives the store its identity, once. */
+  identify: `INSERT INTO store_identity (store_id) VALUES (gen_random_uuid()) ON CONFLICT (id) DO NOTHING`,
+  /** The next change's number: never one used before, even by a change whose history was dropped. */
+  next: `INSERT INTO content_changes (change, version, kind, made_at)
+    SELECT coalesce(max(change), 0) + 1, $1, $2, $3::timestamptz FROM content_changes RETURNING change`,
+  /** The records of the version made current (`records`, filled just before), compared with the state. */
+  upserts: `INSERT INTO record_changes (change, type, id, map_id, op)
+    SELECT $1, n.type, n.id, n.map_id, 'upsert' FROM next_records n LEFT JOIN record_state s ON s.type = n.type AND s.id = n.id
+    WHERE s.hash IS DISTINCT FROM n.hash`,
+  deletes: `INSERT INTO record_changes (change, type, id, map_id, op)
+    SELECT $1, s.type, s.id, s.map_id, 'delete' FROM record_state s
+    WHERE s.hash IS NOT NULL AND NOT EXISTS (SELECT 1 FROM next_records n WHERE n.type = s.type AND n.id = s.id)`,
+  /** The state follows this change's history: upserts take their hash, deletes become tombstones. */
+  applyUpserts: `INSERT INTO record_state (type, id, map_id, hash, change)
+    SELECT n.type, n.id, n.map_id, n.hash, $1 FROM next_records n JOIN record_changes c ON c.change = $1 AND c.type = n.type AND c.id = n.id
+    ON CONFLICT (type, id) DO UPDATE SET map_id = excluded.map_id, hash = excluded.hash, change = excluded.change`,
+  applyDeletes: `UPDATE record_state s SET hash = NULL, change = $1 FROM record_changes c
+    WHERE c.change = $1 AND c.op = 'delete' AND c.type = s.type AND c.id = s.id`,
+  /**
+   * Drops what is older than the span kept (but never the newest change): the changes, their history, and the
+   * tombstones of records removed before the oldest change kept.
+   */
+  pruneChanges: `DELETE FROM content_changes WHERE made_at < $1::timestamptz AND change < (SELECT max(change) FROM content_changes)`,
+  pruneHistory: `DELETE FROM record_changes WHERE change < (SELECT min(change) FROM content_changes)`,
+  pruneTombstones: `DELETE FROM record_state WHERE hash IS NULL AND change < (SELECT min(change) FROM content_changes)`,
+  /** The newest change, and the oldest kept (a token before it is too old to follow). */
+  span: `SELECT max(change) AS newest, min(change) AS oldest FROM content_changes`,
+  /** Each change kept: its number, the version it made current, what made it, and when. */
+  changes: `SELECT change, version, kind, made_at FROM content_changes ORDER BY change`,
+  /** Every record's state (tombstones included), with when its change was made (null once that change was dropped). */
+  state: `SELECT s.type, s.id::text AS id, s.map_id::text AS map_id, s.hash, s.change, c.made_at
+    FROM record_state s LEFT JOIN content_changes c USING (change) ORDER BY s.type, s.id`,
+  /** The history of one map after a change (its records', its publisher's `$3` and the icons'): what each later change did, in order. */
+  history: `SELECT change, type, id::text AS id, map_id::text AS map_id, op FROM record_changes
+    WHERE change > $1 AND (map_id = $2::uuid OR type = 'icon' OR (type = 'publisher' AND id = $3::uuid)) ORDER BY change, type, id`,
+  /**
+   * Each map's last change (in the version's schema, for its maps): the latest of its records' and tombstones',
+   * its publisher's, and any icon's (the vocabulary every map's categories use).
+   */
+  mapChanges: `SELECT m.id::text AS map_id, greatest(
+      (SELECT max(change) FROM record_state WHERE map_id = m.id),
+      (SELECT change FROM record_state WHERE type = 'publisher' AND id = m.publisher_id),
+      (SELECT max(change) FROM record_state WHERE type = 'icon')) AS change
+    FROM maps m ORDER BY m.id`,
 } as const;

@@ -6,8 +6,9 @@
 import type { Db, DbTx } from '../../db/db.ts';
 import {
   APPLIED_MIGRATIONS, MIGRATIONS_PRESENT, COPY_IN, EVENT_PAGE, INSERT, LOCKS, MIGRATIONS, MIGRATIONS_TABLE, RECORD_MIGRATION, SELECT, SESSIONS, STAGED_SCHEMAS, TABLES,
-  VERSION_KEYS, VERSION_TABLES, VERSIONS, versionSchema,
+  TRACKING, VERSION_KEYS, VERSION_TABLES, VERSIONS, versionSchema,
 } from '../../db/schema.ts';
+import { changeToken, HISTORY_DAYS, type ChangeInfo, type ChangeKind, type RecordChange, type RecordState, type RecordType } from '../changes.ts';
 import type { BundleT, EventT, SessionT } from '../bundle/bundle-schema.ts';
 import type { VersionWarnings } from '../bundle/findings.ts';
 import type { ContentDocs, PoiType } from '../model/read-model.ts';
@@ -139,6 +140,9 @@ export class SqlStore {
         await tx.exec(m.sql);
         await tx.query(RECORD_MIGRATION, [m.version]);
       }
+      // A store that served a version before changes were tracked: that version is the first change.
+      const current = (await tx.query<{ version: number }>(VERSIONS.current)).rows[0];
+      if (!applied.has(TRACKING_MIGRATION) && current) await trackChange(tx, Number(current.version), 'tracking began', new Date().toISOString());
     });
   }
 
@@ -223,7 +227,7 @@ export class SqlStore {
     warnings: VersionWarnings | null = null): Promise<VersionInfo> {
     return this.db.transaction(async (tx) => {
       await tx.query(VERSIONS.insert, [version, checksum, format, source, publishedAt, warnings && JSON.stringify(warnings)]);
-      return makeCurrent(tx, version);
+      return makeCurrent(tx, version, 'publish', publishedAt);
     });
   }
 
@@ -240,7 +244,44 @@ export class SqlStore {
       if (!kept.includes(version)) {
         throw new Error(`version ${version} is not kept (the store keeps ${kept.length ? kept.join(', ') : 'none'})`);
       }
-      return makeCurrent(tx, version);
+      return makeCurrent(tx, version, 'rollback', new Date().toISOString());
+    });
+  }
+
+  /** The store's identity, which its change tokens name; null until a version is first made current. */
+  async storeId(): Promise<string | null> {
+    return (await this.db.query<{ store_id: string }>(TRACKING.storeId)).rows[0]?.store_id ?? null;
+  }
+
+  /** The changes kept, oldest first (see TRACKING.pruneChanges for how long). */
+  async changes(): Promise<ChangeInfo[]> {
+    const { rows } = await this.db.query<{ change: number; version: number; kind: ChangeKind; made_at: Date | string }>(TRACKING.changes);
+    return rows.map((r) => ({ change: Number(r.change), version: Number(r.version), kind: r.kind, madeAt: toIso(r.made_at) }));
+  }
+
+  /** Every record's state, tombstones included, with when its last change was made. */
+  async recordStates(): Promise<RecordState[]> {
+    const { rows } = await this.db.query<{ type: RecordType; id: string; map_id: string | null; hash: string | null; change: number;
+      made_at: Date | string | null }>(TRACKING.state);
+    return rows.map((r) => ({ type: r.type, id: r.id, mapId: r.map_id, hash: r.hash, change: Number(r.change),
+      madeAt: r.made_at === null ? null : toIso(r.made_at) }));
+  }
+
+  /** What changed for one map (its records, its publisher, the icons) in every change after `after`, in order. */
+  async history(after: number, mapId: string, publisherId: string): Promise<RecordChange[]> {
+    const { rows } = await this.db.query<{ change: number; type: RecordType; id: string; map_id: string | null; op: 'upsert' | 'delete' }>(
+      TRACKING.history, [after, mapId, publisherId]);
+    return rows.map((r) => ({ change: Number(r.change), type: r.type, id: r.id, mapId: r.map_id, op: r.op }));
+  }
+
+  /** Each map of the current version with its last change and its token (see `changeToken`). */
+  async mapTokens(): Promise<Map<string, { change: number; token: string }>> {
+    const current = await this.current();
+    if (!current) return new Map();
+    const storeId = (await this.storeId())!;
+    return this.inVersion(current.version, async (tx) => {
+      const { rows } = await tx.query<{ map_id: string; change: number }>(TRACKING.mapChanges);
+      return new Map(rows.map((r) => [r.map_id, { change: Number(r.change), token: changeToken(storeId, Number(r.change)) }]));
     });
   }
 
@@ -354,9 +395,16 @@ function toIso(value: Date | string): string {
   return value instanceof Date ? value.toISOString() : new Date(value).toISOString();
 }
 
-/** Points the catalogue at `version`, notifies the listeners, and answers the version now current. */
-async function makeCurrent(tx: DbTx, version: number): Promise<VersionInfo> {
+/** The migration that began change tracking. */
+const TRACKING_MIGRATION = 3;
+
+/**
+ * Points the catalogue at `version`, records the change (`trackChange`), notifies the listeners, and answers the
+ * version now current.
+ */
+async function makeCurrent(tx: DbTx, version: number, kind: ChangeKind, madeAt: string): Promise<VersionInfo> {
   await tx.query(VERSIONS.makeCurrent, [version]);
+  await trackChange(tx, version, kind, madeAt);
   await tx.query(VERSIONS.notify, [String(version)]);
   const { rows: [current] } = await tx.query<{ version: number; checksum: string; published_at: Date | string }>(VERSIONS.current);
   return info(current);
@@ -364,4 +412,24 @@ async function makeCurrent(tx: DbTx, version: number): Promise<VersionInfo> {
 
 function info(row: { version: number; checksum: string; published_at: Date | string }): VersionInfo {
   return { version: Number(row.version), checksum: row.checksum, published_at: toIso(row.published_at) };
+}
+
+/**
+ * Records the change that makes `version` current, in the transaction that does it: a new change number, each
+ * record of the version compared with the state (TRACKING.records, by hash), the history of what this change added,
+ * changed and removed, the state brought up to date, and what is older than HISTORY_DAYS dropped.
+ */
+async function trackChange(tx: DbTx, version: number, kind: ChangeKind, madeAt: string): Promise<number> {
+  await tx.query(TRACKING.identify);
+  const { rows: [{ change }] } = await tx.query<{ change: number }>(TRACKING.next, [version, kind, madeAt]);
+  await tx.exec(`SET LOCAL search_path TO ${versionSchema(version)}, public`);
+  await tx.exec(`CREATE TEMP TABLE next_records ON COMMIT DROP AS ${TRACKING.records}`);
+  await tx.exec('SET LOCAL search_path TO public');
+  await tx.exec('ANALYZE next_records');
+  for (const sql of [TRACKING.upserts, TRACKING.deletes, TRACKING.applyUpserts, TRACKING.applyDeletes]) await tx.query(sql, [change]);
+  await tx.exec('DROP TABLE next_records');
+  await tx.query(TRACKING.pruneChanges, [new Date(Date.parse(madeAt) - HISTORY_DAYS * 86_400_000).toISOString()]);
+  await tx.query(TRACKING.pruneHistory);
+  await tx.query(TRACKING.pruneTombstones);
+  return Number(change);
 }
