@@ -45,11 +45,9 @@ CREATE INDEX sessions_account ON sessions (account_id);`,
     sql: `
 CREATE TABLE store_identity (id boolean PRIMARY KEY DEFAULT true CHECK (id), store_id uuid NOT NULL);
 CREATE TABLE content_changes (change int PRIMARY KEY, version int NOT NULL, kind text NOT NULL, made_at timestamptz NOT NULL);
-CREATE TABLE record_state (type text NOT NULL, id uuid NOT NULL, map_id uuid, hash text, change int NOT NULL, PRIMARY KEY (type, id));
-CREATE INDEX record_state_map ON record_state (map_id, change);
+CREATE TABLE record_state (type text NOT NULL, id uuid NOT NULL, map_id uuid, hash bigint, change int NOT NULL, PRIMARY KEY (type, id));
 CREATE TABLE record_changes (change int NOT NULL, type text NOT NULL, id uuid NOT NULL, map_id uuid, op text NOT NULL,
-  PRIMARY KEY (change, type, id));
-CREATE INDEX record_changes_map ON record_changes (map_id, change);`,
+  PRIMARY KEY (change, type, id));`,
   },
 ];
 
@@ -239,21 +237,25 @@ export const TRACKING = {
 WITH published AS (
   SELECT iv.item_id, string_agg(iv.version_id::text, ',' ORDER BY iv.version_id) AS ids
   FROM item_versions iv JOIN map_versions mv ON mv.id = iv.version_id AND mv.status = 'published' GROUP BY iv.item_id)
-SELECT 'publisher'::text AS type, id, NULL::uuid AS map_id, md5(doc::text) AS hash FROM publishers
-UNION ALL SELECT 'map', id, id, md5((doc - 'content_blocks')::text) FROM maps
-UNION ALL SELECT 'content_block', (b->>'id')::uuid, m.id, md5(b::text) FROM maps m, jsonb_array_elements(m.doc->'content_blocks') AS b
-UNION ALL SELECT 'icon', id, NULL, md5(doc::text) FROM icons
-UNION ALL SELECT 'category', c.id, c.map_id, md5(c.doc::text || '|' || coalesce(p.ids, '')) FROM categories c LEFT JOIN published p ON p.item_id = c.id
-UNION ALL SELECT 'poi', o.id, o.map_id, md5(o.doc::text || '|' || coalesce(p.ids, '')) FROM pois o LEFT JOIN published p ON p.item_id = o.id
-UNION ALL SELECT 'event', id, map_id, md5(doc::text) FROM events
-UNION ALL SELECT 'list', id, map_id, md5(doc::text) FROM lists
-UNION ALL SELECT 'association', a.id, o.map_id, md5(a.doc::text) FROM associations a JOIN pois o ON o.id = a.poi_id`,
+SELECT 'publisher'::text AS type, id, NULL::uuid AS map_id, hashtextextended(doc::text, 0) AS hash FROM publishers
+UNION ALL SELECT 'map', id, id, hashtextextended((doc - 'content_blocks')::text, 0) FROM maps
+UNION ALL SELECT 'content_block', (b->>'id')::uuid, m.id, hashtextextended(b::text, 0) FROM maps m, jsonb_array_elements(m.doc->'content_blocks') AS b
+UNION ALL SELECT 'icon', id, NULL, hashtextextended(doc::text, 0) FROM icons
+UNION ALL SELECT 'category', c.id, c.map_id, hashtextextended(c.doc::text || '|' || coalesce(p.ids, ''), 0) FROM categories c LEFT JOIN published p ON p.item_id = c.id
+UNION ALL SELECT 'poi', o.id, o.map_id, hashtextextended(o.doc::text || '|' || coalesce(p.ids, ''), 0) FROM pois o LEFT JOIN published p ON p.item_id = o.id
+UNION ALL SELECT 'event', id, map_id, hashtextextended(doc::text, 0) FROM events
+UNION ALL SELECT 'list', id, map_id, hashtextextended(doc::text, 0) FROM lists
+UNION ALL SELECT 'association', a.id, o.map_id, hashtextextended(a.doc::text, 0) FROM associations a JOIN pois o ON o.id = a.poi_id`,
   storeId: `SELECT store_id::text AS store_id FROM store_identity`,
   /** Gives the store its identity, once. */
   identify: `INSERT INTO store_identity (store_id) VALUES (gen_random_uuid()) ON CONFLICT (id) DO NOTHING`,
   /** The next change's number: never one used before, even by a change whose history was dropped. */
   next: `INSERT INTO content_changes (change, version, kind, made_at)
     SELECT coalesce(max(change), 0) + 1, $1, $2, $3::timestamptz FROM content_changes RETURNING change`,
+  /** Whether no record has a state yet (the store's first change). */
+  noState: `SELECT NOT EXISTS (SELECT 1 FROM record_state) AS empty`,
+  /** The first change's state: every record of it, new in it. */
+  firstState: `INSERT INTO record_state (type, id, map_id, hash, change) SELECT type, id, map_id, hash, $1 FROM next_records`,
   /** The records of the version made current (`records`, filled just before), compared with the state. */
   upserts: `INSERT INTO record_changes (change, type, id, map_id, op)
     SELECT $1, n.type, n.id, n.map_id, 'upsert' FROM next_records n LEFT JOIN record_state s ON s.type = n.type AND s.id = n.id
@@ -279,7 +281,7 @@ UNION ALL SELECT 'association', a.id, o.map_id, md5(a.doc::text) FROM associatio
   /** Each change kept: its number, the version it made current, what made it, and when. */
   changes: `SELECT change, version, kind, made_at FROM content_changes ORDER BY change`,
   /** Every record's state (tombstones included), with when its change was made (null once that change was dropped). */
-  state: `SELECT s.type, s.id::text AS id, s.map_id::text AS map_id, s.hash, s.change, c.made_at
+  state: `SELECT s.type, s.id::text AS id, s.map_id::text AS map_id, s.hash::text AS hash, s.change, c.made_at
     FROM record_state s LEFT JOIN content_changes c USING (change) ORDER BY s.type, s.id`,
   /** The history of one map after a change (its records', its publisher's `$3` and the icons'): what each later change did, in order. */
   history: `SELECT change, type, id::text AS id, map_id::text AS map_id, op FROM record_changes
@@ -288,9 +290,9 @@ UNION ALL SELECT 'association', a.id, o.map_id, md5(a.doc::text) FROM associatio
    * Each map's last change (in the version's schema, for its maps): the latest of its records' and tombstones',
    * its publisher's, and any icon's (the vocabulary every map's categories use).
    */
-  mapChanges: `SELECT m.id::text AS map_id, greatest(
-      (SELECT max(change) FROM record_state WHERE map_id = m.id),
+  mapChanges: `WITH by_map AS (SELECT map_id, max(change) AS change FROM record_state WHERE map_id IS NOT NULL GROUP BY map_id)
+    SELECT m.id::text AS map_id, greatest(b.change,
       (SELECT change FROM record_state WHERE type = 'publisher' AND id = m.publisher_id),
       (SELECT max(change) FROM record_state WHERE type = 'icon')) AS change
-    FROM maps m ORDER BY m.id`,
+    FROM maps m LEFT JOIN by_map b ON b.map_id = m.id ORDER BY m.id`,
 } as const;

@@ -426,7 +426,11 @@ async function trackChange(tx: DbTx, version: number, kind: ChangeKind, madeAt: 
   await tx.exec(`CREATE TEMP TABLE next_records ON COMMIT DROP AS ${TRACKING.records}`);
   await tx.exec('SET LOCAL search_path TO public');
   await tx.exec('ANALYZE next_records');
-  for (const sql of [TRACKING.upserts, TRACKING.deletes, TRACKING.applyUpserts, TRACKING.applyDeletes]) await tx.query(sql, [change]);
+  // The first change has no history: everything in it is new, and a history is only ever read after a change
+  // (a client's token), never from before the oldest. Its state is written straight away.
+  const first = (await tx.query<{ empty: boolean }>(TRACKING.noState)).rows[0].empty;
+  const steps = first ? [TRACKING.firstState] : [TRACKING.upserts, TRACKING.deletes, TRACKING.applyUpserts, TRACKING.applyDeletes];
+  for (const sql of steps) await tx.query(sql, [change]);
   await tx.exec('DROP TABLE next_records');
   await tx.query(TRACKING.pruneChanges, [new Date(Date.parse(madeAt) - HISTORY_DAYS * 86_400_000).toISOString()]);
   await tx.query(TRACKING.pruneHistory);
