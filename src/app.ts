@@ -14,7 +14,7 @@ import { HttpError, problemAnswer } from './http/errors.ts';
 import { ifRangeAllows, parseRange } from './http/ranges.ts';
 import { createLogger, type Logger } from './http/log.ts';
 import { LanguageChoice } from './http/language.ts';
-import { releaseBody } from './content/model/byte-writer.ts';
+import { releaseBody } from './utils/byte-writer.ts';
 import { JsonBytes, matchOrder, MediaReply, parseParams, PrivateReply, queryEntries, wholeSecond, type RouteSpec } from './http/route.ts';
 import { renderIn } from './content/model/local-text.ts';
 import {

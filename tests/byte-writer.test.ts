@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ByteWriter, releaseBody, utf8Bytes } from '../src/content/model/byte-writer.ts';
+import { ByteWriter, releaseBody, utf8Bytes } from '../src/utils/byte-writer.ts';
 import { RecentRecords } from '../src/content/model/recent-records.ts';
 import { toUtc, writeUtc } from '../src/content/rfc3339.ts';
 import { hashBytes53 } from '../src/utils/hash.ts';

@@ -1,7 +1,7 @@
-/** The LRU map of src/content/model/lru.ts: made once, kept for the next time, the least recently used let go. */
+/** The LRU map of src/utils/lru.ts: made once, kept for the next time, the least recently used let go. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Lru } from '../src/content/model/lru.ts';
+import { Lru } from '../src/utils/lru.ts';
 
 test('a value is made once and kept; past the limit the least recently used goes; set replaces and counts as a use', () => {
   const lru = new Lru<string, number>(2);

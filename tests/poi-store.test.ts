@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import type { EventT } from '../src/content/bundle/bundle-schema.ts';
 import { buildPayload, modelFromPayload } from '../src/content/model/model-cache.ts';
 import { KEPT_ENTRIES, parsedRows, PoiStore, type PoiRow } from '../src/content/model/poi-store.ts';
-import { runNow } from '../src/content/model/steps.ts';
+import { runNow } from '../src/utils/steps.ts';
 import { buildReadModel, poiRecords } from '../src/content/model/read-model.ts';
 import { contentDocs } from '../src/content/store/sql-store.ts';
 import { makeFixture } from './helpers/fixture.ts';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { bboxTest, nearTest, PointIndex, TreePoints, type Area } from '../src/geo/point-index.ts';
-import { runNow } from '../src/content/model/steps.ts';
+import { runNow } from '../src/utils/steps.ts';
 import { mulberry32 } from './helpers/fixture.ts';
 
 const EARTH_RADIUS_M = 6_371_000;

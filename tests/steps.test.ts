@@ -1,5 +1,5 @@
 /**
- * Work in slices (src/content/model/steps.ts): the serving thread builds a new version's read model in
+ * Work in slices (src/utils/steps.ts): the serving thread builds a new version's read model in
  * slices, letting requests in between. The sliced build must give exactly what the build at once gives,
  * and the sort it uses exactly what a stable native sort gives.
  */
@@ -9,7 +9,7 @@ import type { EventT } from '../src/content/bundle/bundle-schema.ts';
 import { parseBundle } from '../src/content/bundle/parse.ts';
 import { buildPayload, docsBytes, inSharedMemory, loadModel, modelFromPayload, readDocsBytes } from '../src/content/model/model-cache.ts';
 import { buildReadModel, eventIndexSteps, type ReadModel } from '../src/content/model/read-model.ts';
-import { runNow, runSliced, sortSteps, type Steps } from '../src/content/model/steps.ts';
+import { runNow, runSliced, sortSteps, type Steps } from '../src/utils/steps.ts';
 import { contentDocs } from '../src/content/store/sql-store.ts';
 import { makeFixture, mulberry32 } from './helpers/fixture.ts';
 

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { runNow } from '../src/content/model/steps.ts';
+import { runNow } from '../src/utils/steps.ts';
 import { findString, slotsSteps, StringColumn, utf8Length } from '../src/content/model/string-column.ts';
 
 const samples = ['', 'a', '3b12b3c9-438b-569a-a264-ab7c4d5f6ab4', 'Málaga', 'Torre de Belém', '東京タワー', 'café 🚲 ride',

@@ -2,7 +2,7 @@
  * Strict RFC 3339 parsing shared by the bundle format and the query parameters: real calendar
  * dates only (no 30 February, no 24:00), unlike Date.parse, which rolls such values over.
  */
-import { ByteWriter } from './model/byte-writer.ts';
+import { ByteWriter } from '../utils/byte-writer.ts';
 
 const DATE_TIME_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(?:([Zz])|([+\- ])(\d{2}):(\d{2})))?$/;
 

@@ -11,7 +11,7 @@
 import { match } from '@formatjs/intl-localematcher';
 import * as v from 'valibot';
 import { canonicalTag, type Languages } from '../content/model/local-text.ts';
-import { Lru } from '../content/model/lru.ts';
+import { Lru } from '../utils/lru.ts';
 import { sharedLanguages, type ReadModel } from '../content/model/read-model.ts';
 
 const TAG_REASON = 'must be a BCP 47 language tag such as "pt" or "pt-BR"';

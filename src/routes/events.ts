@@ -8,7 +8,7 @@ import { cursorKey, decodeCursor, encodeCursor, type CursorState } from '../http
 import { HttpError, invalidParams, notFound, type ParamError } from '../http/errors.ts';
 import { bbox, int, near, oneOf, optionalInt, searchQuery, textList, timestamp, uuid, uuidList } from '../http/params.ts';
 import { defineRoute, JsonBytes, PrivateReply, wholeSecond } from '../http/route.ts';
-import { ByteWriter } from '../content/model/byte-writer.ts';
+import { ByteWriter } from '../utils/byte-writer.ts';
 import { EventSchema, PoiRecordSchema, Uuid } from './schemas.ts';
 import { findMap } from './shared.ts';
 import { findEvent } from '../content/model/read-model.ts';

@@ -6,9 +6,9 @@
  */
 import { PointIndex, type Area, type Bbox, type Near } from '../../geo/point-index.ts';
 import { EventSlabs, SLAB_SIZE } from './event-slabs.ts';
-import { MarkedBits } from './marked-bits.ts';
+import { MarkedBits } from '../../utils/marked-bits.ts';
 import type { EventTable } from './event-table.ts';
-import { runNow, STRIDE, type Steps } from './steps.ts';
+import { runNow, STRIDE, type Steps } from '../../utils/steps.ts';
 
 /**
  * What an index is made of besides its events and its POIs' points: made once, by the publisher, and carried in

@@ -17,9 +17,9 @@
  */
 import { TreePoints, type Area } from '../../geo/point-index.ts';
 import type { EventTable } from './event-table.ts';
-import { Lru } from './lru.ts';
-import { MarkedBits } from './marked-bits.ts';
-import { runNow } from './steps.ts';
+import { Lru } from '../../utils/lru.ts';
+import { MarkedBits } from '../../utils/marked-bits.ts';
+import { runNow } from '../../utils/steps.ts';
 
 /** A length of time slab, the most of them one query walks, and the most kept per map. */
 export interface SlabSize { ms: number; perQuery: number; kept: number }

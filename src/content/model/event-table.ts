@@ -12,11 +12,11 @@
  */
 import type { EventT } from '../bundle/bundle-schema.ts';
 import { writeUtc } from '../rfc3339.ts';
-import { ByteWriter, utf8Bytes } from './byte-writer.ts';
+import { ByteWriter, utf8Bytes } from '../../utils/byte-writer.ts';
 import { RecentRecords } from './recent-records.ts';
 import { findString, slotCount, slotsSteps, StringColumn } from './string-column.ts';
 import { POI_TYPES, type PoiType } from './poi-store.ts';
-import { runNow, STRIDE, type Steps } from './steps.ts';
+import { runNow, STRIDE, type Steps } from '../../utils/steps.ts';
 import { LocalText } from './local-text.ts';
 import { matchesQuery, searchable } from './text-search.ts';
 

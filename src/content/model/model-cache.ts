@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { buildEventTables, buildReadModel, eventIndexSteps, readModelSteps, type ContentDocs, type EventPages, type ModelDocs, type ReadModel } from './read-model.ts';
 import { jsonRows, type PoiRows } from './poi-store.ts';
 import type { IndexParts } from './event-index.ts';
-import { runNow, runSliced, STRIDE, type Steps } from './steps.ts';
+import { runNow, runSliced, STRIDE, type Steps } from '../../utils/steps.ts';
 import { align8, EventTable, TABLE_FORMAT } from './event-table.ts';
 import { concatBytes, ownBytes } from '../../utils/bytes.ts';
 import type { VersionWarnings } from '../bundle/findings.ts';

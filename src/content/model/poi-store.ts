@@ -11,9 +11,9 @@
 import type { MarkerT, PathT, PolygonT } from '../bundle/bundle-schema.ts';
 import type { Geometry } from '../../geo/geojson.ts';
 import type { LocalText } from './local-text.ts';
-import { Lru } from './lru.ts';
+import { Lru } from '../../utils/lru.ts';
 import { findString, slotsSteps, StringColumn } from './string-column.ts';
-import { STRIDE, type Steps } from './steps.ts';
+import { STRIDE, type Steps } from '../../utils/steps.ts';
 
 /** The three kinds of POI. */
 export type PoiType = 'marker' | 'path' | 'polygon';

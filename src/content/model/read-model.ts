@@ -11,7 +11,7 @@ import { type Geometry, rewindPolygon, roundPosition, round7, representativePoin
 import { EventIndex, type IndexParts } from './event-index.ts';
 import { EventTable, EventTableBuilder } from './event-table.ts';
 import { KEPT_ENTRIES, parsedRows, PoiStore, type PoiEntry, type PoiFacts, type PoiRecord, type PoiRow, type PoiRows, type PoiSummary, type PoiType } from './poi-store.ts';
-import { runNow, sortSteps, STRIDE, type Steps } from './steps.ts';
+import { runNow, sortSteps, STRIDE, type Steps } from '../../utils/steps.ts';
 import { toUtc } from '../rfc3339.ts';
 import type { VersionWarnings } from '../bundle/findings.ts';
 import { canonicalTag, LocalText, localText, type Languages } from './local-text.ts';

@@ -9,7 +9,7 @@
  * full collection stopped a Node server for up to a quarter of a second. Only a record asked for again gets an
  * object, its view (`slotBytes`), kept for the copies that follow.
  */
-import type { ByteWriter } from './byte-writer.ts';
+import type { ByteWriter } from '../../utils/byte-writer.ts';
 
 /** The ring's largest size per table and thread (about 16,000 event records of 500 bytes). */
 export const RECENT_RECORD_BYTES = 8 * 1024 * 1024;

@@ -2,7 +2,7 @@
  * Strings packed as UTF-8 in one byte array, and a hash table over them: ids found by their bytes with no string
  * and no Map entry per id, in memory the garbage collector never traces (the event tables' ids, the POIs' ids).
  */
-import { runNow, STRIDE, type Steps } from './steps.ts';
+import { runNow, STRIDE, type Steps } from '../../utils/steps.ts';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
