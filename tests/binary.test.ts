@@ -3,7 +3,7 @@
  * there with no flags and an empty environment, no network (a fresh network namespace with only loopback)
  * and the repository hidden (a tmpfs mounted over it), it serves the demo exactly as the in-process app
  * does (its pages and their assets included), answers its own --healthcheck, and serves a bundle it is given. It prints its size, time to first
- * 200 and RSS as one JSON line. The commands in docs/deployment.md are the ones run here.
+ * 200 and RSS as one JSON line, and holds the demo's RSS under bounds. The commands in docs/deployment.md are the ones run here.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -20,6 +20,21 @@ import { testDatabase } from './helpers/postgres.ts';
 
 /** The executable's name in its directory. */
 const EXE = 'destination-map';
+
+/**
+ * Upper bounds of the built-in demo's RSS, in MB: once it answered its first 200, and its peak (VmHWM). Memory,
+ * unlike time, changes little with the machine's load, so these are set near the figures docs/deployment.md
+ * measures (204 to 254 MB at the first 200, which a collection just before or just after moves by about 50 MB;
+ * peak 250 to 273 MB), with room for other machines, and well below the releases that doubled it (RSS 320 to
+ * 390 MB, peak 410 to 425 MB), whose figures they fail.
+ */
+const DEMO_RSS_BOUND_MB = { firstOk: 280, peak: 310 };
+
+/**
+ * CPU (all threads) the demo may use up to its first 200, in ms: measured 2,100 to 3,300 ms on a 2-core machine at
+ * load 8 to 11 (less when idle). A start that ran initdb, or published the demo twice, would use twice that.
+ */
+const DEMO_CPU_BOUND_MS = 5000;
 
 /**
  * Runs inside the namespace under plain Node (node: built-ins only, so nothing is read from the hidden
@@ -64,6 +79,8 @@ const healthz_ms = await waitFor('/healthz');
 const first_200_ms = await waitFor(paths[0]);
 const cpu_ms = cpuMs(child.pid);
 const rss_first_200_mb = Math.round(kb(status(child.pid), 'VmRSS') / 1024);
+// Transparent huge pages (when the host's setting is 'always') count whole 2 MB pages in RSS: shown, to explain a high figure.
+const anon_huge_mb = Math.round(kb(readFileSync('/proc/' + child.pid + '/smaps_rollup', 'utf8'), 'AnonHugePages') / 1024);
 const responses = {};
 for (const path of paths) {
   const res = await fetch(base + path);
@@ -77,7 +94,7 @@ child.kill('SIGTERM');
 await exited;
 const healthcheck_stopped = healthcheck();
 console.log(JSON.stringify({
-  healthz_ms, first_200_ms, cpu_ms, rss_first_200_mb, rss_mb: Math.round(kb(proc, 'VmRSS') / 1024),
+  healthz_ms, first_200_ms, cpu_ms, rss_first_200_mb, anon_huge_mb, rss_mb: Math.round(kb(proc, 'VmRSS') / 1024),
   peak_rss_mb: Math.round(kb(proc, 'VmHWM') / 1024), healthcheck_running, healthcheck_stopped, code, responses, output,
 }));
 `;
@@ -89,6 +106,9 @@ interface ProbeResult {
   /** CPU (user + system) the binary used up to its first 200: the part of the time no other load can inflate. */
   cpu_ms: number;
   rss_first_200_mb: number;
+  /** Of that, anonymous memory in transparent huge pages. */
+  anon_huge_mb: number;
+  /** After the walk (the pages and their assets served too). */
   rss_mb: number;
   peak_rss_mb: number;
   healthcheck_running: number;
@@ -350,16 +370,22 @@ describe('the single binary', () => {
     for (const command of commands) assert.ok(DOC_COMMANDS.some((shape) => shape.test(command)), `not run by this test: ${command}`);
   });
 
-  test('reports its size, time to the first 200 and memory, and starts within a sanity bound', () => {
-    const { healthz_ms, first_200_ms, cpu_ms, rss_first_200_mb, rss_mb, peak_rss_mb } = demoRun;
+  test('reports its size, time to the first 200 and memory, holds the demo\'s RSS under its bounds, and starts within a sanity bound', () => {
+    const { healthz_ms, first_200_ms, cpu_ms, rss_first_200_mb, anon_huge_mb, rss_mb, peak_rss_mb } = demoRun;
     const [loaded] = logLines(demoRun.output, 'content loaded');
     console.log(JSON.stringify({
       binary_mb: +(built.bytes / 2 ** 20).toFixed(1), build_ms: built.ms,
-      demo: { healthz_ms, first_200_ms, cpu_ms, load_ms: loaded.ms, rss_first_200_mb, rss_mb, peak_rss_mb },
+      demo: { healthz_ms, first_200_ms, cpu_ms, load_ms: loaded.ms, rss_first_200_mb, anon_huge_mb, rss_mb, peak_rss_mb },
       fixture: fixtureRuns.map((r) => ({ source: logLines(r.output, 'content loaded')[0]?.source, first_200_ms: r.first_200_ms, cpu_ms: r.cpu_ms, rss_mb: r.rss_mb })),
       load_average: +loadavg()[0].toFixed(1),
     }));
-    // A sanity bound, not the target (about 1.5 s on an idle machine): a busy CI machine must not fail it.
-    assert.ok(first_200_ms < 5000, `first 200 after ${first_200_ms} ms`);
+    const huge = anon_huge_mb > 0 ? ` (${anon_huge_mb} MB of it in transparent huge pages)` : '';
+    assert.ok(rss_first_200_mb < DEMO_RSS_BOUND_MB.firstOk, `RSS ${rss_first_200_mb} MB at the first 200${huge}`);
+    assert.ok(peak_rss_mb < DEMO_RSS_BOUND_MB.peak, `peak RSS ${peak_rss_mb} MB`);
+    // Sanity bounds, not the target (the measured time is in docs/deployment.md): a busy CI machine must not fail them.
+    // Wall-clock time grows with the machine's load (several times over on a 2-core machine running other tests); the CPU
+    // the binary used grows much less, and would show an initdb on every start (seconds of it).
+    assert.ok(first_200_ms < 15_000, `first 200 after ${first_200_ms} ms`);
+    assert.ok(cpu_ms < DEMO_CPU_BOUND_MS, `${cpu_ms} ms of CPU to the first 200`);
   });
 });
