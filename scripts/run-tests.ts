@@ -16,6 +16,8 @@
  * Tests that drive a browser (tests/browser.test.ts) get Debian's Chromium, installed with apt-get first when it
  * is missing (tests/helpers/browser.ts).
  *
+ * In CI (`CI` set), a run in which any test was skipped fails: every test runs there, or the run says which did not.
+ *
  * Node 20's --test does not expand globs, so the files are found here.
  */
 import { spawn } from 'node:child_process';
@@ -47,7 +49,10 @@ async function run(name: string, files: string[], env: Record<string, string>, c
     'c8', '--check-coverage', '--lines', '90', '--branches', '85', '--include', 'src/**', '--exclude', 'src/serve/bun.ts',
     '--exclude', 'src/serve/deno.ts', '--reporter', 'text-summary', '--reporter', 'lcov', '--report-dir', 'coverage',
   ];
-  const node = ['node', '--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files];
+  // The spec for people, and TAP to a file for its summary: how many tests were skipped.
+  const tap = join(scratch, `${name.replace(/\W+/g, '-')}.tap`);
+  const node = ['node', '--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', '--test-reporter-destination=stdout',
+    '--test-reporter=tap', `--test-reporter-destination=${tap}`, ...files];
   const began = performance.now();
   const { DATABASE_URL: _, ...inherited } = process.env;
   // Not spawnSync: while it blocks, a SIGINT or SIGTERM cannot stop the throwaway server and remove its files
@@ -56,7 +61,23 @@ async function run(name: string, files: string[], env: Record<string, string>, c
     spawn('npx', coverage ? [...c8, ...node] : node, { stdio: 'inherit', env: { ...inherited, ...env } })
       .on('close', resolve).on('error', () => resolve(null));
   });
-  return { name, ok: code === 0, seconds: Math.round((performance.now() - began) / 100) / 10 };
+  const seconds = Math.round((performance.now() - began) / 100) / 10;
+  const skipped = Number(/^# skip(?:ped)? (\d+)$/m.exec(readFileSyncOr(tap))?.[1] ?? 0);
+  // In CI every test runs: one skipped (a tool or permission missing) fails the run, as a failure would.
+  if (skipped > 0 && process.env.CI) {
+    console.log(`\n✖ ${name}: ${skipped} test${skipped === 1 ? '' : 's'} skipped, which CI does not allow (each marked ﹣ above, with why)`);
+    return { name: `${name}, ${skipped} skipped`, ok: false, seconds };
+  }
+  return { name, ok: code === 0, seconds };
+}
+
+/** A file's text, or '' when there is none (a run that never started). */
+function readFileSyncOr(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 const only = process.argv.slice(2);
