@@ -126,7 +126,7 @@ export function createApp(deps: AppDeps): App {
   /**
    * The router's match for each path without parameters it matched (`/events`, `/maps`): the same every time, so
    * a path asked for again skips itty-router's URL parse, query object and regular expressions (measured on Bun,
-   * together with valibot's absent parameters in route.ts, about 14% of a distinct /events answer). A match
+   * together with valibot's absent parameters in route.ts: docs/decisions.md, itty-router). A match
    * depends on the path alone, but paths with parameters (`/markers/:id`, one per id) go to the router every time
    * so they cannot fill the room the busy paths need, as do paths it does not match; at most STATIC_PATHS are kept.
    */
@@ -373,8 +373,8 @@ export function createApp(deps: AppDeps): App {
     const response = new Response(answer.body, { status: answer.status, headers: answer.headers });
     // A Response holds a copy of the bytes it is given (the Fetch standard's "extract a body" copies a
     // BufferSource; tests/body-release.test.ts checks it on Bun, which serves through here), so the page they were
-    // written in is handed back at once. Kept, each page's block waited for the garbage collector: on Bun, a new
-    // 512 KB block every twenty distinct /events answers.
+    // written in is handed back at once. Kept, each page's block waited for the garbage collector, and Bun took a
+    // new block for every block's worth of distinct /events answers (docs/decisions.md, Engineering).
     answer.release?.();
     return response;
   }

@@ -2,7 +2,7 @@
  * A full garbage collection of this thread that gives the memory it frees back to the system, where the runtime
  * allows one (Node and Deno through V8's `--expose-gc`, Bun through `Bun.gc`), else nothing. Called where a
  * thread has just let go of a lot:
- * - the publisher's thread after a publish, which leaves hundreds of megabytes of records and pages behind:
+ * - the publisher's thread after a publish, which leaves its records and pages behind:
  *   collected before the payload is handed over, they are not still held while the serving thread builds the
  *   new model, which is when the process's memory peaks;
  * - a serving thread (`--workers`) once it has built a version's model: the records it parsed to build it are
@@ -34,11 +34,10 @@ const v8Gc: ((options: object) => unknown) | null = (() => {
 
 export const collectGarbage: () => void = (() => {
   const bun = (globalThis as { Bun?: { gc(force: boolean): void; shrink?(): void } }).Bun;
-  // Bun.shrink asks the engine to give back what the collection freed (1M events' model: 495 -> 446 MB of RSS).
+  // Bun.shrink asks the engine to give back what the collection freed (docs/decisions.md, What a thread costs).
   if (bun) return () => { bun.gc(true); bun.shrink?.(); };
   // `last-resort` is V8's collection for memory pressure: it compacts and gives freed pages back to the
-  // system, where a plain one keeps them committed. After a model build on 1M events: 283 MB of heap kept
-  // (103 MB live) against 101 MB, in the same quarter of a second.
+  // system, where a plain one keeps them committed, and takes no longer (docs/decisions.md, What a thread costs).
   if (v8Gc) return () => void v8Gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
   return () => {};
 })();
@@ -47,9 +46,9 @@ export const collectGarbage: () => void = (() => {
  * Starts a major collection that marks alongside the thread's work (V8's incremental and concurrent marking) and
  * returns at once; on Bun, asks for one without waiting. For a thread that has just built a large version's model
  * while serving. On the main thread, the build's garbage left alone was collected a few seconds later by V8's
- * memory reducer, a compacting collection that held the thread 45-65 ms on 1M events (the slowest /healthz of a
- * publish); started at once, the collections that free it held it 20-28 ms (two SIGHUP publishes each way). On a
- * `--workers` thread, `collectGarbage` held it about 60 ms, this about 15 ms (one publish each way).
+ * memory reducer, a compacting collection that held the thread longer (the slowest /healthz of a publish) than
+ * the collections started at once; on a `--workers` thread, `collectGarbage` held it longer than this does
+ * (docs/decisions.md, The first large version is collected before it serves).
  */
 export const startCollection: () => void = (() => {
   const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun;

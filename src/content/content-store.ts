@@ -132,7 +132,7 @@ export class ContentStore implements ServedContent {
    * With serving threads (`--workers`), each version's payload is in shared memory before its model is built, so
    * every thread's event tables are views of the same bytes; `payload` is the one served. A publisher in a worker
    * copies the bytes there itself, so this thread never holds a second copy of a version (it did: the copy
-   * it made kept about 230 MB more for a 1M-event version until a full collection, which an idle process never ran).
+   * it made was kept until a full collection, which an idle process never ran: docs/decisions.md).
    */
   get sharePayloads(): boolean {
     return this.sharing;
@@ -354,9 +354,9 @@ export class ContentStore implements ServedContent {
 
   /** Serves a built model from the next request on. */
   private swapIn({ model, payload }: BuiltModel): void {
-    // The first version of a large store: what building its model let go of (about 90 MB on 1M events) is
-    // collected now, before anything is served, not by a full collection in the middle of serving (which, on one
-    // core, held answers for tens of milliseconds). For a later version, while the current one serves, a
+    // The first version of a large store: what building its model let go of is collected now, before anything is
+    // served, not by a full collection in the middle of serving (which, on one core, held answers: figures in
+    // docs/decisions.md). For a later version, while the current one serves, a
     // collection that marks alongside the serving is started instead (see startCollection).
     if (isLargePayload(payload)) {
       if (this.current === null) collectGarbage();

@@ -36,8 +36,8 @@ const dayPrefixes = new Map<number, string>();
 /**
  * Formats a timestamp as RFC 3339 UTC with `Z`, dropping zero milliseconds. A whole second is written from
  * its day's cached prefix and the time of day (`writeUtc`), then read as one flat string: a template literal
- * made a string of six pieces, which a read model keeps per POI, list and association (on 100,000 POIs, 600,000
- * pieces and 18 MB per thread). Anything else goes through Date.toISOString, which gives the same text.
+ * made a string of six pieces, which a read model keeps per POI, list and association, in every thread
+ * (docs/decisions.md). Anything else goes through Date.toISOString, which gives the same text.
  */
 export function toUtc(ms: number): string {
   if (!isWholeSecond(ms)) return new Date(ms).toISOString().replace('.000Z', 'Z');

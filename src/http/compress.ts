@@ -4,9 +4,9 @@
  * Deno alike.
  *
  * Compression costs what the answer is worth: every body is first compressed with fast settings on the
- * request path (about 1 ms for 200 KB), and only a body the response cache keeps and serves again is
- * compressed with the strongest settings, on the thread pool (`compressStrongly`). A flood of distinct
- * questions therefore never pays for brotli's slow qualities.
+ * request path, and only a body the response cache keeps and serves again is compressed with the strongest
+ * settings, on the thread pool (`compressStrongly`). A flood of distinct questions therefore never pays for
+ * brotli's slow qualities.
  */
 import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync, type BrotliOptions, type ZlibOptions } from 'node:zlib';
 
@@ -39,9 +39,9 @@ export type Effort = 'fast' | 'strong';
 
 /**
  * Brotli quality and gzip level per effort. `fast` is paid by every answer made afresh, most of them distinct
- * event pages asked once: on a 25 KB page, br 1 takes about 75 µs for 6.0 KB where br 3 took about 150 µs for
- * 5.2 KB (more than finding the events), and gzip 3 about 130 µs for 5.6 KB (gzip 1 was no faster). `strong`
- * (br 9: about 20 ms for 200 KB) is for answers kept and served again, off the request path.
+ * event pages asked once: br 1 costs much less than br 3 (which took longer than finding the events) for slightly
+ * larger bodies, and gzip 1 was no faster than gzip 3. `strong` costs far more and is for answers kept and served
+ * again, off the request path. Measured in docs/decisions.md (HTTP caching and compression).
  */
 const LEVELS: Record<Effort, { br: number; gzip: number }> = { fast: { br: 1, gzip: 3 }, strong: { br: 9, gzip: 9 } };
 

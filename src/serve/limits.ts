@@ -2,13 +2,12 @@
  * The open-file limit and what it allows. Every client connection holds a file descriptor, and so do the
  * store's files, the database connections and the runtime itself: a process that accepts connections until
  * the descriptors run out can no longer open anything, and on some runtimes stops accepting at all (an outside
- * probe held 1,100 idle sockets against a limit of 1,024 and every other request waited). So the connection
- * cap defaults to the soft limit less a reserve, and connections past it are closed at once.
+ * probe's idle sockets used up the limit and every other request waited: docs/decisions.md, Engineering). So the
+ * connection cap defaults to the soft limit less a reserve, and connections past it are closed at once.
  *
- * Node, Bun and Deno each raise their soft limit to the hard limit when they start (measured: a soft limit of
- * 1,024 under a hard limit of 20,000 reads 20,000 inside each), which is as far as a process without privileges
- * may go; the hard limit is the deployment's to set (docs/deployment.md: `LimitNOFILE=` for systemd,
- * `--ulimit nofile=` for Docker, `ulimit -Hn` in a shell).
+ * Node, Bun and Deno each raise their soft limit to the hard limit when they start, which is as far as a process
+ * without privileges may go; the hard limit is the deployment's to set (docs/deployment.md: `LimitNOFILE=` for
+ * systemd, `--ulimit nofile=` for Docker, `ulimit -Hn` in a shell).
  */
 import { readFileSync } from 'node:fs';
 import type { ConnectionLimits } from './config.ts';

@@ -10,7 +10,7 @@
  * signal, so a keep-alive client that was about to send its next request gets it answered (with
  * `Connection: close`) instead of finding the connection reset under it; requests in flight finish; what is
  * left at the deadline is closed. node:http's own `server.close()` closes idle connections at once, which is
- * how 50 keep-alive clients each lost a request in an outside probe.
+ * how every keep-alive client lost a request in an outside probe (docs/decisions.md, Engineering).
  */
 import type { Server } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';

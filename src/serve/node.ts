@@ -1,7 +1,7 @@
 /**
  * Node entry. First turns on Node's module compile cache (the compiled code of the service and its
  * dependencies kept on disk, by default under the system's temporary directory, so that a later start skips
- * compiling them: about 0.1 s of a first load), for this thread and, through the environment, the publisher's
+ * compiling them: docs/deployment.md measures it), for this thread and, through the environment, the publisher's
  * worker thread; then starts node:http in front of the app (node-server.ts). A cache that cannot be written
  * (a read-only file system) only means compiling again.
  */

@@ -39,7 +39,7 @@ export interface Listener {
 
 /**
  * A payload as sent: its bytes as the SharedArrayBuffers themselves, which every runtime shares (Deno's
- * worker_threads walks the typed arrays of a message element by element, and a 200 MB one fails).
+ * worker_threads walks the typed arrays of a message element by element, and a large one fails: docs/decisions.md).
  */
 type SharedPayload = Omit<ModelPayload, 'docs' | 'tables' | 'places'> & { docs: SharedArrayBuffer; tables: SharedArrayBuffer; places: SharedArrayBuffer };
 
@@ -80,11 +80,11 @@ function stateOf(store: ContentStore): ContentState {
 interface WorkerStart { config: ServerConfig; port: number; thread: number }
 
 /**
- * The young generation of each worker thread's heap, in MB. V8 lets it grow to 128 MB on this kind of machine,
- * and each thread's stays resident once grown: memory paid once more per thread. Requests' garbage dies young
- * and what survives is small, so 32 MB costs no measurable CPU a request (1M events, distinct near 5 km questions:
- * 204-230 µs against 211-244 µs with the default, two runs each) and saves about 90 MB a thread. Node and Deno
- * honour it; Bun ignores it. The main thread keeps V8's default.
+ * The young generation of each worker thread's heap, in MB. V8 lets it grow several times larger on a machine with
+ * memory to spare, and each thread's stays resident once grown: memory paid once more per thread. Requests' garbage
+ * dies young and what survives is small, so a smaller one costs no measurable CPU a request and saves memory per
+ * thread (docs/decisions.md, What a thread costs). Node and Deno honour it; Bun ignores it. The main thread keeps
+ * V8's default.
  */
 const WORKER_YOUNG_GENERATION_MB = 32;
 
@@ -234,7 +234,7 @@ class ContentMirror implements ServedContent {
         this.current = await loadModel({ ...payload, docs: new Uint8Array(payload.docs), tables: new Uint8Array(payload.tables),
           places: new Uint8Array(payload.places) });
         // As the main thread does (content-store.ts): a later large version's garbage is collected alongside the
-        // answers, not in one full collection while they wait (60 ms on 1M events); the rest at once.
+        // answers, not in one full collection while they wait; the rest at once.
         if (!first && isLargePayload(payload)) startCollection();
         else collectGarbage();
       }

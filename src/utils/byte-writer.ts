@@ -7,9 +7,8 @@
 const encoder = new TextEncoder();
 
 /**
- * Pieces shorter than this are copied byte by byte; longer ones by a subarray and a set, which cost about
- * 40-55 ns on Node and 100-160 ns on Bun whatever the length, where a loop takes about 0.9 ns a byte
- * (measured on 16 to 1,000 bytes).
+ * Pieces shorter than this are copied byte by byte; longer ones by a subarray and a set, which cost the same
+ * whatever the length, where a loop costs per byte: this is about where the two meet (docs/decisions.md).
  */
 const SHORT_COPY = 48;
 
@@ -102,16 +101,16 @@ export function utf8Bytes(text: string): Uint8Array {
 
 /**
  * Bodies are copied into blocks of this size, one after another, and a new block is started when one is full:
- * a buffer of its own for each answer cost more than the rest of making a distinct /events page (measured on
- * Node: allocating 24 KB of memory outside the heap per answer took about 7% of a request).
+ * a buffer of its own for each answer, allocated outside the heap, was a measurable share of a distinct /events
+ * request on Node (docs/decisions.md, Engineering).
  */
 const POOL_BYTES = 512 * 1024;
 
 /**
  * A block of bodies, and how many of the views taken from it were given back (`releaseBody`). A full block
  * all of whose views were given back is used again: memory allocated outside the heap at the rate bodies are
- * written (about 100 MB/s of distinct /events pages) made V8 start a full collection every 64 MB ("external
- * memory pressure"), which took a quarter of a core on Node and stopped the server for tens of milliseconds.
+ * written made V8 start a full collection every 64 MB ("external memory pressure"), which took a large share of
+ * a core on Node and stopped the server (docs/decisions.md, Engineering).
  * A view never given back (an answer an adapter drops, a test's) only keeps its block from being used again:
  * the garbage collector takes it as before.
  */

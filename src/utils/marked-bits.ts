@@ -1,8 +1,8 @@
 /**
  * A bitmap for putting positions found in any order back in ascending order, each once, without sorting: the
  * event searches mark what they find, then read the marks in order. A second bitmap, of the words that hold a
- * mark, lets the reading skip the empty words: a search over a year of events marks a few hundred words of ten
- * thousand. Reused from question to question: reading the marks clears them.
+ * mark, lets the reading skip the empty words: even a search over a year of events marks few of them
+ * (docs/decisions.md, Longer windows). Reused from question to question: reading the marks clears them.
  */
 export class MarkedBits {
   private bits = new Uint32Array(1024);

@@ -26,7 +26,7 @@ export interface IndexParts {
 
 /**
  * The longest list of a POI's events scanned from its start for a window's first event; a longer one is
- * binary-searched. Most POIs have a few dozen events at most (14 on average in the 1M-event benchmark).
+ * binary-searched. Most POIs have few events (docs/decisions.md, Longer windows).
  */
 const SCANNED_LIST = 16;
 
@@ -158,7 +158,7 @@ export class EventIndex {
     const found = this.pois.collect(area);
     const points = this.pois.foundPositions;
     // Found positions are marked in a bitmap over [first, end), then read in order: sorted and each once, with no
-    // sort (a typed array's sort of the ~1,800 events near a point in a year took a quarter of the search).
+    // sort (a typed array's sort of the events near a point in a year was a large part of the search).
     const marks = this.marks;
     marks.fit(end - first);
     // A POI with several points in the area (a path's or a polygon's vertices) is looked at once.

@@ -45,8 +45,8 @@ export const MATCH_CACHE_POSITIONS = 16 * 2 ** 20;
  * filter set is computed a second time, as the response cache keeps an answer. A cursor walk computes its list
  * twice (pages 1 and 2), then reuses it; a distinct question asked once (a visitor near their own point) keeps
  * nothing. Keeping every list held each for only a few hundred requests, long enough to be copied by the young
- * generation's collections, and measured on 1M events (Node, one core) as full collections every second or two
- * under distinct `near` questions, p99 about 60 ms against 13 ms without them, and a fifth fewer answers.
+ * generation's collections, and made frequent full collections under distinct `near` questions, a slower p99 and
+ * fewer answers (docs/decisions.md, Match lists cached per filter set).
  */
 const computedOnce = new Doorkeeper(1 << 16);
 

@@ -12,8 +12,8 @@
  * scanning in order gives the slab's events in keyset order, and the slabs in turn give the whole answer in keyset
  * order: nothing is sorted.
  *
- * Slabs are made the first time a query needs them (tens of milliseconds each on a million events) and the least
- * recently used go past their size's `kept`.
+ * Slabs are made the first time a query needs them (each is a pass over its events and an index to sort) and the
+ * least recently used go past their size's `kept`.
  */
 import { TreePoints, type Area } from '../../geo/point-index.ts';
 import type { EventTable } from './event-table.ts';
@@ -29,19 +29,16 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /**
  * One week, for windows up to twelve weeks (the default window is 30 days: five slabs). A slab holds every event
  * overlapping its week, so a window walks the events of the weeks it touches, not only its own days: the shorter
- * the slab, the fewer points outside the window a query tests, and the more indexes it walks. Measured in process
- * on 1M events, distinct `near` 5 km over the default window with the processor's caches cleared between questions
- * (as a server's are): one-week slabs and four-day ones both about 55 µs, two-week ones about 65 µs. A longer
- * window is answered from the POIs' event lists: 27 two-week slabs for a year cost 480-580 µs of CPU a question
- * against 218 µs for the lists, and five thirteen-week slabs tied them but cost 7 MB each per thread.
+ * the slab, the fewer points outside the window a query tests, and the more indexes it walks. Shorter slabs were no
+ * faster, longer ones slower. A longer window is answered from the POIs' event lists: walking a year's slabs cost
+ * more than the lists, and slabs long enough to tie them cost memory in every thread (docs/decisions.md, time slabs).
  */
 export const SLAB_SIZE: SlabSize = { ms: 7 * DAY_MS, perQuery: 12, kept: 32 };
 
 /**
  * Points per leaf of a slab's KDBush index (KDBush's default is 64). A query takes whole the regions of the tree
  * inside its area and tests each point of the leaves across its edge: smaller leaves test fewer points for a few
- * more nodes (on 1M events, a `near` 5 km over the default window tests about 2,300 points one by one and takes
- * 640 whole in leaves of 32, against 3,000 and 360 in leaves of 64).
+ * more nodes (docs/decisions.md, Regions taken whole).
  */
 const SLAB_LEAF_POINTS = 32;
 

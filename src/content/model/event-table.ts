@@ -1,7 +1,7 @@
 /**
  * The events of one map, stored column by column in keyset order (starts_at, then id): typed arrays for
- * times, types, tags and anchors, and UTF-8 bytes for ids and texts. A million events take about 150 MB
- * and no per-event JavaScript object, and a table is written to a data snapshot as it is held in memory,
+ * times, types, tags and anchors, and UTF-8 bytes for ids and texts, with no per-event JavaScript object
+ * (docs/decisions.md says what a million take), and a table is written to a data snapshot as it is held in memory,
  * so a start from the snapshot reads it back instead of parsing the bundle's events again.
  *
  * A served event record is made on demand (`summary`) from the columns; the response cache keeps the
@@ -42,7 +42,7 @@ interface EventColumns {
   tagStart: Uint32Array; tagCode: Uint32Array; // event i's tags: tagCode[tagStart[i] .. tagStart[i + 1])
   anchorStart: Uint32Array; anchorPoi: Uint32Array; // event i's anchors: codes of anchored POIs
   // The anchored POIs by code: ids (UTF-8), and kinds (indexes into POI_TYPES). Columns rather than a dictionary in
-  // the header: 100k ids as strings, and a Map of them, were about 10 MB of heap in every serving thread.
+  // the header: the ids as strings, and a Map of them, were held in every serving thread's heap (docs/decisions.md).
   poiIdBytes: Uint8Array; poiIdOffsets: Uint32Array; poiTypeCode: Uint8Array;
   // The lookups made from the columns above (see `lookupsSteps`): empty until made. Made once, by the publisher,
   // and encoded with the table, so every serving thread views the same bytes instead of making its own.

@@ -148,8 +148,8 @@ const POI_LINE_BYTES = new TextEncoder().encode(POI_LINE);
  * and each later line `{"<collection>": [...]}` the next DOCS_LINE_ITEMS records of one of them, in order; POIs
  * one a line, so that each serving thread finds a POI's row by where its line is and parses it only when its
  * record is asked for (poi-store.ts). Bytes, not a string: they move to the serving thread without a copy, where a
- * string of a million records' text would be copied there in one piece (tens of milliseconds with nothing
- * answered), and each line is decoded only when it is parsed.
+ * string of a million records' text would be copied there in one piece (with nothing answered meanwhile:
+ * docs/decisions.md), and each line is decoded only when it is parsed.
  */
 export function docsBytes(docs: ContentDocs): Uint8Array {
   const head: Record<string, unknown> = {};

@@ -4,9 +4,10 @@
  * summary and geometry) is made when asked for, from its row: in a serving thread the row is JSON in the version's
  * payload, which every thread views in shared memory, so a thread holds no copy of the POIs' records of its own.
  *
- * Why: a version's POIs as objects (records, summaries, geometries, a Map by id) took about 90 MB of heap for 100k
- * POIs in every serving thread, most of what one more thread cost. Now: a few MB a thread, and a record made
- * again when asked for (about 10 µs: parse its JSON, round its coordinates). The entries made lately are kept.
+ * Why: a version's POIs as objects (records, summaries, geometries, a Map by id) were held in every serving
+ * thread's heap, most of what one more thread cost. Now a thread holds little per POI, and a record is made again
+ * when asked for (parse its JSON, round its coordinates: docs/decisions.md, What a thread costs). The entries made
+ * lately are kept.
  */
 import type { MarkerT, PathT, PolygonT } from '../bundle/bundle-schema.ts';
 import type { Geometry } from '../../geo/geojson.ts';

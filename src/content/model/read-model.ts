@@ -478,7 +478,7 @@ export function compareAssociations(a: AssociationRecord, b: AssociationRecord):
 
 /**
  * One copy of each repeated value: a parsed document holds its own copy of every id it repeats (its map's, its
- * versions', its categories', its icon's), about a quarter of the POIs' memory on 100k POIs, held once more by
+ * versions', its categories', its icon's), a good part of the POIs' memory (docs/decisions.md), held once more by
  * every serving thread. Lists given out are shared between records, so they are read-only.
  */
 class Shared {

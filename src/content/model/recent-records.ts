@@ -5,8 +5,8 @@
  *
  * Where each record lies is a direct-mapped table of typed arrays (a key's slot is its hash; a newer key takes
  * the slot): nothing is allocated per record kept, and nothing the garbage collector must trace or promote. A Map
- * from key to place did both, about 600 bytes a distinct /events page, which grew the old generation until a
- * full collection stopped a Node server for up to a quarter of a second. Only a record asked for again gets an
+ * from key to place did both, on every distinct /events page, which grew the old generation until a full
+ * collection stopped a Node server (docs/decisions.md, Engineering). Only a record asked for again gets an
  * object, its view (`slotBytes`), kept for the copies that follow.
  */
 import type { ByteWriter } from '../../utils/byte-writer.ts';
@@ -24,8 +24,8 @@ export class RecentRecords {
   private slotLength = new Uint32Array(0);
   /**
    * Per slot: its bytes as a view of the ring, made when first asked for again and kept for the next time, so a
-   * record asked for often is copied with no object made (a view made for each copy took about 100 ns on Bun, and
-   * 100 bytes of garbage: 5 KB a page of 50 events). None is made for a record never asked for again.
+   * record asked for often is copied with no object made (a view made for each copy cost time and garbage on every
+   * page: docs/decisions.md). None is made for a record never asked for again.
    */
   private slotBytes: (Uint8Array | undefined)[] = [];
   /** Bytes ever kept (the next record goes at `kept % ring.length`). */

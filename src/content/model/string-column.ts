@@ -23,9 +23,9 @@ export class StringColumn {
   }
 
   /**
-   * `of`, yielding as it goes: on a serving thread, 100k POI ids encoded at once (an array made per string) held
-   * every request for about 100 ms. Each string's UTF-8 length is counted first, then it is written in place: an
-   * ASCII string (ids are) byte by byte, any other with `encodeInto`.
+   * `of`, yielding as it goes: on a serving thread, a large version's POI ids encoded at once (an array made per
+   * string) held every request (docs/decisions.md). Each string's UTF-8 length is counted first, then it is
+   * written in place: an ASCII string (ids are) byte by byte, any other with `encodeInto`.
    */
   static *ofSteps(strings: readonly string[]): Steps<StringColumn> {
     const n = strings.length;
