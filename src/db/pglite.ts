@@ -80,12 +80,12 @@ export interface OpenOptions {
 
 /**
  * PostgreSQL settings.
- * - The read path serves from memory and PGlite answers only publishes, so a small buffer pool is enough:
- *   16 MB instead of the default 128 MB saves about 180 MB of RSS.
+ * - The read path serves from memory and PGlite answers only publishes, so a small buffer pool is enough: the
+ *   default one would only cost RSS (docs/decisions.md, PostgreSQL settings).
  * - A publish creates and fills a version's tables in one transaction, which `wal_level=minimal` lets
  *   PostgreSQL write without WAL: much faster for large bundles, and nothing replicates from this database.
  * - What WAL there is is checkpointed often and its old segments removed rather than kept for reuse, so the
- *   store's directory holds about 64 MB of WAL, not the default 1 GB.
+ *   store's directory holds little WAL (bounded by max_wal_size), not the default's gigabyte.
  */
 export const POSTGRES_CONF = ['shared_buffers=16MB', 'wal_level=minimal', 'max_wal_senders=0', 'min_wal_size=32MB', 'max_wal_size=64MB'];
 
@@ -238,7 +238,7 @@ export async function seedStore(dataDir: string, emptyStore: string | null): Pro
 
 const brotliDecompressAsync = promisify(brotliDecompress);
 const gunzipAsync = promisify(gunzip);
-/** Unpacks an empty store off the thread, in large chunks (the default 16 KB ones cost a thread hop each: 2.5 times slower). */
+/** Unpacks an empty store off the thread, in large chunks (the default small ones cost a thread hop each, which was much slower). */
 const inflate = (bytes: Uint8Array) => brotliDecompressAsync(bytes, { chunkSize: 8 * 2 ** 20 });
 
 /** The names in a directory; none when it is missing or cannot be read. */
