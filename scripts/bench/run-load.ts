@@ -7,6 +7,7 @@
  *   node scripts/bench/run-load.ts --url http://127.0.0.1:PORT/path --duration 8 --connections 32 --warmup 1
  *   node scripts/bench/run-load.ts --url http://127.0.0.1:PORT --path /a --path /b --duration 600 --warmup 0
  *   node scripts/bench/run-load.ts --url http://127.0.0.1:PORT --distinct-paths-file paths.json   # each request the next path
+ *   node scripts/bench/run-load.ts --url http://127.0.0.1:PORT --distinct-paths-file paths.json --once   # each path once, no more
  *
  * and prints one line of JSON (a LoadResult). It writes `measuring` to stderr when the measured run begins;
  * SIGUSR2 ends the measured run before `--duration` (scripts/bench/publish.ts stops it after its last publish).
@@ -35,9 +36,15 @@ export interface LoadOptions {
   /**
    * Paths of `url` sent one after another across all connections (each request takes the next; the warm-up
    * uses the first ones, so the measured run starts on paths no request has asked for yet), the way a fleet of
-   * apps asks distinct questions. Wraps around when they run out.
+   * apps asks distinct questions. Wraps around when they run out, unless `once`.
    */
   distinctPaths?: string[];
+  /**
+   * With `distinctPaths`: send each path once, never wrapping around (a path sent again could be answered from a
+   * cache). The warm-up sends the first share of them (warmupS ÷ (warmupS + durationS)), the measured run the rest,
+   * and ends when they are all answered or after `durationS`, whichever comes first: a run of few paths is short.
+   */
+  once?: boolean;
   /**
    * The server's pid: after the warm-up, wait (up to 15 s) until it is idle, so requests the warm-up left
    * behind (sockets closed, work still queued) are not charged to the measured run.
@@ -104,6 +111,18 @@ export function checkLoopback(url: string): void {
   if (host !== '127.0.0.1') throw new Error(`refusing to load ${url}: only http://127.0.0.1 targets are allowed`);
 }
 
+/**
+ * How a `once` run splits its distinct paths: the warm-up's share (warmupS ÷ (warmupS + durationS), none without a
+ * warm-up) and the measured run's rest, each at least one path; null when the run is timed, not bounded.
+ */
+export function boundedAmounts(o: Pick<LoadOptions, 'distinctPaths' | 'once' | 'warmupS' | 'durationS'>): { warmup: number; measured: number } | null {
+  if (!o.once || !o.distinctPaths) return null;
+  const n = o.distinctPaths.length;
+  if (n < 2) throw new Error(`a run that sends each path once needs at least 2 paths, not ${n}`);
+  const warmup = o.warmupS > 0 ? Math.min(n - 1, Math.max(1, Math.floor((n * o.warmupS) / (o.warmupS + o.durationS)))) : 0;
+  return { warmup, measured: n - warmup };
+}
+
 /** Runs the warm-up and the measured run in this process. */
 export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   checkLoopback(o.url);
@@ -113,17 +132,23 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
     ? [{ method: 'GET', setupRequest: (req: Record<string, unknown>) => ({ ...req, path: distinct[next++ % distinct.length] }) }]
     : o.paths?.map((path) => ({ method: 'GET', path }));
   const base = { url: o.url, connections: o.connections, headers: o.headers ?? {}, timeout: 10, ...(requests ? { requests } : {}) };
+  const bounded = boundedAmounts(o);
   // The warm-up lets JITs, caches and connection pools settle; its numbers are thrown away.
-  if (o.warmupS > 0) await autocannon({ ...base, duration: o.warmupS });
+  if (bounded && bounded.warmup > 0) await autocannon({ ...base, amount: bounded.warmup, connections: Math.min(o.connections, bounded.warmup) });
+  else if (!bounded && o.warmupS > 0) await autocannon({ ...base, duration: o.warmupS });
   if (o.drainPid !== undefined) await waitIdle(o.drainPid);
   // Tells a parent watching the server's CPU that the measured run starts now.
   process.stderr.write('measuring\n');
   const cpuBefore = process.cpuUsage();
-  const instance = autocannon({ ...base, duration: o.durationS });
+  const instance = autocannon(bounded
+    ? { ...base, amount: bounded.measured, connections: Math.min(o.connections, bounded.measured) } : { ...base, duration: o.durationS });
   let stoppedEarly = false;
   const stop = () => { stoppedEarly = true; instance.stop(); };
   process.once('SIGUSR2', stop);
+  // A bounded run still ends after its duration (autocannon's `amount` would wait for every path).
+  const timer = bounded ? setTimeout(() => instance.stop(), o.durationS * 1000) : null;
   const r = await instance;
+  if (timer) clearTimeout(timer);
   process.off('SIGUSR2', stop);
   const cpu = process.cpuUsage(cpuBefore);
   const seconds = Math.max(r.duration, 0.001);
@@ -156,6 +181,7 @@ export function runLoadPinned(o: LoadOptions, cpu: string | null, onMeasuring?: 
     pathsFile = join(tmpdir(), `run-load-paths-${process.pid}-${crypto.randomUUID()}.json`);
     writeFileSync(pathsFile, JSON.stringify(o.distinctPaths));
     args.push('--distinct-paths-file', pathsFile);
+    if (o.once) args.push('--once');
   }
   const cleanup = () => { if (pathsFile) rmSync(pathsFile, { force: true }); };
   const budgetMs = (o.warmupS + o.durationS) * 1000 + 30_000;
@@ -196,7 +222,7 @@ function parseLoadArgs(argv: string[]): LoadOptions {
     options: {
       url: { type: 'string' }, duration: { type: 'string' }, connections: { type: 'string' }, warmup: { type: 'string' },
       header: { type: 'string', multiple: true }, path: { type: 'string', multiple: true }, 'drain-pid': { type: 'string' },
-      'distinct-paths-file': { type: 'string' },
+      'distinct-paths-file': { type: 'string' }, once: { type: 'boolean' },
     },
   });
   if (!values.url) throw new Error('--url is required');
@@ -210,7 +236,7 @@ function parseLoadArgs(argv: string[]): LoadOptions {
     url: values.url, durationS: Number(values.duration ?? 8), connections: Number(values.connections ?? 32),
     warmupS: Number(values.warmup ?? 1), headers, ...(values.path ? { paths: values.path } : {}),
     ...(values['distinct-paths-file'] ? { distinctPaths: JSON.parse(readFileSync(values['distinct-paths-file'], 'utf8')) as string[] } : {}),
-    ...(values['drain-pid'] ? { drainPid: Number(values['drain-pid']) } : {}),
+    ...(values['drain-pid'] ? { drainPid: Number(values['drain-pid']) } : {}), ...(values.once ? { once: true } : {}),
   };
 }
 

@@ -3,7 +3,7 @@
  * server until it answers 200, and the response cache's counters from /readyz.
  */
 import type { ChildProcess } from 'node:child_process';
-import { request } from 'node:http';
+import { request, type Agent } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { hasExited } from './spawn.ts';
 import { round } from './stats.ts';
@@ -11,12 +11,15 @@ import { round } from './stats.ts';
 /** What a GET answered, and how long it took from the call to the end of the body. */
 export interface Answer { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer; ms: number }
 
-/** One GET with a fresh connection (no keep-alive agent), failing after `timeoutMs` (60 s unless given). */
-export function get(url: string, o: { headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<Answer> {
+/**
+ * One GET, failing after `timeoutMs` (60 s unless given): on a fresh connection, or on `agent`'s kept-alive ones
+ * (a set-up of many thousand requests would otherwise leave as many sockets waiting to close).
+ */
+export function get(url: string, o: { headers?: Record<string, string>; timeoutMs?: number; agent?: Agent } = {}): Promise<Answer> {
   const began = performance.now();
   const timeoutMs = o.timeoutMs ?? 60_000;
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'GET', headers: o.headers ?? {}, agent: false, timeout: timeoutMs }, (res) => {
+    const req = request(url, { method: 'GET', headers: o.headers ?? {}, agent: o.agent ?? false, timeout: timeoutMs }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), ms: performance.now() - began }));
