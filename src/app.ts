@@ -12,7 +12,7 @@ import type { ReadModel } from './content/model/read-model.ts';
 import { negotiateEncoding } from './http/compress.ts';
 import { HttpError, problemAnswer } from './http/errors.ts';
 import { ifRangeAllows, parseRange } from './http/ranges.ts';
-import { createLogger, type Logger } from './http/log.ts';
+import { createLogger, type Logger } from './utils/log.ts';
 import { LanguageChoice } from './http/language.ts';
 import { releaseBody } from './utils/byte-writer.ts';
 import { JsonBytes, matchOrder, MediaReply, parseParams, PrivateReply, queryEntries, wholeSecond, type RouteSpec } from './http/route.ts';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createApp } from '../src/app.ts';
-import { createLogger } from '../src/http/log.ts';
+import { createLogger } from '../src/utils/log.ts';
 import { recordErrors } from './helpers/app.ts';
 import type { ContentStore } from '../src/content/content-store.ts';
 

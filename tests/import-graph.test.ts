@@ -1,6 +1,7 @@
 /**
- * The import graph of src/, read from the sources (type-only imports included): no cycle anywhere, and the ground
- * floor (src/utils) imports nothing of the service but itself, so any layer may use it and it never pulls one in.
+ * The import graph of src/, read from the sources (type-only imports included): no cycle anywhere, no import from a
+ * layer to one above it (LAYERS), and the ground floor (src/utils) imports nothing of the service but itself, so
+ * any layer may use it and it never pulls one in.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -79,5 +80,25 @@ test('the cycle finder finds a cycle when there is one', () => {
 test('the ground floor (src/utils) imports nothing of the service but itself', () => {
   const upward = [...importGraph()].filter(([file]) => file.startsWith(join(SRC, 'utils')))
     .flatMap(([file, targets]) => targets.filter((t) => !t.startsWith(join(SRC, 'utils'))).map((t) => `${relative(SRC, file)} imports ${relative(SRC, t)}`));
+  assert.deepEqual(upward, []);
+});
+
+/**
+ * The layers of src/, lowest first: a file may import its own layer and those below it. The ground floor; points
+ * and shapes; the database; the content (bundles, the store, the model, publishing); HTTP's mechanics; the routes
+ * (and the OpenAPI document made from them); the pages; the app that puts them together; the entry points.
+ */
+const LAYERS = ['utils', 'geo', 'db', 'content', 'http', 'routes', 'pages', 'app.ts', 'serve'];
+
+/** The layer of a file of src/: its first directory, or its own name at the top. */
+function layerOf(file: string): number {
+  const rank = LAYERS.indexOf(relative(SRC, file).split('/')[0]);
+  assert.ok(rank >= 0, `${file} is in no layer: add its directory to LAYERS`);
+  return rank;
+}
+
+test('no file imports from a layer above its own', () => {
+  const upward = [...importGraph()].flatMap(([file, targets]) => targets.filter((t) => layerOf(t) > layerOf(file))
+    .map((t) => `${relative(SRC, file)} imports ${relative(SRC, t)}`));
   assert.deepEqual(upward, []);
 });

@@ -15,7 +15,7 @@ import { createApp } from '../src/app.ts';
 import type { ContentStore } from '../src/content/content-store.ts';
 import { PUBLISHER_NICENESS } from '../src/content/publisher.ts';
 import { openEmptyStore, publishFixture } from './helpers/store.ts';
-import { createLogger } from '../src/http/log.ts';
+import { createLogger } from '../src/utils/log.ts';
 import { CACHE_CONTROL } from '../src/http/respond.ts';
 import { parseConfig, USAGE } from '../src/serve/config.ts';
 import { QUIET, readDemoBundle, readDemoSessions } from './helpers/app.ts';

@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import * as v from 'valibot';
 import { createApp, type App } from '../src/app.ts';
 import type { ContentStore } from '../src/content/content-store.ts';
-import { createLogger } from '../src/http/log.ts';
+import { createLogger } from '../src/utils/log.ts';
 import { parseRange } from '../src/http/ranges.ts';
 import { defineRoute, MediaReply, type RouteSpec } from '../src/http/route.ts';
 import { uuid } from '../src/http/params.ts';

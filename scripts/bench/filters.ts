@@ -17,7 +17,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createApp } from '../../src/app.ts';
-import { createLogger } from '../../src/http/log.ts';
+import { createLogger } from '../../src/utils/log.ts';
 import { filterKey, findMatches, type EventFilter } from '../../src/content/model/event-search.ts';
 import { contentDocs } from '../../src/content/store/sql-store.ts';
 import { versionSchema } from '../../src/db/schema.ts';

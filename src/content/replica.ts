@@ -8,7 +8,7 @@
  */
 import { connectPostgres, isConnectionError, type PostgresDb } from '../db/postgres.ts';
 import { PUBLISHED_CHANNEL } from '../db/schema.ts';
-import type { Logger } from '../http/log.ts';
+import type { Logger } from '../utils/log.ts';
 import { VersionLoadError, type ContentStore, type DatabaseState } from './content-store.ts';
 
 /** How often a replica asks the database for its current version, notifications or not. */

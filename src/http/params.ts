@@ -37,7 +37,7 @@ function intSchema(min: number, max: number, description: string) {
   const reason = `must be an integer from ${min} to ${max}`;
   return v.pipe(
     v.string(),
-    // What OpenAPI shows: the value as an integer, not the string it arrives as (see http/openapi.ts).
+    // What OpenAPI shows: the value as an integer, not the string it arrives as (see routes/openapi-document.ts).
     v.metadata({ openapi: { type: 'integer', minimum: min, maximum: max } }),
     v.regex(/^-?\d+$/, reason),
     v.transform(Number),

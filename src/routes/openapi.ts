@@ -2,7 +2,7 @@
  * GET /openapi.json: the OpenAPI 3.1 document, generated from the route declarations.
  */
 import * as v from 'valibot';
-import { buildOpenApi } from '../http/openapi.ts';
+import { buildOpenApi } from './openapi-document.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 
 /** The route serving the OpenAPI document of `routes`. */

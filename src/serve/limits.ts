@@ -11,7 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { ConnectionLimits } from './config.ts';
-import type { Logger } from '../http/log.ts';
+import type { Logger } from '../utils/log.ts';
 
 /** Descriptors kept for everything but client connections: store files, database connections, the runtime's own. */
 export const FD_RESERVE = 128;

@@ -20,7 +20,7 @@ import { loadModel, type ModelPayload } from '../content/model/model-cache.ts';
 import type { ReadModel } from '../content/model/read-model.ts';
 import type { DatabaseState } from '../content/content-store.ts';
 import type { SessionAnswer } from '../content/sessions.ts';
-import { createLogger, type Logger } from '../http/log.ts';
+import { createLogger, type Logger } from '../utils/log.ts';
 import { collectGarbage, isLargePayload, startCollection } from '../content/collect-garbage.ts';
 import { appSettings, type ServerConfig } from './config.ts';
 

@@ -7,7 +7,7 @@
  * A second signal while that runs is logged and otherwise ignored: stopping is already under way and ends by
  * the shutdown timeout.
  */
-import type { Logger } from '../http/log.ts';
+import type { Logger } from '../utils/log.ts';
 import type { App } from '../app.ts';
 
 /** What a runtime entry hands over to be stopped. */

@@ -16,7 +16,7 @@ import { ReplicaFollower } from '../content/replica.ts';
 import { isDamaged, isDamagedStoreError, type Staged } from '../content/publisher.ts';
 import { parseSessions } from '../content/sessions.ts';
 import type { PgliteAssets } from '../db/pglite.ts';
-import { createLogger, type Logger } from '../http/log.ts';
+import { createLogger, type Logger } from '../utils/log.ts';
 import type { AssetLoader } from '../pages/assets.ts';
 import { appSettings, ConfigError, DEMO_SESSIONS_PATH, listensOnLoopback, parseConfig, publicUrlOf, usage, type ServerConfig } from './config.ts';
 import { runId } from './id.ts';

@@ -2,7 +2,7 @@
  * Test apps: a real PGlite store loaded with a bundle, and the Fetch handler over it.
  */
 import { readFile } from 'node:fs/promises';
-import { createLogger, type Logger } from '../../src/http/log.ts';
+import { createLogger, type Logger } from '../../src/utils/log.ts';
 import { createApp, type App, type AppDeps } from '../../src/app.ts';
 import type { BundleT } from '../../src/content/bundle/bundle-schema.ts';
 import type { ContentStore } from '../../src/content/content-store.ts';

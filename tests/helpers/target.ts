@@ -23,7 +23,7 @@ import { runPublish } from '../../src/serve/publish.ts';
 import { testDatabase } from './postgres.ts';
 import type { ContentStore } from '../../src/content/content-store.ts';
 import { openEmptyStore, publishFixture, splitSessions } from './store.ts';
-import { createLogger } from '../../src/http/log.ts';
+import { createLogger } from '../../src/utils/log.ts';
 import { F, makeFixture } from './fixture.ts';
 import { RUNTIMES, startServer, type Runtime, type RunningServer } from './server.ts';
 

@@ -4,9 +4,9 @@
  */
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
-import { CategoryNode } from '../routes/schemas.ts';
-import { queryEntries, type RouteSpec } from './route.ts';
-import { JSON_TYPE } from './respond.ts';
+import { CategoryNode } from './schemas.ts';
+import { queryEntries, type RouteSpec } from '../http/route.ts';
+import { JSON_TYPE } from '../http/respond.ts';
 
 /** The API's own version, reported in the document. */
 export const API_VERSION = '1.0.0';
