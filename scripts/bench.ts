@@ -10,16 +10,22 @@
  *   npm run bench                                    # everything: 25-45 minutes, more when the 1M snapshot is built
  *   node scripts/bench.ts --quick --out /tmp/b.md    # smoke check: short runs, no large dataset
  *   node scripts/bench.ts --only publish --out /tmp/p.md   # publishing alone (demo under load, then 1M: ~5-10 minutes)
+ *   node scripts/bench.ts --quick --large --only large --rows encoded,cursor,misses --runtimes node --out /tmp/r.md
+ *                                                    # the rows users produce alone, on Node
  *
  * Flags: --quick, --duration S (8), --connections N (32), --runtimes node,bun,deno, --skip-large, --out PATH,
  * --only PHASES (comma-separated: demo, large, filters, publish, fleet), --large (with --quick: run the 1M-event phases
  * too), --large-bundle PATH (another large bundle), --skip-filters, --service-log-level LEVEL (passed to the
- * service), --keep-logs (keep the services' access logs in .bench/logs).
+ * service), --keep-logs (keep the services' access logs in .bench/logs), --rows GROUPS (the large phase's rows,
+ * comma-separated: cached, distinct, workers, encoded, cursor, misses; all unless given), --cursor-filters N (distinct
+ * filters walked to page 200 for the cursor rows: 1000, 200 with --quick).
  * Exits 0 when everything ran (a missed target is reported in the document, not an error) and 1 when
  * something broke: a non-2xx answer, a server that did not start, a body that did not match.
  */
 import type { ChildProcess } from 'node:child_process';
 import { createReadStream, existsSync, statSync } from 'node:fs';
+import { Agent } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, relative, resolve } from 'node:path';
@@ -37,7 +43,11 @@ import { collectTail, pickPort, spawnTracked, stopChild, waitExit } from './harn
 import { mean, median, percent, round } from './harness/stats.ts';
 import { measureLargePublish, measurePublishUnderLoad } from './bench/publish.ts';
 import { measureFleet } from './bench/fleet.ts';
-import { DISTINCT_QUERIES, distinctPaths, type DistinctKind } from './bench/distinct-queries.ts';
+import {
+  BROWSER_ACCEPT_ENCODING, CURSOR_PAGE_LIMIT, DISTINCT_QUERIES, distinctPaths, ENCODED_SEED, missPaths, windowFilters, type DistinctKind,
+} from './bench/distinct-queries.ts';
+import { EVENTS_FROM_MS, EVENTS_TO_MS } from './bench/large-data.ts';
+import { MATCH_CACHE_SIZE } from '../src/content/model/event-search.ts';
 import { runLoadPinned, type LoadOptions, type LoadResult } from './bench/run-load.ts';
 import { runWrk, wrkAvailable, WRK } from './bench/run-wrk.ts';
 import { evaluateTargets, renderReport } from './bench/report.ts';
@@ -60,7 +70,12 @@ const CEILINGS: Record<RuntimeName, string> = {
 const ALL_RUNTIMES: RuntimeName[] = ['node', 'bun', 'deno'];
 /** The phases, in the order they run (--only picks some). */
 const ALL_PHASES = ['demo', 'large', 'filters', 'publish', 'fleet'];
-
+/**
+ * The large phase's groups of rows (--rows picks some): one URL repeated, distinct questions, serving threads, and
+ * the rows users produce: distinct questions with a browser's Accept-Encoding, cursor pages of distinct filters,
+ * real misses of the cached URL.
+ */
+const ALL_ROWS = ['cached', 'distinct', 'workers', 'encoded', 'cursor', 'misses'];
 /** The demo's main map and the marker the README names. */
 const MAIN_MAP = '8a434eb5-da02-5a4d-9418-14bc57c86c50';
 const MARKER = 'e5810d23-f0db-5cec-8426-91a6a6cf88c2';
@@ -91,7 +106,8 @@ interface SavedAnswer { key: string; status: number; contentType: string; body: 
 // Options
 
 /** Parses the command line. */
-function parseBenchArgs(argv: string[]): BenchOptions & { out: string; largeBundle: string; keepLogs: boolean; skipFilters: boolean } {
+function parseBenchArgs(argv: string[]): BenchOptions & { out: string; largeBundle: string; keepLogs: boolean; skipFilters: boolean;
+  rows: string[]; cursorFilters: number } {
   const { values } = parseArgs({
     args: argv, strict: true,
     options: {
@@ -99,6 +115,7 @@ function parseBenchArgs(argv: string[]): BenchOptions & { out: string; largeBund
       runtimes: { type: 'string' }, 'skip-large': { type: 'boolean' }, out: { type: 'string' },
       'large-bundle': { type: 'string' }, 'service-log-level': { type: 'string' }, 'keep-logs': { type: 'boolean' },
       'skip-filters': { type: 'boolean' }, only: { type: 'string' }, large: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+      rows: { type: 'string' }, 'cursor-filters': { type: 'string' },
     },
   });
   // The usage is this file's opening comment.
@@ -115,6 +132,9 @@ function parseBenchArgs(argv: string[]): BenchOptions & { out: string; largeBund
   const phases = (values.only ?? ALL_PHASES.join(',')).split(',').map((p) => p.trim()).filter(Boolean);
   for (const p of phases) if (!ALL_PHASES.includes(p)) throw new Error(`unknown phase ${p}; use ${ALL_PHASES.join(', ')}`);
   if (phases.length === 0) throw new Error('--only needs at least one phase');
+  const rows = (values.rows ?? ALL_ROWS.join(',')).split(',').map((p) => p.trim()).filter(Boolean);
+  for (const p of rows) if (!ALL_ROWS.includes(p)) throw new Error(`unknown rows ${p}; use ${ALL_ROWS.join(', ')}`);
+  if (rows.length === 0) throw new Error('--rows needs at least one group');
   return {
     quick,
     durationS: positive('duration', values.duration, quick ? 1 : 8),
@@ -125,6 +145,8 @@ function parseBenchArgs(argv: string[]): BenchOptions & { out: string; largeBund
     startupRepeats: 3,
     serviceLogLevel: values['service-log-level'] ?? null,
     phases: ALL_PHASES.filter((p) => phases.includes(p)),
+    rows: ALL_ROWS.filter((p) => rows.includes(p)),
+    cursorFilters: Math.round(positive('cursor-filters', values['cursor-filters'], quick ? 200 : 1000)),
     out: resolve(values.out ?? join(ROOT, 'docs/benchmarks.md')),
     largeBundle: resolve(values['large-bundle'] ?? DEFAULT_LARGE_BUNDLE),
     keepLogs: values['keep-logs'] ?? false,
@@ -548,9 +570,9 @@ function countCache(base: string): { start: () => void; rate: () => Promise<numb
   };
 }
 
-/** Reads `total` and `next_cursor` from an events page; the answer must be 200. */
-async function eventsPage(base: string, path: string): Promise<{ total: number; next: string | null; count: number; bytes: number }> {
-  const answer = await get(base + path);
+/** Reads `total` and `next_cursor` from an events page (on `agent`'s connections when given); the answer must be 200. */
+async function eventsPage(base: string, path: string, agent?: Agent): Promise<{ total: number; next: string | null; count: number; bytes: number }> {
+  const answer = agent ? await getWith(base + path, { headers: IDENTITY, agent }) : await get(base + path);
   if (answer.status !== 200) throw new Error(`${path} answered ${answer.status}: ${answer.body.toString('utf8').slice(0, 300)}`);
   const body = JSON.parse(answer.body.toString('utf8')) as { total: number; next_cursor: string | null; events: unknown[] };
   return { total: body.total, next: body.next_cursor, count: body.events.length, bytes: answer.body.length };
@@ -614,7 +636,8 @@ async function ensureLargeBundle(ctx: Ctx): Promise<boolean> {
 
 /** Benchmarks one runtime on the large dataset (a start from the snapshot, then the events requests). */
 async function benchLargeRuntime(ctx: Ctx, runtime: RuntimeName, mapId: string, extra: string[],
-  aim: (base: string) => Promise<{ near: string; bbox: string; tags: string; source: string }>, contentRps: number | null): Promise<RuntimeLarge> {
+  aim: (base: string) => Promise<{ near: string; bbox: string; tags: string; source: string }>, contentRps: number | null,
+  events: number): Promise<RuntimeLarge> {
   const { opts } = ctx;
   say(`${runtime}: large start from the snapshot`);
   const { server, ms } = await startService(runtime, extra, `/maps/${mapId}`, LARGE_START_TIMEOUT_MS, `large-${runtime}`, opts.serviceLogLevel);
@@ -627,66 +650,280 @@ async function benchLargeRuntime(ctx: Ctx, runtime: RuntimeName, mapId: string, 
     const target = await aim(server.base);
     const near = `/events?map_id=${mapId}&near=${target.near}&radius_m=5000`;
     const bbox = `/events?map_id=${mapId}&bbox=${target.bbox}&tags=${target.tags}`;
-    // A broad filter (every event of the map), walked page by page to page 200 through next_cursor.
-    const page1 = `/events?map_id=${mapId}&from=2000-01-01T00:00:00Z&to=2100-01-01T00:00:00Z&limit=50`;
-    const firstPage = await eventsPage(server.base, page1);
-    let cursor = firstPage.next;
-    for (let page = 2; page < 200; page++) {
-      if (!cursor) throw new Error(`the broad filter has only ${page - 1} pages (total ${firstPage.total}); the cursor test needs 200`);
-      cursor = (await eventsPage(server.base, `${page1}&cursor=${encodeURIComponent(cursor)}`)).next;
-    }
-    if (!cursor) throw new Error(`the broad filter ends before page 200 (total ${firstPage.total})`);
-    const page200 = `${page1}&cursor=${encodeURIComponent(cursor)}`;
-    const cases = [
-      { name: 'near, 5 km, default window', path: near },
-      { name: 'bbox + 2 tags, default window', path: bbox },
-      { name: 'broad filter, page 1', path: page1 },
-      { name: 'broad filter, page 200', path: page200 },
-    ];
     const requests: EventsRun[] = [];
-    for (const c of cases) {
-      const probeBegan = performance.now();
-      const probe = await eventsPage(server.base, c.path);
-      const singleMs = round(performance.now() - probeBegan, 1);
-      if (probe.count === 0) ctx.notes.push(`${runtime}: "${c.name}" matched no events; its req/s measures an empty answer`);
-      const counting = countCache(server.base);
-      const load = await measure(ctx, server.base + c.path, server.child, `${runtime} service`, server.stderr, {}, counting.start);
-      checkBytes(load, probe.bytes, `${runtime} service`, c.path);
-      const ratioToContent = contentRps ? round(load.rps / contentRps, 3) : null;
-      const cacheHitRate = await counting.rate();
-      say(`${runtime}: ${c.name} (cached): ${load.rps} req/s (total ${probe.total}; one request alone ${singleMs} ms; cache hit rate ${cacheHitRate})`);
-      requests.push({ name: c.name, kind: 'cached', path: c.path, total: probe.total, bodyBytes: probe.bytes, singleMs, load, ratioToContent, cacheHitRate });
-    }
-    // Distinct questions, as a fleet of apps asks them: each request a point or box no request asked before.
-    for (const kind of Object.keys(DISTINCT_QUERIES) as DistinctKind[]) {
-      const paths = distinctPaths(kind, mapId, DISTINCT_PATHS);
-      const probeBegan = performance.now();
-      const probe = await eventsPage(server.base, paths[paths.length - 1]);
-      const singleMs = round(performance.now() - probeBegan, 1);
-      // What these questions find: the totals of a sample of them (asked here, outside the measured run).
-      const totals: number[] = [];
-      for (const path of paths.slice(-DISTINCT_SAMPLE - 1, -1)) totals.push((await eventsPage(server.base, path)).total);
-      const sample = { count: totals.length, meanTotal: round(totals.reduce((s, x) => s + x, 0) / totals.length, 1),
-        nonEmpty: round(totals.filter((x) => x > 0).length / totals.length, 3) };
-      const counting = countCache(server.base);
-      const load = await measure(ctx, server.base, server.child, `${runtime} service`, server.stderr,
-        { distinctPaths: paths.slice(0, -DISTINCT_SAMPLE - 1) }, counting.start);
-      const cacheHitRate = await counting.rate();
-      const name = DISTINCT_QUERIES[kind].name;
-      say(`${runtime}: ${name} (distinct): ${load.rps} req/s, p99 ${load.latencyMs.p99} ms; cache hit rate ${cacheHitRate}`);
-      requests.push({ name, kind: 'distinct', path: paths[0], total: probe.total, bodyBytes: probe.bytes, singleMs, load,
-        ratioToContent: contentRps ? round(load.rps / contentRps, 3) : null, cacheHitRate, sample });
+    const rows = new Set(opts.rows);
+    if (rows.has('cached')) requests.push(...await benchCached(ctx, runtime, server, mapId, near, bbox, contentRps));
+    if (rows.has('distinct')) requests.push(...await benchDistinct(ctx, runtime, server, mapId, contentRps));
+    let cursorSetup: RuntimeLarge['cursorSetup'];
+    let distinctCursorRatio: number | null | undefined;
+    if (rows.has('encoded') || rows.has('misses')) requests.push(...await benchEncoded(ctx, runtime, server, mapId, near, target.near, rows));
+    if (rows.has('cursor')) {
+      const c = await benchCursorDistinct(ctx, runtime, server, mapId, events);
+      requests.push(...c.rows);
+      cursorSetup = c.setup;
+      distinctCursorRatio = c.ratio;
     }
     const afterLoad = { ...readRss(server.child.pid), exe: readExe(server.child.pid) };
     const rss: Rss = { afterStartMb: afterStart.rssMb, afterLoadMb: afterLoad.rssMb, peakMb: afterLoad.peakMb, exe: afterLoad.exe };
     checkExe(runtime, rss.exe);
     completed = true;
-    const [page1Rps, page200Rps] = [requests[2].load.rps, requests[3].load.rps];
-    return { runtime, startupMs: ms, loadedFrom: loaded, rss, requests, cursorRatio: page200Rps > 0 ? round(page1Rps / page200Rps, 3) : null };
+    const rpsOf = (name: string) => requests.find((q) => q.name === name && !q.group)?.load.rps;
+    const [page1Rps, page200Rps] = [rpsOf(PAGE_1), rpsOf(PAGE_200)];
+    return { runtime, startupMs: ms, loadedFrom: loaded, rss, requests,
+      cursorRatio: page1Rps !== undefined && page200Rps !== undefined && page200Rps > 0 ? round(page1Rps / page200Rps, 3) : null,
+      ...(cursorSetup ? { cursorSetup, distinctCursorRatio: distinctCursorRatio ?? null } : {}) };
   } finally {
     await stopServer(server, opts.keepLogs || !completed);
   }
 }
+
+/** The names of the cached cursor rows (the cursor target reads them). */
+const PAGE_1 = 'broad filter, page 1';
+const PAGE_200 = 'broad filter, page 200';
+
+/** One URL repeated per request: near, bbox, and pages 1 and 200 of a broad filter (answered from the response cache). */
+async function benchCached(ctx: Ctx, runtime: RuntimeName, server: Running, mapId: string, near: string, bbox: string,
+  contentRps: number | null): Promise<EventsRun[]> {
+  // A broad filter (every event of the map), walked page by page to page 200 through next_cursor.
+  const page1 = `/events?map_id=${mapId}&from=2000-01-01T00:00:00Z&to=2100-01-01T00:00:00Z&limit=50`;
+  const firstPage = await eventsPage(server.base, page1);
+  let cursor = firstPage.next;
+  for (let page = 2; page < 200; page++) {
+    if (!cursor) throw new Error(`the broad filter has only ${page - 1} pages (total ${firstPage.total}); the cursor test needs 200`);
+    cursor = (await eventsPage(server.base, `${page1}&cursor=${encodeURIComponent(cursor)}`)).next;
+  }
+  if (!cursor) throw new Error(`the broad filter ends before page 200 (total ${firstPage.total})`);
+  const page200 = `${page1}&cursor=${encodeURIComponent(cursor)}`;
+  const cases = [
+    { name: 'near, 5 km, default window', path: near },
+    { name: 'bbox + 2 tags, default window', path: bbox },
+    { name: PAGE_1, path: page1 },
+    { name: PAGE_200, path: page200 },
+  ];
+  const requests: EventsRun[] = [];
+  for (const c of cases) {
+    const probeBegan = performance.now();
+    const probe = await eventsPage(server.base, c.path);
+    const singleMs = round(performance.now() - probeBegan, 1);
+    if (probe.count === 0) ctx.notes.push(`${runtime}: "${c.name}" matched no events; its req/s measures an empty answer`);
+    const counting = countCache(server.base);
+    const load = await measure(ctx, server.base + c.path, server.child, `${runtime} service`, server.stderr, {}, counting.start);
+    checkBytes(load, probe.bytes, `${runtime} service`, c.path);
+    const ratioToContent = contentRps ? round(load.rps / contentRps, 3) : null;
+    const cacheHitRate = await counting.rate();
+    say(`${runtime}: ${c.name} (cached): ${load.rps} req/s (total ${probe.total}; one request alone ${singleMs} ms; cache hit rate ${cacheHitRate})`);
+    requests.push({ name: c.name, kind: 'cached', path: c.path, total: probe.total, bodyBytes: probe.bytes, singleMs, load, ratioToContent, cacheHitRate });
+  }
+  return requests;
+}
+
+/** Distinct questions with no content coding (each request another seeded point or box). */
+async function benchDistinct(ctx: Ctx, runtime: RuntimeName, server: Running, mapId: string, contentRps: number | null): Promise<EventsRun[]> {
+  const requests: EventsRun[] = [];
+  // Distinct questions, as a fleet of apps asks them: each request a point or box no request asked before.
+  for (const kind of Object.keys(DISTINCT_QUERIES) as DistinctKind[]) {
+    const paths = distinctPaths(kind, mapId, DISTINCT_PATHS);
+    const probeBegan = performance.now();
+    const probe = await eventsPage(server.base, paths[paths.length - 1]);
+    const singleMs = round(performance.now() - probeBegan, 1);
+    // What these questions find: the totals of a sample of them (asked here, outside the measured run).
+    const totals: number[] = [];
+    for (const path of paths.slice(-DISTINCT_SAMPLE - 1, -1)) totals.push((await eventsPage(server.base, path)).total);
+    const sample = { count: totals.length, meanTotal: round(totals.reduce((s, x) => s + x, 0) / totals.length, 1),
+      nonEmpty: round(totals.filter((x) => x > 0).length / totals.length, 3) };
+    const counting = countCache(server.base);
+    const load = await measure(ctx, server.base, server.child, `${runtime} service`, server.stderr,
+      { distinctPaths: paths.slice(0, -DISTINCT_SAMPLE - 1) }, counting.start);
+    const cacheHitRate = await counting.rate();
+    const name = DISTINCT_QUERIES[kind].name;
+    say(`${runtime}: ${name} (distinct): ${load.rps} req/s, p99 ${load.latencyMs.p99} ms; cache hit rate ${cacheHitRate}`);
+    requests.push({ name, kind: 'distinct', path: paths[0], total: probe.total, bodyBytes: probe.bytes, singleMs, load,
+      ratioToContent: contentRps ? round(load.rps / contentRps, 3) : null, cacheHitRate, sample });
+  }
+  return requests;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The rows users produce: a browser's Accept-Encoding, cursor pages of distinct filters, real misses
+
+/** The Accept-Encoding of every browser and mobile HTTP stack. */
+const ENCODED = { 'accept-encoding': BROWSER_ACCEPT_ENCODING };
+
+/** Distinct paths of the encoded and misses rows, per kind: more than a run sends (the identity rows' count). */
+const ENCODED_PATHS = DISTINCT_PATHS;
+
+/** One GET with the browser's Accept-Encoding, decoded: the coding served, the bytes received and the page's total. */
+async function encodedPage(base: string, path: string): Promise<{ total: number; count: number; bytes: number; encoding: string | null; ms: number }> {
+  const answer = await getWith(base + path, { headers: ENCODED });
+  if (answer.status !== 200) throw new Error(`${path} answered ${answer.status} with ${BROWSER_ACCEPT_ENCODING}`);
+  const encoding = typeof answer.headers['content-encoding'] === 'string' ? answer.headers['content-encoding'] : null;
+  const text = (encoding === 'br' ? brotliDecompressSync(answer.body) : encoding === 'gzip' ? gunzipSync(answer.body)
+    : encoding === null ? answer.body : null)?.toString('utf8');
+  if (text === undefined) throw new Error(`${path} came back ${encoding}-encoded, which the benchmark cannot read`);
+  const body = JSON.parse(text) as { total: number; events: unknown[] };
+  return { total: body.total, count: body.events.length, bytes: answer.body.length, encoding, ms: round(answer.ms, 1) };
+}
+
+/**
+ * The encoded rows and the misses (`rows` says which): first the cached near URL asked with the browser's
+ * Accept-Encoding (the reference of both), then the three distinct kinds with the same header (other seeded points
+ * than the identity rows', whose answers the response cache may still hold), then the misses: the cached URL with a
+ * distinct `from`, and with a distinct `near` a metre or so from its point. Every row's hit rate is measured.
+ */
+async function benchEncoded(ctx: Ctx, runtime: RuntimeName, server: Running, mapId: string, near: string, nearPoint: string,
+  rows: Set<string>): Promise<EventsRun[]> {
+  const requests: EventsRun[] = [];
+  const run = async (name: string, kind: EventsRun['kind'], group: 'encoded' | 'misses', paths: string[], reference: EventsRun | null) => {
+    // The last path is asked alone first (the coding served, the wall time, the total), then kept out of the run.
+    const probe = await encodedPage(server.base, paths[paths.length - 1]);
+    if (probe.count === 0) ctx.notes.push(`${runtime}: "${name}" (${BROWSER_ACCEPT_ENCODING}) matched no events on its probe`);
+    const counting = countCache(server.base);
+    const runPaths = paths.length > 1 ? paths.slice(0, -1) : paths;
+    const load = await measure(ctx, server.base + (kind === 'cached' ? runPaths[0] : ''), server.child, `${runtime} service`, server.stderr,
+      { headers: ENCODED, ...(kind === 'distinct' ? { distinctPaths: runPaths } : {}) }, counting.start);
+    const cacheHitRate = await counting.rate();
+    const row: EventsRun = { name, kind, group, path: runPaths[0], total: probe.total, bodyBytes: probe.bytes, singleMs: probe.ms, load,
+      ratioToContent: null, cacheHitRate, acceptEncoding: BROWSER_ACCEPT_ENCODING, contentEncoding: probe.encoding,
+      ...(reference ? { reference: reference.name, ratioToReference: reference.load.rps > 0 ? round(load.rps / reference.load.rps, 3) : null } : {}) };
+    say(`${runtime}: ${name} (${kind}, ${BROWSER_ACCEPT_ENCODING} → ${probe.encoding ?? 'identity'}): ${load.rps} req/s, p99 ${load.latencyMs.p99} ms; ` +
+      `cache hit rate ${cacheHitRate}${row.ratioToReference != null ? `; ${percent(row.ratioToReference)} of the cached URL` : ''}`);
+    requests.push(row);
+    return row;
+  };
+  // The cached URL, twice in the list so the probe (the last) is the same URL: one URL repeated.
+  const cached = await run(ENCODED_CACHED, 'cached', 'encoded', [near, near], null);
+  if (rows.has('encoded')) {
+    for (const kind of Object.keys(DISTINCT_QUERIES) as DistinctKind[]) {
+      await run(DISTINCT_QUERIES[kind].name, 'distinct', 'encoded', distinctPaths(kind, mapId, ENCODED_PATHS, ENCODED_SEED), cached);
+    }
+  }
+  if (rows.has('misses')) {
+    const [lat, lng] = nearPoint.split(',').map(Number);
+    // `from` from the next whole minute on: the default window's 30 days from there, as the cached URL's from now.
+    const fromMs = Math.ceil(Date.now() / 60_000) * 60_000;
+    await run(MISS_FROM, 'distinct', 'misses', missPaths('from', near, { lat, lng }, ENCODED_PATHS, fromMs), cached);
+    await run(MISS_NEAR, 'distinct', 'misses', missPaths('near', near, { lat, lng }, ENCODED_PATHS, fromMs), cached);
+  }
+  return requests;
+}
+
+/** The names of the encoded reference and of the misses rows (the report reads them). */
+const ENCODED_CACHED = 'near 5 km, default window, one cached URL';
+const MISS_FROM = 'the cached URL with a distinct `from` each (a second later each)';
+const MISS_NEAR = 'the cached URL with a distinct `near` each (moved about a metre each)';
+
+/** Page size of the walk to page 200: 50 pages of 199 events end where 199 pages of 50 do (199 is prime). */
+const WALK_LIMIT = 199;
+const WALK_PAGES = (199 * CURSOR_PAGE_LIMIT) / WALK_LIMIT;
+/** Parallel walks (kept-alive connections) during the cursor rows' set-up. */
+const WALK_CONNECTIONS = 4;
+
+/**
+ * Follows next_cursor from page 1 of `filter` (pages of WALK_LIMIT) to the cursor of page 200 of pages of
+ * CURSOR_PAGE_LIMIT; null when the filter holds fewer than 200 full pages. Counts the requests in `count`.
+ */
+async function walkToPage200(base: string, agent: Agent, filter: string, count: { requests: number }, limit = WALK_LIMIT): Promise<string | null> {
+  const pages = (199 * CURSOR_PAGE_LIMIT) / limit;
+  let cursor: string | null = null;
+  for (let page = 1; page <= pages; page++) {
+    const p = await eventsPage(base, `${filter}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, agent);
+    count.requests++;
+    if (page === 1 && p.total < 200 * CURSOR_PAGE_LIMIT) return null;
+    if (!p.next) throw new Error(`${filter}: no next_cursor on page ${page} of ${limit} though total is ${p.total}`);
+    cursor = p.next;
+  }
+  return cursor;
+}
+
+/**
+ * Page 1 against page 200 of distinct filters, neither answered by a cache: each request a window of every event
+ * that no request asked before (the match cache keys its lists by the window; the response cache by the target).
+ * Set-up, untimed and bounded by --cursor-filters: each page-200 filter is walked through next_cursor (pages of 199,
+ * so 50 requests reach page 200 of pages of 50; the first filter is also walked in pages of 50 and must reach the
+ * same cursor), then MATCH_CACHE_SIZE + 16 other filters are each computed twice (limit 1, then 2), so the match
+ * cache holds none of the walked lists. Both runs send each of their paths once (run-load's `once`: a run that
+ * sends out its paths ends early), the same number of them; the page-1 filters are others again, never asked.
+ */
+async function benchCursorDistinct(ctx: Ctx, runtime: RuntimeName, server: Running, mapId: string, events: number):
+  Promise<{ rows: EventsRun[]; setup: NonNullable<RuntimeLarge['cursorSetup']>; ratio: number | null }> {
+  const wanted = ctx.opts.cursorFilters;
+  const spanDays = (EVENTS_TO_MS - EVENTS_FROM_MS) / 86_400_000;
+  // A window of about twice the events of 200 pages, at least 30 days (at 1M events: about 27,000 events).
+  const windowDays = Math.min(Math.floor(spanDays / 2), Math.max(30, Math.ceil((2 * 200 * CURSOR_PAGE_LIMIT * spanDays) / Math.max(events, 1))));
+  const candidates = windowFilters(mapId, 2 * wanted + 2, 20261127, EVENTS_FROM_MS, EVENTS_TO_MS, windowDays);
+  const agent = new Agent({ keepAlive: true, maxSockets: WALK_CONNECTIONS });
+  const count = { requests: 0 };
+  const began = performance.now();
+  say(`${runtime}: cursor rows: walking up to ${wanted + 1} distinct ${windowDays}-day windows to page 200 (set-up, untimed)`);
+  try {
+    const walked: { filter: string; cursor: string }[] = [];
+    let next = 0;
+    const walker = async () => {
+      while (walked.length < wanted + 1 && next < candidates.length) {
+        const filter = candidates[next++];
+        const cursor = await walkToPage200(server.base, agent, filter, count);
+        if (cursor && walked.length < wanted + 1) walked.push({ filter, cursor });
+      }
+    };
+    await Promise.all(Array.from({ length: WALK_CONNECTIONS }, walker));
+    if (walked.length < 3) {
+      const skipped = `only ${walked.length} of ${candidates.length} ${windowDays}-day windows hold 200 pages of ${CURSOR_PAGE_LIMIT} events`;
+      ctx.notes.push(`${runtime}: distinct cursor rows not measured: ${skipped}`);
+      return { rows: [], setup: { skipped }, ratio: null };
+    }
+    // The walk's bigger pages reach the cursor pages of 50 reach (checked on one filter: cursors are opaque).
+    const check = await walkToPage200(server.base, agent, walked[0].filter, count, CURSOR_PAGE_LIMIT);
+    if (check !== walked[0].cursor) throw new Error(`${walked[0].filter}: pages of ${WALK_LIMIT} and of ${CURSOR_PAGE_LIMIT} reach different page-200 cursors`);
+    const checked = `${walked[0].filter}: 199 pages of ${CURSOR_PAGE_LIMIT} reach the cursor ${WALK_PAGES} pages of ${WALK_LIMIT} reach`;
+    // Page 1: windows of another seed, none of them asked in the walk (every candidate counts as asked).
+    const used = new Set(candidates);
+    const page1Filters = windowFilters(mapId, walked.length + used.size, 20261129, EVENTS_FROM_MS, EVENTS_TO_MS, windowDays)
+      .filter((f) => !used.has(f)).slice(0, walked.length);
+    for (const f of page1Filters) used.add(f);
+    // Filters used nowhere else, each computed twice (so the match cache keeps them), push every walked list out.
+    const evictors = windowFilters(mapId, MATCH_CACHE_SIZE + 16 + used.size, 20261128, EVENTS_FROM_MS, EVENTS_TO_MS, windowDays)
+      .filter((f) => !used.has(f)).slice(0, MATCH_CACHE_SIZE + 16);
+    for (const f of evictors) {
+      for (const limit of [1, 2]) await eventsPage(server.base, `${f}&limit=${limit}`, agent);
+      count.requests += 2;
+    }
+    const walkS = round((performance.now() - began) / 1000, 1);
+    say(`${runtime}: cursor rows: ${walked.length} filters walked, ${count.requests} requests in ${walkS} s; ${evictors.length} other filters computed twice`);
+    agent.destroy();
+    const page = (f: string, cursor: string | null) => `${f}&limit=${CURSOR_PAGE_LIMIT}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    // The last of each list is asked alone (its wall time, its total) and kept out of the run.
+    const lists = [
+      { name: CURSOR_PAGE_1, paths: page1Filters.map((f) => page(f, null)) },
+      { name: CURSOR_PAGE_200, paths: walked.map((w) => page(w.filter, w.cursor)) },
+    ];
+    const n = Math.min(...lists.map((l) => l.paths.length)) - 1;
+    const rows: EventsRun[] = [];
+    for (const l of lists) {
+      const probeBegan = performance.now();
+      const probe = await eventsPage(server.base, l.paths[n]);
+      const singleMs = round(performance.now() - probeBegan, 1);
+      const runPaths = l.paths.slice(0, n);
+      const counting = countCache(server.base);
+      const load = await measure(ctx, server.base, server.child, `${runtime} service`, server.stderr,
+        { distinctPaths: runPaths, once: true, connections: Math.min(ctx.opts.connections, Math.max(1, Math.floor(n / 4))) }, counting.start);
+      const cacheHitRate = await counting.rate();
+      const reference = rows[0];
+      rows.push({ name: l.name, kind: 'distinct', group: 'cursor', path: runPaths[0], total: probe.total, bodyBytes: probe.bytes, singleMs, load,
+        ratioToContent: null, cacheHitRate, paths: runPaths.length,
+        ...(reference ? { reference: reference.name, ratioToReference: reference.load.rps > 0 ? round(load.rps / reference.load.rps, 3) : null } : {}) });
+      say(`${runtime}: ${l.name}: ${load.rps} req/s over ${load.requests} requests (${load.durationS} s), p99 ${load.latencyMs.p99} ms; cache hit rate ${cacheHitRate}`);
+    }
+    const [p1, p200] = rows.map((r) => r.load.rps);
+    return { rows, setup: { filters: walked.length, windowDays, walkRequests: count.requests, walkS, evicted: evictors.length, checked },
+      ratio: p200 > 0 ? round(p1 / p200, 3) : null };
+  } finally {
+    agent.destroy();
+  }
+}
+
+/** The names of the distinct cursor rows (the report reads them). */
+const CURSOR_PAGE_1 = 'distinct filter, page 1';
+const CURSOR_PAGE_200 = 'distinct filter, page 200 (its cursor walked in the set-up)';
 
 /**
  * Waits until each of `workers` threads answers /readyz (a thread listens once its model is built; connections
@@ -776,9 +1013,9 @@ async function benchLarge(ctx: Ctx, demo: RuntimeDemo[]): Promise<LargePhase> {
   for (const runtime of opts.runtimes) {
     try {
       const contentRps = demo.find((d) => d.runtime === runtime)?.contentRps ?? null;
-      const run = await benchLargeRuntime(ctx, runtime, mapId, extra, aimOnce, contentRps);
+      const run = await benchLargeRuntime(ctx, runtime, mapId, extra, aimOnce, contentRps, counts.events ?? 0);
       runtimes.push(run);
-      run.workers = await benchWorkers(ctx, runtime, mapId, extra);
+      if (opts.rows.includes('workers')) run.workers = await benchWorkers(ctx, runtime, mapId, extra);
     } catch (err) {
       ctx.failures.push(`${runtime} large: ${(err as Error).message}`);
     }
@@ -906,12 +1143,12 @@ async function main(): Promise<number> {
   const gate = loadGate(machine.loadAvgStart);
   say(`load gate ${gate.text}`);
   // wrk first (installed when missing), so its version is read with the others.
-  const wrk = opts.phases.includes('large') && wrkAvailable(say) !== null;
+  const wrk = opts.phases.includes('large') && opts.rows.includes('workers') && wrkAvailable(say) !== null;
   const versions = readBenchVersions();
   say(`${machine.cpuModel}, ${machine.cores} cores; ${machine.pinningNote}`);
   say(`node ${versions.node}, bun ${versions.bun}, ${versions.deno}; ${opts.durationS} s runs, ${opts.connections} connections`);
   const ctx: Ctx = { opts, tmp: await mkdtemp(join(tmpdir(), 'bench-answers-')), notes: [], failures: [], wrk };
-  if (opts.phases.includes('large') && !wrk) ctx.notes.push('wrk could not be installed: the serving-threads rows were measured with autocannon only');
+  if (opts.phases.includes('large') && opts.rows.includes('workers') && !wrk) ctx.notes.push('wrk could not be installed: the serving-threads rows were measured with autocannon only');
   try {
     await mkdir(BENCH_DIR, { recursive: true });
     // The demo data directory is throwaway: the first start of each run writes it afresh.

@@ -8,8 +8,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isInterference, judgeWorst, loadGate, margin, type RuntimeCheck } from '../scripts/harness/judge.ts';
 import { renderRunHeader } from '../scripts/harness/run-header.ts';
-import { compareThreads, evaluateTargets, renderReport } from '../scripts/bench/report.ts';
-import type { BenchResult, WorkersRun } from '../scripts/bench/results.ts';
+import {
+  compareThreads, DISTINCT_CURSOR_TARGET, DISTINCT_HIT_RATE, ENCODED_TARGET, evaluateTargets, MISSES_TARGET, renderReport, renderUsersRows,
+} from '../scripts/bench/report.ts';
+import type { BenchResult, EventsRun, RuntimeLarge, WorkersRun } from '../scripts/bench/results.ts';
 import type { LoadResult } from '../scripts/bench/run-load.ts';
 
 const run = (workers: number, round: number, rps: number, rssMb: number | null, generator: WorkersRun['generator'] = 'wrk'): WorkersRun =>
@@ -135,4 +137,121 @@ test('the benchmark document opens with the run header', () => {
   assert.deepEqual(lines.slice(2, 5), renderRunHeader({ commit: result.commit, loadAvgStart: [1.5, 1, 1], loadAvgEnd: [2, 1, 1] }));
   assert.match(lines[2], new RegExp(HASH));
   assert.match(lines[4], /\*\*flagged: the 1-minute load average was 1\.5/);
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// The rows users produce: encoded distinct questions, cursor pages of distinct filters, real misses
+
+/** A load run of `rps` requests a second. */
+const loadOf = (rps: number, p99 = 10): LoadResult => ({ url: 'http://127.0.0.1:1/', connections: 32, durationS: 1, stoppedEarly: false, requests: rps,
+  rps, latencyMs: { p50: 1, p90: 2, p99, avg: 1, max: 4 }, non2xx: 0, errors: 0, timeouts: 0, statusCodes: { 200: rps }, bytesPerResponse: 100,
+  generatorCpuPct: 50, serverCpuPct: 90 });
+
+/** An events row. */
+const row = (name: string, kind: EventsRun['kind'], rps: number, o: Partial<EventsRun> = {}): EventsRun =>
+  ({ name, kind, path: `/events?${name}`, cacheHitRate: kind === 'cached' ? 0.999 : 0, total: 10, bodyBytes: 100, singleMs: 1, load: loadOf(rps),
+    ratioToContent: null, ...o });
+
+const CACHED = 'near 5 km, default window, one cached URL';
+const BR = { acceptEncoding: 'gzip, deflate, br, zstd', contentEncoding: 'br' };
+
+/**
+ * One runtime's rows users produce: the encoded cached URL at 10,000 req/s, the three encoded distinct kinds at
+ * `encoded` req/s, page 1 and page 200 at `pages`, the misses at 3,000 and 2,500, each distinct row's hit rate `hit`.
+ */
+function usersRuntime(runtime: 'node' | 'bun' | 'deno', encoded: number[], pages: [number, number], hit = 0): RuntimeLarge {
+  const ref = { reference: CACHED, ...BR };
+  return {
+    runtime, startupMs: 1000, loadedFrom: 'snapshot', rss: { afterStartMb: 100, afterLoadMb: 100, peakMb: 100, exe: runtime }, cursorRatio: null,
+    requests: [
+      row(CACHED, 'cached', 10_000, { group: 'encoded', ...BR }),
+      ...['near 5 km, default window, a distinct point each', 'small bbox + tags=free, default window, a distinct box each',
+        'near 2 km, one-year window, limit=20, a distinct point each'].map((name, i) => row(name, 'distinct', encoded[i], { group: 'encoded', cacheHitRate: hit, ...ref })),
+      row('distinct filter, page 1', 'distinct', pages[0], { group: 'cursor', paths: 199 }),
+      row('distinct filter, page 200 (its cursor walked in the set-up)', 'distinct', pages[1], { group: 'cursor', paths: 199, cacheHitRate: hit,
+        reference: 'distinct filter, page 1' }),
+      row('the cached URL with a distinct `from` each (a second later each)', 'distinct', 3000, { group: 'misses', ...ref }),
+      row('the cached URL with a distinct `near` each (moved about a metre each)', 'distinct', 2500, { group: 'misses', ...ref }),
+    ],
+    distinctCursorRatio: Math.round((pages[0] / pages[1]) * 1000) / 1000,
+    cursorSetup: { filters: 200, windowDays: 30, walkRequests: 10_000, walkS: 12, evicted: 272, checked: 'same cursor' },
+  };
+}
+
+/** A result with the large phase's rows users produce alone. */
+function usersResult(runtimes: RuntimeLarge[], rows = ['encoded', 'cursor', 'misses']): BenchResult {
+  const r = demoResult({ node: [0.5], bun: [0.8] });
+  r.options.phases = ['large'];
+  r.options.rows = rows;
+  r.demo = [];
+  r.large = { status: 'ran', bundle: '.bench/large-bundle.json', bundleBytes: 1, mapId: 'm', counts: { events: 1_000_000 },
+    aim: { near: '1,2', bbox: '0,0,1,1', tags: 'free', source: 's' }, runtimes };
+  return r;
+}
+
+const target = (r: BenchResult, name: string) => evaluateTargets(r).find((t) => t.name === name)!;
+
+test('encoded distinct rows: ≥ 25% of the cached URL with the same header on every runtime, judged by the worst one', () => {
+  const held = target(usersResult([usersRuntime('node', [3000, 4000, 2600], [1000, 900]), usersRuntime('bun', [5000, 5000, 5000], [1000, 900])]), ENCODED_TARGET);
+  assert.equal(held.holds, 'yes');
+  assert.match(held.measured, /^node \(worst\): near 30%, hit 0%, bbox 40%, hit 0%, year 26%, hit 0%; cached 10,000 req\/s \(br, hit 100%\) · bun: /);
+  // Bun's year row at 24% of its cached URL: the target misses, though node's rows (and the mean of the runtimes) clear it.
+  const missed = target(usersResult([usersRuntime('node', [9000, 9000, 9000], [1000, 900]), usersRuntime('bun', [5000, 5000, 2400], [1000, 900])]), ENCODED_TARGET);
+  assert.equal(missed.holds, 'no');
+  assert.match(missed.measured, /^bun \(worst\): .*year 24%, hit 0%;.*\(miss\)/);
+});
+
+test('a distinct row a cache answered misses its target, whatever its req/s', () => {
+  const r = usersResult([usersRuntime('node', [9000, 9000, 9000], [1000, 1000], 0.4)]);
+  const encoded = target(r, ENCODED_TARGET);
+  assert.equal(encoded.holds, 'no');
+  assert.match(encoded.measured, /hit 40% \(a cache answered them: not distinct\)/);
+  assert.equal(target(r, DISTINCT_CURSOR_TARGET).holds, 'no');
+  // At most 1% is taken as no cache answering (a live answer made once a second, a stray repeat).
+  assert.equal(target(usersResult([usersRuntime('node', [9000, 9000, 9000], [1000, 1000], DISTINCT_HIT_RATE)]), ENCODED_TARGET).holds, 'yes');
+});
+
+test('distinct cursor pages: page 1 ÷ page 200 ≤ 1.5× on the worst runtime', () => {
+  const held = target(usersResult([usersRuntime('node', [3000, 3000, 3000], [1000, 700]), usersRuntime('deno', [3000, 3000, 3000], [1000, 900])]),
+    DISTINCT_CURSOR_TARGET);
+  assert.equal(held.holds, 'yes');
+  assert.match(held.measured, /^node \(worst\): 1\.429× \(page 1 1,000 req\/s, hit 0%; page 200 700 req\/s, hit 0%; 200 filters walked\) · deno: 1\.111×/);
+  const missed = target(usersResult([usersRuntime('node', [3000, 3000, 3000], [1000, 900]), usersRuntime('deno', [3000, 3000, 3000], [1000, 600])]),
+    DISTINCT_CURSOR_TARGET);
+  assert.equal(missed.holds, 'no');
+  assert.match(missed.measured, /^deno \(worst\): 1\.667× .*\(miss\)/);
+  // Set-up that found no filter of 200 pages is not a pass.
+  const skipped = usersRuntime('node', [3000, 3000, 3000], [1000, 1000]);
+  skipped.requests = skipped.requests.filter((q) => q.group !== 'cursor');
+  skipped.cursorSetup = { skipped: 'only 0 of 402 30-day windows hold 200 pages of 50 events' };
+  assert.equal(target(usersResult([skipped]), DISTINCT_CURSOR_TARGET).holds, 'no');
+});
+
+test('real misses are reported as ratios to the cached URL, with no target; rows not run say why', () => {
+  const t = target(usersResult([usersRuntime('node', [3000, 3000, 3000], [1000, 900]), usersRuntime('bun', [3000, 3000, 3000], [1000, 900])]), MISSES_TARGET);
+  assert.equal(t.holds, '—');
+  assert.equal(t.measured, 'node: from 30%, hit 0%, near 25%, hit 0% (cached 10,000 req/s) · bun: from 30%, hit 0%, near 25%, hit 0% (cached 10,000 req/s)');
+  const only = usersResult([], ['cached']);
+  assert.equal(evaluateTargets(usersResult([usersRuntime('node', [3000, 3000, 3000], [1000, 900])])).find((t) => t.name.startsWith('`--workers 2`'))!.measured,
+    'not run: --rows encoded,cursor,misses');
+  for (const name of [ENCODED_TARGET, DISTINCT_CURSOR_TARGET, MISSES_TARGET]) {
+    const x = target(only, name);
+    assert.equal(x.holds, 'not measured');
+    assert.equal(x.measured, 'not run: --rows cached');
+  }
+});
+
+test('the document shows each of the rows users produce with its Accept-Encoding, hit rate and reference', () => {
+  const r = usersResult([usersRuntime('node', [3000, 4000, 2600], [1000, 800])]);
+  r.targets = evaluateTargets(r);
+  const doc = renderReport(r);
+  const lines = renderUsersRows(r.large.status === 'ran' ? r.large.runtimes[0] : (undefined as never)).join('\n').split('\n');
+  assert.ok(doc.includes(lines.join('\n')));
+  const near = lines.find((l) => l.startsWith('| near 5 km, default window, a distinct point each |'))!;
+  assert.match(near, /\| encoded \| distinct \| gzip, deflate, br, zstd → br \| 0% \| 3,000 \|.*\| 30% of "near 5 km, default window, one cached URL" \|/);
+  const page200 = lines.find((l) => l.startsWith('| distinct filter, page 200'))!;
+  assert.match(page200, /\| cursor \| distinct \| identity → identity \| 0% \| 800 \|.*each of 199 paths once.*\| 80% of "distinct filter, page 1" \|/);
+  assert.ok(lines.some((l) => /Page 1 ÷ page 200 req\/s = \*\*1\.25×\*\*/.test(l)));
+  // The identity rows' table holds none of them.
+  assert.doesNotMatch(doc, /\| 1\. near 5 km, default window, one cached URL/);
 });

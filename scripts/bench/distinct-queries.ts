@@ -71,3 +71,57 @@ export function distinctPaths(kind: DistinctKind, mapId: string, count: number, 
   }
   return [...seen];
 }
+
+/**
+ * What every browser and mobile HTTP stack sends: the encoded rows ask with it, and so does their cached reference
+ * (the service answers br, the first of its codings the header allows).
+ */
+export const BROWSER_ACCEPT_ENCODING = 'gzip, deflate, br, zstd';
+
+/** The seed of the encoded rows' questions: other points than the identity rows', which the response cache may still hold. */
+export const ENCODED_SEED = SEED + 1;
+
+/** Seconds of an ISO 8601 instant, UTC, without milliseconds (`2027-03-01T12:00:05Z`). */
+export const isoSecond = (ms: number): string => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+
+/**
+ * Real misses of one cached URL (`cachedPath`, a `near` question): the same question with one declared parameter
+ * given a value no request gave before, so the response cache's key (declared parameters only) differs each time and
+ * the answer is made afresh, though it is nearly the cached one. `from`: the window starts `fromMs` plus i seconds
+ * (the default window's 30 days from there); `near`: the point moved by i steps of 0.00001° (about a metre) on a
+ * grid of 250 rows, so 60,000 questions stay within about 300 m of it.
+ */
+export function missPaths(param: 'from' | 'near', cachedPath: string, near: { lat: number; lng: number }, count: number, fromMs: number): string[] {
+  const paths: string[] = [];
+  for (let i = 0; i < count; i++) {
+    if (param === 'from') paths.push(`${cachedPath}&from=${isoSecond(fromMs + i * 1000)}`);
+    else {
+      const moved = `${fixed(near.lat + (i % 250) * 1e-5)},${fixed(near.lng + Math.floor(i / 250) * 1e-5)}`;
+      paths.push(cachedPath.replace(/([?&]near=)[^&]*/, `$1${moved}`));
+    }
+  }
+  if (new Set(paths).size !== paths.length || (param === 'near' && paths.includes(cachedPath))) throw new Error(`the ${param} misses repeat a path`);
+  return paths;
+}
+
+/** The page size of the distinct cursor rows (page 200 starts after 199 × this many events). */
+export const CURSOR_PAGE_LIMIT = 50;
+
+/**
+ * Distinct filters for the cursor rows: every event of the map in a window of `windowDays` starting at a seeded
+ * second between `spanFromMs` and `spanToMs` less the window (a filter no request asked before: the window is part
+ * of the match cache's key). `limit` is the page size asked for (the walk to page 200 asks for bigger pages).
+ */
+export function windowFilters(mapId: string, count: number, seed: number, spanFromMs: number, spanToMs: number, windowDays: number): string[] {
+  const random = mulberry32(seed);
+  const windowMs = windowDays * 86_400_000;
+  const room = spanToMs - windowMs - spanFromMs;
+  if (room <= 0) throw new Error(`a ${windowDays}-day window does not fit between ${isoSecond(spanFromMs)} and ${isoSecond(spanToMs)}`);
+  const seen = new Set<string>();
+  for (let tries = 0; seen.size < count; tries++) {
+    if (tries > count * 10) throw new Error(`only ${seen.size} distinct windows of ${count}`);
+    const from = spanFromMs + Math.floor(random() * room);
+    seen.add(`/events?map_id=${mapId}&from=${isoSecond(from)}&to=${isoSecond(from + windowMs)}`);
+  }
+  return [...seen];
+}

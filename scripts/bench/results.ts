@@ -31,6 +31,10 @@ export interface BenchOptions {
   serviceLogLevel: string | null;
   /** The phases run (`--only`): demo, large, filters, publish, fleet. */
   phases: string[];
+  /** The row groups of the large phase run (`--rows`; absent in older results: all of them). */
+  rows?: string[];
+  /** Distinct filters walked to page 200 for the cursor rows (`--cursor-filters`). */
+  cursorFilters?: number;
 }
 
 /** Resident memory of a server process, in MB. */
@@ -97,6 +101,20 @@ export interface EventsRun {
   load: LoadResult;
   /** req/s ÷ the same runtime's content-GET req/s on the demo. */
   ratioToContent: number | null;
+  /**
+   * The rows users produce (absent: the identity rows above them): `encoded`, the distinct kinds and their cached
+   * reference asked with a browser's Accept-Encoding; `cursor`, page 1 and page 200 of distinct filters, neither
+   * cache able to answer them; `misses`, distinct values of declared parameters of the cached URL, with br.
+   */
+  group?: 'encoded' | 'cursor' | 'misses';
+  /** The Accept-Encoding sent (absent: identity), and the coding the service answered with (absent: none). */
+  acceptEncoding?: string;
+  contentEncoding?: string | null;
+  /** The name of the row this one is compared with in its group (its cached URL, or page 1), and the ratio of their req/s. */
+  reference?: string;
+  ratioToReference?: number | null;
+  /** A run that sends each of its paths once (`once`): how many there were (warm-up included). */
+  paths?: number;
 }
 
 /** Everything measured for one runtime on the large dataset. */
@@ -110,6 +128,13 @@ export interface RuntimeLarge {
   requests: EventsRun[];
   /** req/s of page 1 ÷ req/s of page 200 (null when no page-200 request completed). */
   cursorRatio: number | null;
+  /**
+   * The same for distinct filters, each asked once, their page-200 cursors walked during the set-up (null when no
+   * page-200 request completed; absent when not run).
+   */
+  distinctCursorRatio?: number | null;
+  /** How the distinct cursor rows were set up (filters walked, requests, seconds), or why they were not measured. */
+  cursorSetup?: { filters: number; windowDays: number; walkRequests: number; walkS: number; evicted: number; checked: string } | { skipped: string };
   /** Distinct near 5 km questions with `--workers 1` and `--workers 2`, side by side, nothing pinned (both cores). */
   workers?: WorkersRun[];
 }
