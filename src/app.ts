@@ -21,6 +21,7 @@ import {
   addVary, ALLOWED_METHODS, CACHE_CONTROL, CORS_HEADERS, etagMatches, JSON_TYPE, PREFLIGHT_HEADERS, requestIdFor, SECURITY_HEADERS, utf8,
   type AppRequest, type AppResponse,
 } from './http/respond.ts';
+import { readQuery } from './http/query.ts';
 import { cacheKey, PreparedBody, ResponseCache } from './http/response-cache.ts';
 import { createPages, type PageOptions } from './pages/pages.ts';
 import { routes as allRoutes } from './routes/index.ts';
@@ -179,13 +180,15 @@ export function createApp(deps: AppDeps): App {
       throw new HttpError(405, `${req.method} is not allowed; this API is read-only.`, { headers: { allow: ALLOWED_METHODS } });
     }
     const { spec } = match;
-    const { params, query } = parseParams(spec, match.params, url.searchParams);
+    // The query is read once, and both the parameters and the cache key are made from that reading.
+    const entries = readQuery(req.target);
+    const { params, query } = parseParams(spec, match.params, entries);
     if (!deps.store.ready) throw new HttpError(503, 'The content is still loading; try again shortly.', { headers: { 'retry-after': '1' } });
     // One model for the whole request, so the body and X-Content-Version come from the same content version.
     const model = deps.store.model;
     // A target with parameters the route ignores shares the entry of the same request without them.
     const texts = spec.texts !== false;
-    const key = cacheKey(req.target, queryEntries(spec));
+    const key = cacheKey(req.target, entries, queryEntries(spec));
     if (key !== req.target) {
       const hit = cached(req, key);
       if (hit) return { prepared: hit };

@@ -9,6 +9,7 @@ import { compress, compressStrongly, MIN_COMPRESS_BYTES, type Encoding } from '.
 import { Doorkeeper } from '../utils/hash.ts';
 import { addVary, CACHE_CONTROL, encodedEtag, makeEtag, utf8, type CacheClass } from './respond.ts';
 import { ownBytes } from '../utils/bytes.ts';
+import { pathEnd, type QueryEntry } from './query.ts';
 
 /**
  * One representation of an answer: its bytes and the headers that describe them. A compressed variant that
@@ -153,28 +154,33 @@ export class PreparedBody {
 
 /**
  * The key an answer is kept under: the request's path and those of its query parameters the route declares,
- * as sent and in the order sent. Parameters a route ignores make no new entry (a flood of `?z=<random>` is
- * answered from the entry of the bare path), and a request that sends only declared parameters has its own
- * target as key, so the lookup before routing finds it.
+ * as sent and in the order sent, read by `readQuery` (the reading the route's parameters are parsed from, so the
+ * key and the answer never come from two readings of the request). Parameters a route ignores make no new entry
+ * (a flood of `?z=<random>` is answered from the entry of the bare path), and a request that sends only declared
+ * parameters has its own target as key, so the lookup before routing finds it. A fragment is no part of a key.
  */
-export function cacheKey(target: string, declared: Readonly<Record<string, unknown>>): string {
-  const q = target.indexOf('?');
-  if (q < 0) return target;
-  const kept: string[] = [];
-  for (const part of target.slice(q + 1).split('&')) {
-    const eq = part.indexOf('=');
-    if (Object.hasOwn(declared, decodeName(eq < 0 ? part : part.slice(0, eq)))) kept.push(part);
+export function cacheKey(target: string, query: readonly QueryEntry[], declared: Readonly<Record<string, unknown>>): string {
+  const path = pathEnd(target);
+  // The length of the key: the path, and a `?` or `&` before each part kept.
+  let length = path;
+  let kept = 0;
+  for (const entry of query) {
+    if (Object.hasOwn(declared, entry.name)) {
+      length += entry.raw.length + 1;
+      kept++;
+    }
   }
-  return kept.length === 0 ? target.slice(0, q) : `${target.slice(0, q)}?${kept.join('&')}`;
-}
-
-/** A query parameter's name as URLSearchParams reads it ('+' is a space); undecodable names stay as sent. */
-function decodeName(raw: string): string {
-  try {
-    return decodeURIComponent(raw.replace(/\+/g, ' '));
-  } catch {
-    return raw;
+  // Every part kept, and nothing else in the target (no empty part, no fragment): the target itself.
+  if (length === target.length) return target;
+  if (kept === 0) return target.slice(0, path);
+  let key = `${target.slice(0, path)}?`;
+  let first = true;
+  for (const entry of query) {
+    if (!Object.hasOwn(declared, entry.name)) continue;
+    key += first ? entry.raw : `&${entry.raw}`;
+    first = false;
   }
+  return key;
 }
 
 /** Media types whose bodies are compressed already, or gain nothing: images, audio and video, archives. */

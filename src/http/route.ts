@@ -8,6 +8,7 @@ import type { ServedContent } from '../content/content-store.ts';
 import type { ReadModel } from '../content/model/read-model.ts';
 import { invalidParams, type ParamError } from './errors.ts';
 import { languageQuery, type LanguageChoice } from './language.ts';
+import type { QueryEntry } from './query.ts';
 import type { CacheClass } from './respond.ts';
 
 type Entries = v.ObjectEntries;
@@ -186,27 +187,36 @@ function parseEntries(entries: Entries, raw: (name: string) => string | undefine
   return out;
 }
 
-/** Parses and validates path and query parameters; throws a 400 naming every bad one. */
+/**
+ * Parses and validates path and query parameters; throws a 400 naming every bad one. `query` is the request's
+ * query as `readQuery` read it, the reading its cache key is made from too.
+ */
 export function parseParams<P extends Entries, Q extends Entries>(spec: RouteSpec<P, Q>, pathParams: Record<string, string>,
-  search: URLSearchParams): { params: ParamsOf<P>; query: ParamsOf<Q> } {
+  query: readonly QueryEntry[]): { params: ParamsOf<P>; query: ParamsOf<Q> } {
   const errors: ParamError[] = [];
   const bad = new Set<string>();
   const params = parseEntries(spec.pathParams, (name) => safeDecode(pathParams[name]), 'path', errors, bad);
   // Repeats of a declared parameter are ambiguous; repeats of unknown ones are ignored like the rest of them.
   const queryParams = queryEntries(spec as unknown as RouteSpec);
-  const names = new Set<string>();
-  const repeated = new Set<string>();
-  for (const name of search.keys()) (names.has(name) ? repeated : names).add(name);
-  for (const name of Object.keys(queryParams)) {
-    if (repeated.has(name)) {
-      errors.push({ name, in: 'query', reason: 'must be given at most once (put list items in one comma-separated value)' });
-      bad.add(name);
+  const values = new Map<string, string>();
+  let repeated: Set<string> | undefined;
+  for (const { name, value } of query) {
+    if (!Object.hasOwn(queryParams, name)) continue;
+    if (values.has(name)) (repeated ??= new Set()).add(name);
+    else values.set(name, value);
+  }
+  if (repeated) {
+    for (const name of Object.keys(queryParams)) {
+      if (repeated.has(name)) {
+        errors.push({ name, in: 'query', reason: 'must be given at most once (put list items in one comma-separated value)' });
+        bad.add(name);
+      }
     }
   }
-  const query = parseEntries(queryParams, (name) => search.get(name) ?? undefined, 'query', errors, bad);
-  if (spec.crossCheck) errors.push(...spec.crossCheck(query as Partial<ParamsOf<Q>>, bad));
+  const parsed = parseEntries(queryParams, (name) => values.get(name), 'query', errors, bad);
+  if (spec.crossCheck) errors.push(...spec.crossCheck(parsed as Partial<ParamsOf<Q>>, bad));
   if (errors.length > 0) throw invalidParams(errors);
-  return { params: params as ParamsOf<P>, query: query as ParamsOf<Q> };
+  return { params: params as ParamsOf<P>, query: parsed as ParamsOf<Q> };
 }
 
 function safeDecode(s: string | undefined): string | undefined {
