@@ -135,7 +135,9 @@ export function createApp(deps: AppDeps): App {
   async function route(method: string, url: URL): Promise<Match | undefined> {
     const known = staticPaths.get(url.pathname);
     if (known) return known;
-    const match = (await router.fetch({ method, url: url.href })) as Match | undefined;
+    // The router is given the path alone: it would read the query into an object nobody uses (the parameters come
+    // from readQuery).
+    const match = (await router.fetch({ method, url: `http://localhost${url.pathname}` })) as Match | undefined;
     if (match && Object.keys(match.params).length === 0 && staticPaths.size < STATIC_PATHS) staticPaths.set(url.pathname, match);
     return match;
   }
