@@ -1,8 +1,9 @@
 /**
  * `npm run build:binary`: one executable, dist/destination-map, built by `bun build --compile` from
  * src/serve/binary.ts. First it writes what the binary embeds besides PGlite's own files into .build/binary/:
- * the demo bundle's exact bytes, the demo's sessions file, the pages' assets, and an empty store (PGlite's data directory after
- * the migrations) that the built-in demo's in-memory store starts from, so it runs no initdb.
+ * the demo bundle's exact bytes, the demo's sessions file, the pages' assets, the demo's payload built ahead (served at start
+ * without opening a store), and an empty store (PGlite's data directory after the migrations) that an in-memory store starts
+ * from, so it runs no initdb.
  */
 import { spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -13,6 +14,8 @@ import { gzipSync } from 'node:zlib';
 import { sha256Hex } from '../src/content/bundle/parse.ts';
 import { SqlStore } from '../src/content/store/sql-store.ts';
 import { openDb } from '../src/db/pglite.ts';
+import { CACHE_FILES, writeCache } from '../src/content/model/model-cache.ts';
+import { Publisher } from '../src/content/publisher.ts';
 import { readAssetFiles } from '../src/pages/assets.ts';
 import { DEMO_BUNDLE_PATH, DEMO_SESSIONS_PATH } from '../src/serve/config.ts';
 import { tarDirectory } from './make-empty-store.ts';
@@ -66,7 +69,40 @@ async function stageDemo(dir: string): Promise<string> {
   // The pages' assets (Leaflet, the coastlines, Redoc, the pages' own scripts) as one JSON text: name -> text.
   await writeFile(join(dir, 'page-assets.txt'), JSON.stringify(await readAssetFiles()));
   await writeFile(join(dir, 'empty-store.tar.gz'), await memoryStore());
+  await writeDemoModel(await readFile(bundlePath, 'utf8'), dir);
   return sha256Hex(await readFile(bundlePath));
+}
+
+/**
+ * The name a model cache's file is embedded under (src/serve/binary.ts imports each by it): `demo-model-<file>.bin`,
+ * so that neither Bun nor tsc parses one as JSON.
+ */
+function demoModelFile(cacheFile: string): string {
+  return `demo-model-${cacheFile.replace(/\.[a-z]+$/, '')}.bin`;
+}
+
+/**
+ * The demo's payload, published here by the service's own publisher (in memory) exactly as the binary would at start,
+ * and written as a verified cache whose files are embedded as demo-model-<file>.bin: the binary serves the demo from it
+ * without opening a store (src/content/prebuilt-publisher.ts), and checks each file against the manifest first.
+ */
+async function writeDemoModel(demo: string, dir: string): Promise<void> {
+  const publisher = await Publisher.open({});
+  try {
+    const staged = await publisher.stage(demo);
+    if (staged.problems) throw new Error(`the demo bundle is refused: ${JSON.stringify(staged.problems.slice(0, 3))}`);
+    const { payload } = await publisher.prepare();
+    await publisher.commit();
+    const scratch = await mkdtemp(join(tmpdir(), 'binary-model-'));
+    try {
+      const cache = await writeCache(scratch, payload);
+      for (const name of CACHE_FILES) await copyFile(join(cache, name), join(dir, demoModelFile(name)));
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  } finally {
+    await publisher.close();
+  }
 }
 
 /**

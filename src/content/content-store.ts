@@ -16,6 +16,7 @@ import { inSharedMemory, loadModel, type ModelPayload } from './model/model-cach
 import type { ReadModel } from './model/read-model.ts';
 import { isDamagedStoreError, Publisher, type Prepared, type PublishProgress, type PublisherOptions, type PublisherPort, type Staged, type StoreMode } from './publisher.ts';
 import type { WorkerAnswer, WorkerRequest } from './publisher-worker.ts';
+import { PrebuiltPublisher } from './prebuilt-publisher.ts';
 import { LiveSessions, SessionIndex, type SessionAnswer } from './sessions.ts';
 import { isConnectionError } from '../db/postgres.ts';
 import { collectGarbage, isLargePayload, startCollection } from './collect-garbage.ts';
@@ -52,6 +53,11 @@ export interface ContentStoreOptions extends PublisherOptions {
   onProgress?: (progress: PublishProgress) => void;
   /** A publisher made elsewhere, used instead of opening one (the other options are then not read). */
   publisher?: PublisherPort;
+  /**
+   * The payload of content built ahead (the binary's built-in demo): a bundle of that content is served from it
+   * without opening the store, which is opened, with the options above, only for other content (PrebuiltPublisher).
+   */
+  prebuilt?: ModelPayload;
 }
 
 /** What a replica knows of its database, for /readyz. */
@@ -154,8 +160,9 @@ export class ContentStore implements ServedContent {
 
   /** Opens the store (its publisher inline or in a worker) and reads the stored sessions. No content is served yet. */
   static async open(options: ContentStoreOptions = {}): Promise<ContentStore> {
-    const { worker, onProgress, publisher, ...publisherOptions } = options;
-    const store = new ContentStore(publisher ?? (worker ? await WorkerPublisher.start(publisherOptions) : await Publisher.open(publisherOptions)));
+    const { worker, onProgress, publisher, prebuilt, ...publisherOptions } = options;
+    const openPublisher = async (): Promise<PublisherPort> => (worker ? WorkerPublisher.start(publisherOptions) : Publisher.open(publisherOptions));
+    const store = new ContentStore(publisher ?? (prebuilt ? new PrebuiltPublisher(prebuilt, openPublisher) : await openPublisher()));
     store.publisher.onProgress = onProgress ?? null;
     if (options.databaseUrl) store.liveSessions = new LiveSessions(options.databaseUrl);
     else store.sessionIndex = new SessionIndex(await store.publisher.readSessions());

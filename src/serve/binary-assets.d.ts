@@ -23,3 +23,8 @@ declare module '*.txt' {
   const pathOrText: string;
   export default pathOrText;
 }
+declare module '*.bin' {
+  /** Path of the embedded file. */
+  const path: string;
+  export default path;
+}

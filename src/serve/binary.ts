@@ -1,9 +1,9 @@
 /**
  * Entry of the single binary (`npm run build:binary`, see scripts/build-binary.ts): the Bun entry with
  * everything it reads embedded (PGlite's wasm and data files, the demo bundle and its sessions, the pages' assets), so it runs
- * from an empty directory with no node_modules and no network. The built-in demo runs on a store in memory
- * (from the embedded empty store: no initdb) and writes nothing; a bundle given with --bundle is stored in
- * the data directory.
+ * from an empty directory with no node_modules and no network. The built-in demo is served from its model built
+ * ahead (embedded by the build: no store is opened for it) and writes nothing; other content opens a store in memory
+ * from the embedded empty store (no initdb), and a bundle given with --bundle is stored in the data directory.
  * `destination-map --healthcheck` asks a running instance instead: the container's HEALTHCHECK has no curl. The
  * subcommands (check, publish, reload, id) reach start() like a server's flags do.
  */
@@ -16,9 +16,19 @@ import demoSessions from '../../.build/binary/demo-sessions.txt' with { type: 'f
 import emptyStore from '../../.build/binary/empty-store.tar.gz' with { type: 'file' };
 // The pages' assets (src/pages/assets.ts) as one JSON text, name -> text.
 import pageAssets from '../../.build/binary/page-assets.txt' with { type: 'file' };
+// The demo's payload, built ahead: a model cache's files, named as scripts/build-binary.ts's demoModelFile names them.
+import demoModelDocs from '../../.build/binary/demo-model-content.bin' with { type: 'file' };
+import demoModelTables from '../../.build/binary/demo-model-event-tables.bin' with { type: 'file' };
+import demoModelPlaces from '../../.build/binary/demo-model-event-places.bin' with { type: 'file' };
+import demoModelManifest from '../../.build/binary/demo-model-manifest.bin' with { type: 'file' };
 import type { StartOptions } from './start.ts';
 
-declare const Bun: { file(path: string): Blob };
+declare const Bun: { file(path: string): Blob & { bytes(): Promise<Uint8Array> } };
+
+/** Each embedded file of the demo's payload by its name in a model cache (CACHE_FILES). */
+const DEMO_MODEL: Record<string, string> = {
+  'content.jsonl': demoModelDocs, 'event-tables.bin': demoModelTables, 'event-places.bin': demoModelPlaces, 'manifest.json': demoModelManifest,
+};
 
 /** The flag that turns the binary into its own health probe. */
 const HEALTHCHECK_FLAG = '--healthcheck';
@@ -54,6 +64,11 @@ function embedded(): StartOptions {
     assets: { pgliteWasmModule, initdbWasmModule, fsBundle: Bun.file(pgliteData) },
     demoBundle: () => Bun.file(demoBundle).text(),
     demoSessions: () => Bun.file(demoSessions).text(),
+    // Verified against its manifest as a model cache on disk is; the code that reads it loads only when it is asked for.
+    demoModel: async () => {
+      const { readCacheFiles } = await import('../content/model/model-cache.ts');
+      return readCacheFiles((name) => Bun.file(embeddedDemoModel(name)).bytes(), 'the embedded demo model');
+    },
     emptyDatabase: Bun.file(emptyStore),
     pageAssets: async () => JSON.parse(await Bun.file(pageAssets).text()),
     // The publisher runs inline: a compiled binary has no separate worker file to start.
@@ -61,6 +76,13 @@ function embedded(): StartOptions {
     command: 'destination-map',
     healthcheck: true,
   };
+}
+
+/** The embedded path of one of the demo payload's files. */
+function embeddedDemoModel(name: string): string {
+  const path = DEMO_MODEL[name];
+  if (!path) throw new Error(`${name} is not embedded (embedded: ${Object.keys(DEMO_MODEL).join(', ')})`);
+  return path;
 }
 
 const args = process.argv.slice(2);

@@ -16,6 +16,7 @@ import { ReplicaFollower } from '../content/replica.ts';
 import { isDamaged, isDamagedStoreError, type Staged } from '../content/publisher.ts';
 import { parseSessions } from '../content/sessions.ts';
 import type { PgliteAssets } from '../db/pglite.ts';
+import type { ModelPayload } from '../content/model/model-cache.ts';
 import { createLogger, type Logger } from '../utils/log.ts';
 import type { AssetLoader } from '../pages/assets.ts';
 import { appSettings, ConfigError, DEMO_SESSIONS_PATH, listensOnLoopback, parseConfig, publicUrlOf, usage, type ServerConfig } from './config.ts';
@@ -33,6 +34,11 @@ export interface StartOptions {
   demoBundle?: () => Promise<string>;
   /** The demo's sessions file text. */
   demoSessions?: () => Promise<string>;
+  /**
+   * The built-in demo's payload, built ahead with the program (scripts/build-binary.ts): the demo is served from it
+   * without opening a store (src/content/prebuilt-publisher.ts).
+   */
+  demoModel?: () => Promise<ModelPayload>;
   /** Run the publisher in a worker thread (default) or inline. */
   worker?: boolean;
   /** How the program is started, for --help (default `npm start --`). */
@@ -88,8 +94,13 @@ export async function start(args: readonly string[], env: Record<string, string 
 
   const began = performance.now();
   // The built-in demo of a packaged program runs on a store in memory: it writes nothing next to itself.
+  // An embedded payload that does not verify is not served: the demo is then published at start, as without one.
+  const prebuilt = useBuiltIn && options.demoModel ? await options.demoModel().catch((err: Error) => {
+    logger.log('warn', 'the built-in demo model does not verify; publishing the demo instead', { error: err.message });
+    return undefined;
+  }) : undefined;
   const store = await ContentStore.open({ ...(useBuiltIn ? {} : { dataDir: config.dataDir }), worker: options.worker ?? true, assets: options.assets,
-    strict: config.strict,
+    strict: config.strict, ...(prebuilt ? { prebuilt } : {}),
     ...(options.emptyDatabase ? { emptyDatabase: options.emptyDatabase } : {}),
     onProgress: (progress) => logger.log('debug', 'staging', { bundle: label, ...progress }) });
   const opened = await store.opened();

@@ -282,22 +282,34 @@ export async function writeCache(dir: string, payload: ModelPayload): Promise<st
  * Reads the cache of a version and verifies every file against its manifest; throws ModelCacheError on any
  * mismatch. With `checksum` unset, any version's cache at `path` is accepted (its manifest says which).
  */
-export async function readCache(path: string, expect?: { version?: number; checksum?: string }): Promise<ModelPayload> {
+export function readCache(path: string, expect?: { version?: number; checksum?: string }): Promise<ModelPayload> {
+  return readCacheFiles((name) => readFile(join(path, name)), path, expect);
+}
+
+/** The names of a cache's files (its directory's entries), each read by `readCacheFiles`. */
+export const CACHE_FILES: readonly string[] = Object.values(FILES);
+
+/**
+ * Reads a cache's files with `read` (by their names in CACHE_FILES: from a directory, or embedded in a program) and
+ * verifies each against the manifest, as `readCache` says; `where` names them in errors.
+ */
+export async function readCacheFiles(read: (name: string) => Promise<Uint8Array>, where: string,
+  expect?: { version?: number; checksum?: string }): Promise<ModelPayload> {
   let manifest: Manifest;
   try {
-    manifest = JSON.parse(await readFile(join(path, FILES.manifest), 'utf8')) as Manifest;
+    manifest = JSON.parse(new TextDecoder().decode(await read(FILES.manifest))) as Manifest;
   } catch (err) {
-    throw new ModelCacheError(`no readable manifest in ${path}: ${(err as Error).message}`);
+    throw new ModelCacheError(`no readable manifest in ${where}: ${(err as Error).message}`);
   }
-  if (manifest.format !== MODEL_FORMAT) throw new ModelCacheError(`${path} is of format ${manifest.format}, not ${MODEL_FORMAT}`);
-  if (expect?.version !== undefined && manifest.version !== expect.version) throw new ModelCacheError(`${path} holds version ${manifest.version}`);
-  if (expect?.checksum !== undefined && manifest.checksum !== expect.checksum) throw new ModelCacheError(`${path} holds other content`);
-  const read = async (name: string) => {
-    const bytes = await readFile(join(path, name)).catch((err: Error) => { throw new ModelCacheError(`${name}: ${err.message}`); });
-    if (sha256(bytes) !== manifest.files?.[name]) throw new ModelCacheError(`${join(path, name)} does not match its checksum`);
+  if (manifest.format !== MODEL_FORMAT) throw new ModelCacheError(`${where} is of format ${manifest.format}, not ${MODEL_FORMAT}`);
+  if (expect?.version !== undefined && manifest.version !== expect.version) throw new ModelCacheError(`${where} holds version ${manifest.version}`);
+  if (expect?.checksum !== undefined && manifest.checksum !== expect.checksum) throw new ModelCacheError(`${where} holds other content`);
+  const verified = async (name: string) => {
+    const bytes = await read(name).catch((err: Error) => { throw new ModelCacheError(`${name}: ${err.message}`); });
+    if (sha256(bytes) !== manifest.files?.[name]) throw new ModelCacheError(`${join(where, name)} does not match its checksum`);
     return ownBytes(bytes);
   };
-  const [docs, tables, places] = await Promise.all([read(FILES.docs), read(FILES.tables), read(FILES.places)]);
+  const [docs, tables, places] = await Promise.all([verified(FILES.docs), verified(FILES.tables), verified(FILES.places)]);
   return { version: manifest.version, checksum: manifest.checksum, published_at: manifest.published_at,
     warnings: manifest.warnings ?? null, docs, tables, places };
 }
