@@ -220,7 +220,7 @@ export function createApp(deps: AppDeps): App {
     }
     const prepared = new PreparedBody(body, spec.contentType ?? JSON_TYPE, cacheClass, headers, expiresAt, { ranges: spec.ranges });
     if (cacheClass !== 'private') {
-      cacheFor(model).set(key, prepared, req.header);
+      cacheFor(model).set(key, prepared, req.header, texts && language.named);
       cacheCounts.misses++;
     }
     return { prepared, ...(result instanceof JsonBytes ? { written: result.bytes } : {}) };

@@ -7,10 +7,12 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, test } from 'node:test';
+import * as v from 'valibot';
 import { createApp, type App } from '../src/app.ts';
 import { cacheKey } from '../src/http/response-cache.ts';
 import { readQuery } from '../src/http/query.ts';
-import { openTestApp, QUIET, type TestApp } from './helpers/app.ts';
+import { defineRoute, type RouteSpec } from '../src/http/route.ts';
+import { openTestApp, QUIET, readDemoBundle, type TestApp } from './helpers/app.ts';
 import { F } from './helpers/fixture.ts';
 
 let t: TestApp;
@@ -88,4 +90,33 @@ test('the cache key drops the fragment and keeps declared parameters as sent', (
     ['/p?limit=1', '/p?limit=1'],
   ];
   for (const [target, key] of cases) assert.equal(cacheKey(target, readQuery(target), declared), key, target);
+});
+
+test('whether a request names its language is read from its parameters, not from its target', async () => {
+  const demo = await openTestApp(await readDemoBundle());
+  try {
+    const DEMO_MAP = '8a434eb5-da02-5a4d-9418-14bc57c86c50'; // offered in en, pt and es
+    // A path parameter free to hold `&lang=` (no route of the API has one: theirs are UUIDs).
+    const echo = defineRoute({
+      path: '/echo/:word', operationId: 'echo', summary: 'echo', tag: 'Test', pathParams: { word: v.string() }, query: {},
+      response: v.unknown(), errors: [],
+      handle: ({ params, language }) => ({ word: params.word, lang: language.forMap(DEMO_MAP) }),
+    });
+    const app = createApp({ store: demo.store, now: () => F.now, logger: QUIET, routes: [echo as unknown as RouteSpec] });
+    const served = async (on: App, target: string, acceptLanguage: string) => {
+      const res = await on.serve({ method: 'GET', target, header: (name) => (name === 'accept-language' ? acceptLanguage : null) });
+      assert.equal(res.status, 200, target);
+      return res.headers['content-language'];
+    };
+    for (const [on, target] of [[app, '/echo/a&lang=pt'], [app, '/echo/a&lang=pt?x=1'], [demo.app, `/events?map_id=${DEMO_MAP}#&lang=pt`]] as const) {
+      // Asked twice in Portuguese (so the answer is kept), then in Spanish: no `lang` parameter, so Spanish.
+      assert.equal(await served(on, target, 'pt'), 'pt', target);
+      assert.equal(await served(on, target, 'pt'), 'pt', target);
+      assert.equal(await served(on, target, 'es'), 'es', `${target}: the Portuguese answer was kept as if it named its language`);
+    }
+    // A request that names its language is answered in it, whatever Accept-Language says.
+    for (const acceptLanguage of ['es', 'es', 'en', 'en']) assert.equal(await served(demo.app, `/events?map_id=${DEMO_MAP}&lang=pt`, acceptLanguage), 'pt');
+  } finally {
+    await demo.close();
+  }
 });

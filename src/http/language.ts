@@ -159,6 +159,11 @@ export class LanguageChoice {
     this.acceptLanguage = acceptLanguage;
   }
 
+  /** True when the request names its language (`lang`, `langs=all`): the answer does not depend on Accept-Language. */
+  get named(): boolean {
+    return this.lang !== undefined || this.all;
+  }
+
   /** Negotiates against a map's languages (an enabled or disabled map of the content); the content's when unknown. */
   forMap(mapId: string): ServedLanguage {
     return this.decide(this.model.languages.get(mapId) ?? this.model.contentLanguages);

@@ -199,22 +199,25 @@ function varyNames(vary: string | undefined): readonly string[] {
 }
 const NO_NAMES: readonly string[] = [];
 
-/** A target that names its language (`lang`, `langs`): its answer does not depend on Accept-Language. */
-const LANG_PARAM_RE = /[?&]langs?=/;
-
 /**
- * What a cache key adds for the request headers an answer varies by (its `Vary`, but Accept-Encoding): each
- * one's value as sent, so two requests with the same key get the same answer and none gets one made for another
- * (a language, an account's view). Accept-Language is left out when the target names its language itself.
+ * What a cache key adds for the request headers an answer varies by (its `Vary`, but Accept-Encoding, less
+ * Accept-Language for a request that names its language: see ResponseCache.set): each one's value as sent, so two
+ * requests with the same key get the same answer and none gets one made for another (a language, an account's view).
  */
-export function varyKey(names: readonly string[], target: string, header: (name: string) => string | null): string {
+export function varyKey(names: readonly string[], header: (name: string) => string | null): string {
   let key = '';
   for (const name of names) {
-    if (name === 'accept-language' && LANG_PARAM_RE.test(target)) continue;
     const value = header(name);
     key += value === null ? `\u0000${name}` : `\u0000${name}:${value.trim()}`;
   }
   return key;
+}
+
+/** The names but Accept-Language. */
+function withoutAcceptLanguage(names: readonly string[]): readonly string[] {
+  if (!names.includes('accept-language')) return names;
+  const rest = names.filter((n) => n !== 'accept-language');
+  return rest.length === 0 ? NO_NAMES : rest;
 }
 
 /** No request header. */
@@ -247,7 +250,7 @@ export class ResponseCache {
    * still valid at `nowMs`.
    */
   get(target: string, nowMs: number, header: (name: string) => string | null = NO_HEADER): PreparedBody | undefined {
-    const key = target + varyKey(this.varies.get(target) ?? NO_NAMES, target, header);
+    const key = target + varyKey(this.varies.get(target) ?? NO_NAMES, header);
     const found = this.entries.get(key);
     if (!found || found.expiresAt > nowMs) return found;
     this.entries.delete(key);
@@ -257,13 +260,16 @@ export class ResponseCache {
 
   /**
    * Offers an answer made afresh: kept when its key was offered before (see the class), its compressed variants
-   * counted as they are made. Answers true when it was kept.
+   * counted as they are made. Answers true when it was kept. `languageNamed`: the request named its language
+   * (`lang`, `langs`, as its parameters were read), so the answer does not depend on Accept-Language even if its
+   * `Vary` names it; the answers kept for that key are then found whatever Accept-Language says.
    */
-  set(target: string, prepared: PreparedBody, header: (name: string) => string | null = NO_HEADER): boolean {
-    const key = target + varyKey(prepared.vary, target, header);
+  set(target: string, prepared: PreparedBody, header: (name: string) => string | null = NO_HEADER, languageNamed = false): boolean {
+    const names = languageNamed ? withoutAcceptLanguage(prepared.vary) : prepared.vary;
+    const key = target + varyKey(names, header);
     if (this.entries.has(key) || !this.doorkeeper.admit(key)) return false;
     prepared.own();
-    if (prepared.vary.length > 0 || this.varies.has(target)) this.rememberVary(target, prepared.vary);
+    if (names.length > 0 || this.varies.has(target)) this.rememberVary(target, names);
     this.entries.set(key, prepared);
     this.bytes += prepared.size;
     prepared.onGrow = (bytes) => {
