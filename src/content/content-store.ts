@@ -12,14 +12,14 @@ import { Worker } from 'node:worker_threads';
 import type { SessionT } from './bundle/bundle-schema.ts';
 import type { BundleSource } from './bundle/parse.ts';
 import { BundleError, type BundleProblem } from './bundle/validate-bundle.ts';
-import { inSharedMemory, loadModel, type ModelPayload } from './model/model-cache.ts';
+import type { ModelPayload } from './model/model-cache.ts';
+import { ServedVersion, type BuiltModel } from './journey.ts';
 import type { ReadModel } from './model/read-model.ts';
-import { isDamagedStoreError, Publisher, type Prepared, type PublishProgress, type PublisherOptions, type PublisherPort, type Staged, type StoreMode } from './publisher.ts';
-import type { WorkerAnswer, WorkerRequest } from './publisher-worker.ts';
+import { decodePublisherError, isDamagedStoreError, Publisher, type Prepared, type PublishProgress, type PublisherOptions, type PublisherPort, type Staged, type StoreMode } from './publisher.ts';
+import { RpcPeer } from '../utils/rpc.ts';
 import { PrebuiltPublisher } from './prebuilt-publisher.ts';
 import { LiveSessions, SessionIndex, type SessionAnswer } from './sessions.ts';
 import { isConnectionError } from '../db/postgres.ts';
-import { collectGarbage, isLargePayload, startCollection } from './collect-garbage.ts';
 import type { VersionInfo } from './store/sql-store.ts';
 
 
@@ -121,7 +121,8 @@ export interface PublishRecord {
 /** Owns the served version and the way to publish the next one. */
 export class ContentStore implements ServedContent {
   private readonly publisher: PublisherPort;
-  private current: ReadModel | null = null;
+  /** The version served (src/content/journey.ts). */
+  private readonly served = new ServedVersion();
   private sessionIndex = new SessionIndex([]);
   /** On PostgreSQL, sessions are looked up in the database per request, never held. */
   private liveSessions: LiveSessions | null = null;
@@ -150,7 +151,6 @@ export class ContentStore implements ServedContent {
   }
 
   private sharing = false;
-  private servedPayload: ModelPayload | null = null;
   /** Told after every publish, follow or refusal (the model, the record or both changed). */
   onChange: (() => void) | null = null;
 
@@ -176,18 +176,17 @@ export class ContentStore implements ServedContent {
 
   /** The read model being served; throws before any content was loaded. */
   get model(): ReadModel {
-    if (!this.current) throw new Error('no content loaded');
-    return this.current;
+    return this.served.model;
   }
 
   /** True once a version is served. */
   get ready(): boolean {
-    return this.current !== null;
+    return this.served.ready;
   }
 
   /** The payload of the version served (in shared memory with `sharePayloads`), or null before one is. */
   get payload(): ModelPayload | null {
-    return this.current ? this.servedPayload : null;
+    return this.served.payload;
   }
 
   /** The last publish, or null before the first. */
@@ -228,7 +227,7 @@ export class ContentStore implements ServedContent {
       const outcome = { problems: refused.problems ?? [], warnings: refused.damaged };
       try {
         const payload = await this.publisher.serveCurrent();
-        if (payload) this.swapIn(await this.buildModel(payload));
+        if (payload) this.swapIn(await this.served.build(payload, this.sharing));
       } catch (err) {
         // A damaged store was moved aside: the new one has no current version.
         if (isDamagedStoreError(err)) this.storeCurrent = null;
@@ -236,7 +235,7 @@ export class ContentStore implements ServedContent {
         throw err;
       }
       this.record(label, refused.checksum, 'refused', began, outcome);
-      return this.current;
+      return this.served.ready ? this.served.model : null;
     });
   }
 
@@ -257,9 +256,9 @@ export class ContentStore implements ServedContent {
           this.record(label, checksum, 'refused', began, { problems: staged.problems, warnings: staged.damaged });
           throw new BundleError(staged.problems);
         }
-        if (staged.stored && this.current?.version === staged.stored.version) {
+        if (this.served.serves(staged.stored)) {
           this.record(label, checksum, 'unchanged', began, {});
-          return this.current;
+          return this.served.model;
         }
         return await this.serveStaged(label, checksum, began, staged.damaged);
       } catch (err) {
@@ -278,17 +277,16 @@ export class ContentStore implements ServedContent {
     return this.enqueue(async () => {
       const began = performance.now();
       // A poll asks for the version only: the payload (a cache read and verified, or a read of the store) only when it changed.
-      const served = (v: { version: number; checksum: string }) => this.current?.version === v.version && this.current.checksum === v.checksum;
       const current = await this.publisher.currentVersion();
       this.storeCurrent = current;
-      if (!current || served(current)) {
+      if (!current || this.served.serves(current)) {
         this.notLoaded = null;
         return false;
       }
       let built: BuiltModel | null = null;
       try {
         const payload = await this.publisher.serveCurrent();
-        if (payload && !served(payload)) built = await this.buildModel(payload);
+        if (payload && !this.served.serves(payload)) built = await this.served.build(payload, this.sharing);
       } catch (err) {
         // The database went away while the version was read: the follower backs off and tries again.
         if (isConnectionError(err)) throw err;
@@ -341,42 +339,27 @@ export class ContentStore implements ServedContent {
     let built: BuiltModel;
     try {
       prepared = await this.publisher.prepare();
-      built = await this.buildModel(prepared.payload);
+      built = await this.served.build(prepared.payload, this.sharing);
     } catch (err) {
       await this.publisher.abandon().catch(() => {});
       throw err;
     }
     this.storeCurrent = await this.publisher.commit() ?? this.storeCurrent;
-    const changed = prepared.written || (this.current !== null && this.current.version !== built.model.version);
+    const changed = prepared.written || (this.served.ready && this.served.model.version !== built.model.version);
     this.swapIn(built);
     this.record(label, checksum, changed ? 'published' : 'unchanged', began, { warnings: [...damaged, ...prepared.warnings] });
     return built.model;
   }
 
-  /** Builds a payload's read model, in slices, without serving it yet. */
-  private async buildModel(payload: ModelPayload): Promise<BuiltModel> {
-    const served = this.sharing ? sharedPayload(payload) : payload;
-    return { model: await loadModel(served), payload: served };
-  }
-
-  /** Serves a built model from the next request on. */
-  private swapIn({ model, payload }: BuiltModel): void {
-    // The first version of a large store: what building its model let go of is collected now, before anything is
-    // served, not by a full collection in the middle of serving (which, on one core, held answers: figures in
-    // docs/decisions.md). For a later version, while the current one serves, a
-    // collection that marks alongside the serving is started instead (see startCollection).
-    if (isLargePayload(payload)) {
-      if (this.current === null) collectGarbage();
-      else startCollection();
-    }
-    this.current = model;
-    this.servedPayload = payload;
+  /** Serves a built model from the next request on (src/content/journey.ts: and collects what building it left). */
+  private swapIn(built: BuiltModel): void {
+    this.served.swapIn(built);
     this.unavailable = null;
   }
 
   private record(source: string, checksum: string | null, outcome: PublishRecord['outcome'], began: number,
     extra: Partial<Pick<PublishRecord, 'problems' | 'error' | 'warnings'>>): void {
-    this.last = { at: new Date().toISOString(), source, checksum, outcome, version: this.current?.version ?? null,
+    this.last = { at: new Date().toISOString(), source, checksum, outcome, version: this.served.ready ? this.served.model.version : null,
       problems: extra.problems ?? [], error: extra.error ?? null, warnings: extra.warnings ?? [],
       ms: Math.round(performance.now() - began) };
     this.onChange?.();
@@ -390,41 +373,21 @@ export class ContentStore implements ServedContent {
 }
 
 /** A version's read model, built and not yet served, with the payload (as served) it was built from. */
-interface BuiltModel { model: ReadModel; payload: ModelPayload }
 
-/**
- * The payload with its bytes in SharedArrayBuffers, which every thread they are posted to shares: as it came from
- * a publisher in a worker (which copies them there itself), or copied now.
- */
-function sharedPayload(payload: ModelPayload): ModelPayload {
-  return { ...payload, docs: inSharedMemory(payload.docs), tables: inSharedMemory(payload.tables), places: inSharedMemory(payload.places) };
-}
-
-/** The publisher in a worker thread: each call is a message, each answer a message back. */
+/** The publisher in a worker thread (src/content/publisher-worker.ts): each call crosses by RpcPeer, and its answer back. */
 class WorkerPublisher implements PublisherPort {
   /** Payloads wanted in shared memory (ContentStore.sharePayloads). */
   shared = false;
   private readonly worker: Worker;
-  private next = 1;
-  private readonly waiting = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void }>();
+  private readonly peer: RpcPeer;
   onProgress: ((progress: PublishProgress) => void) | null = null;
 
   private constructor(worker: Worker) {
     this.worker = worker;
-    worker.on('message', (answer: WorkerAnswer) => {
-      if ('progress' in answer) {
-        this.onProgress?.(answer.progress);
-        return;
-      }
-      const w = this.waiting.get(answer.id);
-      if (!w) return;
-      this.waiting.delete(answer.id);
-      if ('result' in answer) w.resolve(answer.result);
-      else if (answer.error.problems) w.reject(new BundleError(answer.error.problems));
-      else w.reject(Object.assign(new Error(answer.error.message), answer.error.code ? { code: answer.error.code } : {}));
-    });
-    worker.on('error', (err) => this.failAll(err));
-    worker.on('exit', (code) => this.failAll(new Error(`the publisher thread exited (${code})`)));
+    this.peer = new RpcPeer(worker, { decodeError: decodePublisherError });
+    this.peer.on<PublishProgress>('progress', (progress) => this.onProgress?.(progress));
+    worker.on('error', (err: Error) => this.peer.failAll(err));
+    worker.on('exit', (code) => this.peer.failAll(new Error(`the publisher thread exited (${code})`)));
   }
 
   /** Starts the worker and waits until its store is open. */
@@ -438,17 +401,9 @@ class WorkerPublisher implements PublisherPort {
     return port;
   }
 
-  private failAll(err: unknown): void {
-    for (const w of this.waiting.values()) w.reject(err);
-    this.waiting.clear();
-  }
-
+  /** Calls the publisher's `method`; a payload in the answer comes in shared memory when `shared` is set. */
   private call<T>(method: keyof PublisherPort, ...args: unknown[]): Promise<T> {
-    const id = this.next++;
-    return new Promise<T>((resolve, reject) => {
-      this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      this.worker.postMessage({ id, method, args, shared: this.shared } satisfies WorkerRequest);
-    });
+    return this.peer.call<T>(method, { shared: this.shared }, ...args);
   }
 
   opened() { return this.call<{ mode: StoreMode; warnings: string[] }>('opened'); }

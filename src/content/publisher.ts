@@ -23,6 +23,7 @@ import type { VersionWarnings } from './bundle/findings.ts';
 import { buildPayload, findCache, modelFromPayload, pruneCaches, readCache, cachePath, writeCache, type ModelPayload } from './model/model-cache.ts';
 import { cachesPath, lockDataDir, removeOldLayout, setStoreAside, storePath, type DataDirLock } from './store/data-dir.ts';
 import { KEEP_VERSIONS, KEEP_VERSIONS_POSTGRES, SqlStore, type SessionRow, type VersionInfo } from './store/sql-store.ts';
+import type { WireError } from '../utils/rpc.ts';
 
 /**
  * Where the store is: `dir`, PGlite in the data directory; `memory`, PGlite in memory (the data directory could
@@ -96,6 +97,18 @@ export interface PublisherPort {
   replaceSessions(sessions: SessionT[]): Promise<void>;
   readSessions(): Promise<SessionRow[]>;
   close(): Promise<void>;
+}
+
+/** What of a publisher's error crosses to another thread besides its message and code: a refused bundle's problems. */
+export function encodePublisherError(err: unknown): unknown {
+  return err instanceof BundleError ? { problems: err.problems } : undefined;
+}
+
+/** A publisher's error as it crossed (`encodePublisherError`), made an error again: a refused bundle is a BundleError. */
+export function decodePublisherError(wire: WireError): Error {
+  const problems = (wire.details as { problems?: BundleProblem[] } | undefined)?.problems;
+  if (problems) return new BundleError(problems);
+  return Object.assign(new Error(wire.message), wire.code ? { code: wire.code } : {});
 }
 
 /** True for the errors a full disk raises, from the file system or from PostgreSQL. */

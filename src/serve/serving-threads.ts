@@ -7,21 +7,22 @@
  * Every thread serves a read model of the same version. The store copies each version's payload into shared
  * memory (ContentStore.sharePayloads), so the event tables, which are most of a large version, are one set of
  * bytes viewed by every thread; each thread parses the rest (maps, POIs, categories) into its own objects.
- * A new version reaches a worker as a message; it builds its model in slices, answering meanwhile from the
+ * A new version reaches a worker as an event (src/content/journey.ts says the whole journey); it builds its model in
+ * slices, answering meanwhile from the
  * version it has, and swaps it in: for a moment threads may serve different versions, as replicas do, and each
  * answer says which (`X-Content-Version`). Sessions are asked of the main thread, which holds them.
  */
-import { isMainThread, parentPort, Worker, workerData, type MessagePort } from 'node:worker_threads';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { createApp, type App } from '../app.ts';
 import type { NotLoaded, PublishRecord, ServedContent } from '../content/content-store.ts';
 import type { VersionInfo } from '../content/store/sql-store.ts';
 import type { ContentStore } from '../content/content-store.ts';
-import { loadModel, type ModelPayload } from '../content/model/model-cache.ts';
+import { fromWire, ServedVersion, toWire, type WirePayload } from '../content/journey.ts';
 import type { ReadModel } from '../content/model/read-model.ts';
 import type { DatabaseState } from '../content/content-store.ts';
 import type { SessionAnswer } from '../content/sessions.ts';
 import { createLogger, type Logger } from '../utils/log.ts';
-import { collectGarbage, isLargePayload, startCollection } from '../content/collect-garbage.ts';
+import { RpcPeer } from '../utils/rpc.ts';
 import { appSettings, type ServerConfig } from './config.ts';
 
 /** A runtime's way to serve an app: listens (sharing the port when `reusePort`), and stops letting requests finish. */
@@ -38,35 +39,11 @@ export interface Listener {
 }
 
 /**
- * A payload as sent: its bytes as the SharedArrayBuffers themselves, which every runtime shares (Deno's
- * worker_threads walks the typed arrays of a message element by element, and a large one fails: docs/decisions.md).
+ * What crosses between the main thread and a worker, over RpcPeer (src/utils/rpc.ts): the main thread sends events
+ * `content` (a new version's payload, or null, with the state /readyz shows) and `stop`; a worker sends `listening`,
+ * `failed` and `stopped`, and calls `lookupSession` (the sessions are held by the main thread).
  */
-type SharedPayload = Omit<ModelPayload, 'docs' | 'tables' | 'places'> & { docs: SharedArrayBuffer; tables: SharedArrayBuffer; places: SharedArrayBuffer };
-
-/** A payload whose bytes fill SharedArrayBuffers of their own (ContentStore.sharePayloads), as sent. */
-function toShared(payload: ModelPayload | null): SharedPayload | null {
-  if (!payload) return null;
-  const buffer = (bytes: Uint8Array) => {
-    if (!(bytes.buffer instanceof SharedArrayBuffer) || bytes.byteOffset !== 0 || bytes.byteLength !== bytes.buffer.byteLength) {
-      throw new Error('a payload sent to serving threads must be in shared memory of its own (ContentStore.sharePayloads)');
-    }
-    return bytes.buffer;
-  };
-  return { ...payload, docs: buffer(payload.docs), tables: buffer(payload.tables), places: buffer(payload.places) };
-}
-
-/** What the main thread tells a worker. */
-type ToWorker =
-  | { type: 'content'; payload: SharedPayload | null; state: ContentState }
-  | { type: 'session'; id: number; answer: SessionAnswer | null; error: string | null }
-  | { type: 'stop'; inMs: number };
-
-/** What a worker tells the main thread. */
-type FromWorker =
-  | { type: 'listening' }
-  | { type: 'session'; id: number; tokenSha256: string; eventId: string; nowMs: number }
-  | { type: 'stopped' }
-  | { type: 'failed'; error: string };
+interface ContentEvent { payload: WirePayload | null; state: ContentState }
 
 /** What the main thread knows of its content besides the version served, which every thread's /readyz shows. */
 type ContentState = Pick<ServedContent, 'lastPublish' | 'database' | 'storeCurrent' | 'notLoaded'>;
@@ -94,6 +71,7 @@ const DATABASE_STATE_MS = 1000;
 /** The worker threads of one process, seen from the main thread. */
 export class ServingThreads {
   private readonly workers: Worker[];
+  private readonly peers: RpcPeer[];
   private readonly exited: Promise<void>[];
   private readonly timer: ReturnType<typeof setInterval> | null;
   /** Resolves once every worker listens (or failed to start, which is logged). */
@@ -101,10 +79,11 @@ export class ServingThreads {
 
   private readonly stopping: { value: boolean };
 
-  private constructor(workers: Worker[], exited: Promise<void>[], timer: ReturnType<typeof setInterval> | null, listening: Promise<void>,
-    stopping: { value: boolean }) {
+  private constructor(workers: Worker[], peers: RpcPeer[], exited: Promise<void>[], timer: ReturnType<typeof setInterval> | null,
+    listening: Promise<void>, stopping: { value: boolean }) {
     this.stopping = stopping;
     this.workers = workers;
+    this.peers = peers;
     this.exited = exited;
     this.timer = timer;
     this.listening = listening;
@@ -121,7 +100,8 @@ export class ServingThreads {
     const exited: Promise<void>[] = [];
     const listening: Promise<void>[] = [];
     const stopping = { value: false };
-    const content = (): ToWorker => ({ type: 'content', payload: toShared(store.payload), state: stateOf(store) });
+    const content = (): ContentEvent => ({ payload: store.payload && toWire(store.payload), state: stateOf(store) });
+    const peers: RpcPeer[] = [];
     for (let thread = 1; thread <= count; thread++) {
       const start: WorkerStart = { config, port, thread };
       const worker = new Worker(entry, { workerData: start, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
@@ -131,32 +111,31 @@ export class ServingThreads {
         if (!stopping.value) logger.log('error', 'a serving thread stopped unexpectedly; the other threads go on serving', { thread, code });
         resolve();
       })));
+      const peer = new RpcPeer(worker);
+      peers.push(peer);
+      peer.serve(async (method, [tokenSha256, eventId, nowMs]) => {
+        if (method !== 'lookupSession') throw new Error(`a serving thread called ${method}`);
+        return { result: await store.lookupSession(tokenSha256 as string, eventId as string, new Date(nowMs as number)) };
+      });
+      peer.on('stopped', () => void worker.terminate());
       listening.push(new Promise<void>((resolve, reject) => {
         worker.once('error', reject);
-        worker.on('message', (m: FromWorker) => {
-          if (m.type === 'listening') resolve();
-          else if (m.type === 'failed') reject(new Error(m.error));
-          else if (m.type === 'stopped') void worker.terminate();
-          else if (m.type === 'session') {
-            store.lookupSession(m.tokenSha256, m.eventId, new Date(m.nowMs)).then(
-              (answer) => worker.postMessage({ type: 'session', id: m.id, answer, error: null } satisfies ToWorker),
-              (err: Error) => worker.postMessage({ type: 'session', id: m.id, answer: null, error: String(err.message ?? err) } satisfies ToWorker));
-          }
-        });
+        peer.on('listening', () => resolve());
+        peer.on<string>('failed', (error) => reject(new Error(error)));
       }).catch((err: Error) => logger.log('error', 'a serving thread failed to start', { thread, error: String(err.message ?? err) })));
-      worker.postMessage(content());
+      peer.emit('content', content());
     }
     const previous = store.onChange;
     store.onChange = () => {
       previous?.();
-      for (const w of workers) w.postMessage(content());
+      for (const peer of peers) peer.emit('content', content());
     };
     const timer = store.database
-      ? setInterval(() => { for (const w of workers) w.postMessage({ type: 'content', payload: null, state: stateOf(store) } satisfies ToWorker); },
+      ? setInterval(() => { for (const peer of peers) peer.emit('content', { payload: null, state: stateOf(store) } satisfies ContentEvent); },
         DATABASE_STATE_MS)
       : null;
     timer?.unref?.();
-    return new ServingThreads(workers, exited, timer, Promise.all(listening).then(() => undefined), stopping);
+    return new ServingThreads(workers, peers, exited, timer, Promise.all(listening).then(() => undefined), stopping);
   }
 
   /** Threads answering besides the main one. */
@@ -168,7 +147,7 @@ export class ServingThreads {
   async stop(deadline: number): Promise<void> {
     this.stopping.value = true;
     if (this.timer) clearInterval(this.timer);
-    for (const w of this.workers) w.postMessage({ type: 'stop', inMs: Math.max(0, deadline - performance.now()) } satisfies ToWorker);
+    for (const peer of this.peers) peer.emit('stop', Math.max(0, deadline - performance.now()));
     const stopped = Promise.all(this.exited);
     const late = new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, deadline - performance.now()) + 500).unref?.());
     await Promise.race([stopped, late]);
@@ -177,40 +156,33 @@ export class ServingThreads {
 }
 
 /**
- * What a worker thread serves: the model of the last version it was sent, built in its own thread; sessions asked
- * of the main thread.
+ * What a worker thread serves: the model of the last version it was sent, built in its own thread
+ * (src/content/journey.ts); sessions asked of the main thread.
  */
 class ContentMirror implements ServedContent {
-  private current: ReadModel | null = null;
+  private readonly served = new ServedVersion();
   lastPublish: PublishRecord | null = null;
   database: DatabaseState | null = null;
   storeCurrent: VersionInfo | null = null;
   notLoaded: NotLoaded | null = null;
-  private readonly port: MessagePort;
-  private readonly pending = new Map<number, { resolve(a: SessionAnswer | null): void; reject(e: Error): void }>();
-  private nextId = 1;
+  private readonly peer: RpcPeer;
   /** Versions are built one after the other, in the order sent. */
   private queue: Promise<void> = Promise.resolve();
 
-  constructor(port: MessagePort) {
-    this.port = port;
+  constructor(peer: RpcPeer) {
+    this.peer = peer;
   }
 
   get model(): ReadModel {
-    if (!this.current) throw new Error('no content loaded');
-    return this.current;
+    return this.served.model;
   }
 
   get ready(): boolean {
-    return this.current !== null;
+    return this.served.ready;
   }
 
   lookupSession(tokenSha256: string, eventId: string, now: Date): Promise<SessionAnswer | null> {
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.port.postMessage({ type: 'session', id, tokenSha256, eventId, nowMs: now.getTime() } satisfies FromWorker);
-    });
+    return this.peer.call<SessionAnswer | null>('lookupSession', tokenSha256, eventId, now.getTime());
   }
 
   /** Resolves once every version received so far is built and served. */
@@ -219,26 +191,10 @@ class ContentMirror implements ServedContent {
   }
 
   /** Takes up what the main thread sent: a new version once its model is built, the record and database state with it. */
-  receive(m: ToWorker & { type: 'content' | 'session' }): void {
-    if (m.type === 'session') {
-      const waiting = this.pending.get(m.id);
-      this.pending.delete(m.id);
-      if (m.error !== null) waiting?.reject(new Error(m.error));
-      else waiting?.resolve(m.answer);
-      return;
-    }
+  receive({ payload, state }: ContentEvent): void {
     this.queue = this.queue.then(async () => {
-      const { payload } = m;
-      if (payload && !(this.current?.version === payload.version && this.current.checksum === payload.checksum)) {
-        const first = this.current === null;
-        this.current = await loadModel({ ...payload, docs: new Uint8Array(payload.docs), tables: new Uint8Array(payload.tables),
-          places: new Uint8Array(payload.places) });
-        // As the main thread does (content-store.ts): a later large version's garbage is collected alongside the
-        // answers, not in one full collection while they wait; the rest at once.
-        if (!first && isLargePayload(payload)) startCollection();
-        else collectGarbage();
-      }
-      Object.assign(this, m.state);
+      if (payload && !this.served.serves(payload)) this.served.swapIn(await this.served.build(fromWire(payload), false));
+      Object.assign(this, state);
     });
   }
 }
@@ -249,7 +205,8 @@ export async function serveInThread(listen: Listen): Promise<void> {
   const port = parentPort;
   const { config, port: listenPort, thread } = workerData as WorkerStart;
   const logger = createLogger(config.logLevel);
-  const content = new ContentMirror(port);
+  const peer = new RpcPeer(port);
+  const content = new ContentMirror(peer);
   const app = createApp({ store: content, logger, thread, ...appSettings(config) });
   let listener: Listener | null = null;
   let stopping = false;
@@ -259,24 +216,23 @@ export async function serveInThread(listen: Listen): Promise<void> {
     try {
       listener = await listen(app, { ...config, port: listenPort }, logger, true);
     } catch (err) {
-      port.postMessage({ type: 'failed', error: String((err as Error).message ?? err) } satisfies FromWorker);
+      peer.emit('failed', String((err as Error).message ?? err));
       return;
     }
     logger.log('debug', 'serving thread listening', { thread, port: listener.port, heap_mb: Math.round(process.memoryUsage().heapUsed / 2 ** 20) });
-    port.postMessage({ type: 'listening' } satisfies FromWorker);
+    peer.emit('listening');
   };
-  port.on('message', (m: ToWorker) => {
-    if (m.type !== 'stop') {
-      content.receive(m);
-      if (m.type === 'content') void content.settled().then(listenOnceReady);
-      return;
-    }
+  peer.on<ContentEvent>('content', (m) => {
+    content.receive(m);
+    void content.settled().then(listenOnceReady);
+  });
+  peer.on<number>('stop', (inMs) => {
     stopping = true;
     app.drain();
-    void (listener ? listener.stop(performance.now() + m.inMs) : Promise.resolve()).then(() => {
+    void (listener ? listener.stop(performance.now() + inMs) : Promise.resolve()).then(() => {
       logger.flush();
       // The main thread ends the thread when it hears this.
-      port.postMessage({ type: 'stopped' } satisfies FromWorker);
+      peer.emit('stopped');
     });
   });
 }

@@ -229,14 +229,6 @@ function* modelSteps(payload: ModelPayload): Steps<ReadModel> {
   return model;
 }
 
-/** The bytes in a SharedArrayBuffer of their own (copied there unless they already are). */
-export function inSharedMemory(bytes: Uint8Array): Uint8Array {
-  if (bytes.buffer instanceof SharedArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return bytes;
-  const copy = new Uint8Array(new SharedArrayBuffer(bytes.byteLength));
-  copy.set(bytes);
-  return copy;
-}
-
 /** The read model of a payload, at once. */
 export function modelFromPayload(payload: ModelPayload): ReadModel {
   return runNow(modelSteps(payload));
