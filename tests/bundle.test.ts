@@ -16,6 +16,7 @@ import { TABLES, VERSIONS, versionSchema } from '../src/db/schema.ts';
 import { emptyDatabase } from './helpers/store.ts';
 import { openTestApp, readDemoBundle, type TestApp } from './helpers/app.ts';
 import { F, makeFixture, upperCaseIds, uuidFor } from './helpers/fixture.ts';
+import { poiIds } from './helpers/poi-store.ts';
 
 type Expected = { path: string; message: RegExp };
 
@@ -330,7 +331,7 @@ for (const [kind, openStore] of Object.entries(STORES)) describe(`writing conten
     const read = await store.readVersion(v);
     const fromStore = buildReadModel(read);
     const fromBundle = buildReadModel(contentDocs(first, 'first-again', first.events));
-    assert.deepEqual([...fromStore.pois.keys()].sort(), [...fromBundle.pois.keys()].sort());
+    assert.deepEqual(poiIds(fromStore.pois).sort(), poiIds(fromBundle.pois).sort());
     for (const [id, map] of fromBundle.maps) {
       const other = fromStore.maps.get(id)!;
       assert.equal(other.events.length, map.events.length);

@@ -14,6 +14,7 @@ import { readCache } from '../src/content/model/model-cache.ts';
 import type { ReadModel } from '../src/content/model/read-model.ts';
 import { F, makeFixture } from './helpers/fixture.ts';
 import { splitSessions } from './helpers/store.ts';
+import { poiEntries } from './helpers/poi-store.ts';
 
 /** Every event of every map, as served: what must not change across restarts. */
 function eventsOf(model: ReadModel): unknown[] {
@@ -94,7 +95,7 @@ describe('a data directory', () => {
     const file = join(cacheDir(dataDir), 'content.jsonl');
     writeFileSync(file, readFileSync(file, 'utf8').replace(/"name":"[^"]*"/, '"name":"Edited by hand"'));
     await withStore(dataDir, bundle, (store) => {
-      assert.ok(![...store.model.pois.values()].some((p) => String(p.record.name) === 'Edited by hand'));
+      assert.ok(!poiEntries(store.model.pois).some((p) => String(p.record.name) === 'Edited by hand'));
       assert.deepEqual(eventsOf(store.model), served);
     });
     await readCache(cacheDir(dataDir), { version });

@@ -17,7 +17,7 @@ import { PUBLISHER_NICENESS } from '../src/content/publisher.ts';
 import { openEmptyStore, publishFixture } from './helpers/store.ts';
 import { createLogger } from '../src/utils/log.ts';
 import { CACHE_CONTROL } from '../src/http/respond.ts';
-import { parseConfig, USAGE } from '../src/serve/config.ts';
+import { parseConfig, usage } from '../src/serve/config.ts';
 import { QUIET, readDemoBundle, readDemoSessions } from './helpers/app.ts';
 import { F, makeFixture } from './helpers/fixture.ts';
 import { rawRequest } from './helpers/http.ts';
@@ -142,11 +142,11 @@ describe('settings', () => {
       ['--sessions', 'SESSIONS_PATH'], ['--watch', 'WATCH'], ['--headers-timeout', 'HEADERS_TIMEOUT'], ['--request-timeout', 'REQUEST_TIMEOUT'],
       ['--keep-alive-timeout', 'KEEP_ALIVE_TIMEOUT'], ['--max-connections', 'MAX_CONNECTIONS'], ['--shutdown-timeout', 'SHUTDOWN_TIMEOUT']];
     for (const [flag, env] of settings) {
-      assert.match(USAGE, new RegExp(`${flag} .*\\[${env}\\]`), `--help: ${flag} [${env}]`);
+      assert.match(usage(), new RegExp(`${flag} .*\\[${env}\\]`), `--help: ${flag} [${env}]`);
       assert.ok((readme.includes(`\`${flag} `) || readme.includes(`\`${flag}\``)) && readme.includes(`\`${env}\``), `README: ${flag} ${env}`);
     }
     for (const path of ['/healthz', '/readyz']) {
-      assert.ok(USAGE.includes(path));
+      assert.ok(usage().includes(path));
       assert.ok(readme.includes(path));
     }
   });

@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 import { createApp } from '../src/app.ts';
 import { PAGE_ASSETS, type AssetTexts } from '../src/pages/assets.ts';
 import { pageCsp } from '../src/pages/pages.ts';
-import { pageOptions, parseConfig, USAGE, type ServerConfig } from '../src/serve/config.ts';
+import { pageOptions, parseConfig, usage, type ServerConfig } from '../src/serve/config.ts';
 import { openTestApp, QUIET } from './helpers/app.ts';
 import { F, makeFixture } from './helpers/fixture.ts';
 import { openEmptyStore } from './helpers/store.ts';
@@ -31,7 +31,7 @@ describe('settings', () => {
     for (const tiles of ['tiles/{z}/{x}/{y}.png', 'https://tiles.example.org/{z}/{x}.png', 'ftp://x/{z}/{x}/{y}', 'javascript:{z}{x}{y}']) {
       assert.throws(() => parseConfig(['--tiles', tiles], {}), /tiles must be a URL template/, tiles);
     }
-    for (const words of ['--kiosk <map id>', 'KIOSK', '--tiles <url>', 'TILES_URL', '/explore', '/docs']) assert.ok(USAGE.includes(words), words);
+    for (const words of ['--kiosk <map id>', 'KIOSK', '--tiles <url>', 'TILES_URL', '/explore', '/docs']) assert.ok(usage().includes(words), words);
   });
 });
 

@@ -160,9 +160,6 @@ version is served (with the last publish's outcome), 503 before.
 `;
 }
 
-/** Usage text for `npm start -- --help`. */
-export const USAGE = usage();
-
 /** Every flag that takes a value. */
 const FLAGS = ['bundle', 'port', 'host', 'base-path', 'data-dir', 'log-level', 'cors-origin', 'fixed-time', 'sessions', 'database-url',
   'headers-timeout', 'request-timeout', 'keep-alive-timeout', 'max-connections', 'shutdown-timeout', 'workers', 'kiosk', 'tiles', 'public-url'];

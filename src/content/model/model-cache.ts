@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildEventTables, buildReadModel, eventIndexSteps, readModelSteps, type ContentDocs, type EventPages, type ModelDocs, type ReadModel } from './read-model.ts';
-import { jsonRows, type PoiRows } from './poi-store.ts';
+import { jsonRows } from './poi-store.ts';
 import type { IndexParts } from './event-index.ts';
 import { runNow, runSliced, STRIDE, type Steps } from '../../utils/steps.ts';
 import { align8, EventTable, TABLE_FORMAT } from './event-table.ts';
@@ -209,13 +209,6 @@ function* docsSteps(bytes: Uint8Array): Steps<ModelDocs> {
     }
   }
   return { ...docs, pois: jsonRows(bytes, Uint32Array.from(starts), Uint32Array.from(ends)) } as unknown as ModelDocs;
-}
-
-/** Reads back what `docsBytes` wrote, at once, every POI row parsed. */
-export function readDocsBytes(bytes: Uint8Array): ContentDocs {
-  const docs = runNow(docsSteps(bytes));
-  const rows = docs.pois as PoiRows;
-  return { ...docs, pois: Array.from({ length: rows.length }, (_, i) => rows.row(i)) };
 }
 
 /** Builds the read model of a payload, yielding as it goes. */

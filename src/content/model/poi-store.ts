@@ -198,16 +198,6 @@ export class PoiStore {
     return i < 0 ? undefined : this.mapId(i);
   }
 
-  /** Every public POI's id, in the store's order. */
-  *keys(): IterableIterator<string> {
-    for (let i = 0; i < this.size; i++) yield this.id(i);
-  }
-
-  /** Every public POI's entry, in the store's order, each made afresh (see `fresh`). */
-  *values(): IterableIterator<PoiEntry> {
-    for (let i = 0; i < this.size; i++) yield this.fresh(i);
-  }
-
   /** POI i's vertices as lng, lat pairs (a view: do not change it). */
   verticesOf(i: number): Float64Array {
     return this.vertices.subarray(this.vertexStart[i], this.vertexStart[i + 1]);
