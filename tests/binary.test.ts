@@ -132,9 +132,15 @@ function runIsolated(dir: string, args: string[], paths: string[]): ProbeResult 
   return JSON.parse(run.stdout.trim().split('\n').pop()!) as ProbeResult;
 }
 
-/** Runs `npm run build:binary`, as docs/deployment.md says, and reads the line it prints. */
+/**
+ * Runs `npm run build:binary`, as docs/deployment.md says, and reads the line it prints. The build is a tool, not the
+ * service under test, and runs the sources with Node's own type stripping: its coverage is not collected, since c8
+ * cannot merge a file's coverage from such a process with that of the processes tsx compiled it in (the two garbled
+ * each other: routes and event tables came out a third uncovered, and the gate nearly failed).
+ */
 async function runBuild(): Promise<BuiltBinary> {
-  const child = spawn('npm', ['run', 'build:binary'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const { NODE_V8_COVERAGE: _, ...env } = process.env;
+  const child = spawn('npm', ['run', 'build:binary'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
