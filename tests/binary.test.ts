@@ -139,8 +139,8 @@ function runIsolated(dir: string, args: string[], paths: string[]): ProbeResult 
  * each other: routes and event tables came out a third uncovered, and the gate nearly failed).
  */
 async function runBuild(): Promise<BuiltBinary> {
-  const { NODE_V8_COVERAGE: _, ...env } = process.env;
-  const child = spawn('npm', ['run', 'build:binary'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Empty, not left out: Node hands its own NODE_V8_COVERAGE to any child whose environment lacks one.
+  const child = spawn('npm', ['run', 'build:binary'], { cwd: ROOT, env: { ...process.env, NODE_V8_COVERAGE: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
