@@ -3,24 +3,13 @@
  * what it is): pure functions over records compared by a hash, with no database.
  */
 import { hash53 } from '../../src/utils/hash.ts';
-import type { RecordChange, RecordType } from '../../src/content/changes.ts';
+import type { RecordChange, RecordState as StoreRecordState, RecordType } from '../../src/content/changes.ts';
+
+/** A record's state in the account: the store's, without when its change was made (the account keeps no clock). */
+export type RecordState = Omit<StoreRecordState, 'madeAt'>;
 
 /** A record as compared: its kind, id, map (null for publishers and icons, which belong to no one map) and hash. */
-export interface RecordFacts {
-  type: RecordType;
-  id: string;
-  mapId: string | null;
-  hash: string;
-}
-
-/** A record's state in the account: its facts (hash null: a tombstone) and the change in which it last changed. */
-export interface RecordState {
-  type: RecordType;
-  id: string;
-  mapId: string | null;
-  hash: string | null;
-  change: number;
-}
+export type RecordFacts = Omit<RecordState, 'hash' | 'change'> & { hash: string };
 
 /** The hash two versions compare a record by: of its JSON text. */
 export function recordHash(json: string): string {
