@@ -170,3 +170,20 @@ describe('sessions', () => {
     }
   });
 });
+
+describe('a data directory that cannot be made', () => {
+  // Under /proc, mkdir answers ENOENT for a parent that exists: Node's recursive mkdir retried that for ever, silently.
+  test('under a parent that refuses new entries (/proc): a warning naming it, the store kept in memory, content served', async () => {
+    const dataDir = `/proc/dmcs-data-${process.pid}/data`;
+    const store = await ContentStore.open({ dataDir });
+    try {
+      const { mode, warnings } = await store.opened();
+      assert.equal(mode, 'memory');
+      assert.match(warnings.join('\n'), new RegExp(`cannot write to the data directory ${dataDir} \\(.*ENOENT`));
+      await store.publish({ path: writeBundle(tempDir()) });
+      assert.equal(store.lastPublish?.outcome, 'published');
+    } finally {
+      await store.close();
+    }
+  });
+});

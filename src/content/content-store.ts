@@ -372,8 +372,6 @@ export class ContentStore implements ServedContent {
   }
 }
 
-/** A version's read model, built and not yet served, with the payload (as served) it was built from. */
-
 /** The publisher in a worker thread (src/content/publisher-worker.ts): each call crosses by RpcPeer, and its answer back. */
 class WorkerPublisher implements PublisherPort {
   /** Payloads wanted in shared memory (ContentStore.sharePayloads). */

@@ -13,7 +13,7 @@
  */
 import { mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { createConnection, createServer, type Server } from 'node:net';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 
 /** Where the store's database files live. */
 export const storePath = (dataDir: string) => join(dataDir, 'store');
@@ -65,11 +65,35 @@ function answers(path: string): Promise<boolean> {
 }
 
 /**
+ * Creates a directory and its missing parents, one level at a time. Not `mkdir(path, { recursive: true })`: on a
+ * parent that exists but refuses a new entry with ENOENT (any path under /proc), Node's recursive mkdir retries for
+ * ever, silently, on every thread of its pool; here that parent's ENOENT is thrown, as any unwritable place's error is.
+ */
+export async function makeDirectories(path: string): Promise<void> {
+  const missing: string[] = [];
+  for (let dir = resolve(path); ; dir = dirname(dir)) {
+    try {
+      await stat(dir);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      missing.push(dir);
+      if (dirname(dir) === dir) break;
+    }
+  }
+  for (const dir of missing.reverse()) {
+    await mkdir(dir).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
+    });
+  }
+}
+
+/**
  * Takes the lock of a data directory (creating the directory); null when a live process holds it. Throws
  * when the directory cannot be created or written (read-only, full): the caller decides what that means.
  */
 export async function lockDataDir(dataDir: string): Promise<DataDirLock | null> {
-  await mkdir(dataDir, { recursive: true });
+  await makeDirectories(dataDir);
   const path = socketPath(dataDir);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
