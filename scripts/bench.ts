@@ -12,6 +12,8 @@
  *   node scripts/bench.ts --only publish --out /tmp/p.md   # publishing alone (demo under load, then 1M: ~5-10 minutes)
  *   node scripts/bench.ts --quick --large --only large --rows encoded,cursor,misses --runtimes node --out /tmp/r.md
  *                                                    # the rows users produce alone, on Node
+ *   node scripts/bench.ts --render docs/benchmarks.md   # the report written again from its own raw results, by
+ *                                                    # this commit's renderer (nothing measured again)
  *
  * Flags: --quick, --duration S (8), --connections N (32), --runtimes node,bun,deno, --skip-large, --out PATH,
  * --only PHASES (comma-separated: demo, large, filters, publish, fleet), --large (with --quick: run the 1M-event phases
@@ -36,7 +38,7 @@ import { RUNTIMES, startServer } from '../tests/helpers/server.ts';
 import { printUsage, progress, runMain } from './harness/cli.ts';
 import { get as getWith, hitRate, readCacheCounters, waitFor200 } from './harness/http.ts';
 import { isInterference, loadGate } from './harness/judge.ts';
-import { canPin, describeMachine, hasTaskset, LOAD_CPU, readCommit, readLoadAverage, readVersionLine, readVersions, ROOT, SERVER_CPU } from './harness/machine.ts';
+import { canPin, describeMachine, hasTaskset, LOAD_CPU, readCommit, readLoadAverage, readVersionLine, readVersions, ROOT, SERVER_CPU, shownPath } from './harness/machine.ts';
 import { cpuSeconds, readExe, readRss } from './harness/process-stats.ts';
 import { readContentLoaded, runtimeCommand, serviceCommand } from './harness/service.ts';
 import { collectTail, pickPort, spawnTracked, stopChild, waitExit } from './harness/spawn.ts';
@@ -1022,7 +1024,7 @@ async function benchLarge(ctx: Ctx, demo: RuntimeDemo[]): Promise<LargePhase> {
   }
   const settled = aim as { near: string; bbox: string; tags: string; source: string } | null;
   return {
-    status: 'ran', bundle: relative(ROOT, opts.largeBundle).startsWith('..') ? opts.largeBundle : relative(ROOT, opts.largeBundle),
+    status: 'ran', bundle: shownPath(opts.largeBundle),
     bundleBytes: statSync(opts.largeBundle).size, mapId, counts,
     aim: settled ?? { near: '', bbox: '', tags: '', source: 'not aimed' }, runtimes,
   };
@@ -1135,7 +1137,33 @@ function demoCounts(bundle: DemoBundle): Record<string, number | string> {
 }
 
 /** Runs everything and writes the document; resolves with the exit code. */
+/**
+ * `--render FILE [--out PATH]`: writes a report again from the raw results of an earlier run (FILE: the report, or
+ * its raw JSON) with this commit's renderer and target rules, measuring nothing: paths inside the repository are
+ * shown relative to it. The header keeps the commit measured; a note names the commit that rendered it.
+ */
+async function rerender(from: string, out: string): Promise<number> {
+  const text = await readFile(from, 'utf8');
+  const raw = from.endsWith('.json') ? text : /^## Raw results\n\n```json\n([\s\S]*)\n```\s*$/m.exec(text)?.[1];
+  if (!raw) throw new Error(`${from} holds no raw results (the JSON block under "## Raw results")`);
+  const result = JSON.parse(raw, (_key, value: unknown) => (typeof value === 'string' && value.startsWith(ROOT) ? shownPath(value) : value)) as BenchResult;
+  const rendering = readCommit();
+  result.notes.push(`rendered again from these raw results by \`node scripts/bench.ts --render\` at ${rendering.head ?? 'an unknown commit'}` +
+    `${rendering.clean ? '' : ' (work tree not clean)'}: nothing was measured again`);
+  result.targets = evaluateTargets(result);
+  await writeFile(out, renderReport(result));
+  console.log(`wrote ${out} from the raw results in ${from}`);
+  return 0;
+}
+
 async function main(): Promise<number> {
+  const renderAt = process.argv.indexOf('--render');
+  if (renderAt >= 0) {
+    const from = process.argv[renderAt + 1];
+    if (!from) throw new Error('--render needs the report (or raw JSON) to render again');
+    const outAt = process.argv.indexOf('--out');
+    return rerender(resolve(from), resolve(outAt >= 0 ? process.argv[outAt + 1] : join(ROOT, 'docs/benchmarks.md')));
+  }
   const opts = parseBenchArgs(process.argv.slice(2));
   const began = performance.now();
   const machine = describeBenchMachine();

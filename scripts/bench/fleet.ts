@@ -23,7 +23,7 @@ import { startThrowawayPostgres, testDatabase } from '../../tests/helpers/postgr
 import { RUNTIMES } from '../../tests/helpers/server.ts';
 import { progress, runMain } from '../harness/cli.ts';
 import { get } from '../harness/http.ts';
-import { ROOT } from '../harness/machine.ts';
+import { ROOT, shownPath } from '../harness/machine.ts';
 import { readRss } from '../harness/process-stats.ts';
 import { serviceCommand } from '../harness/service.ts';
 import { pickPort, spawnTracked, stopChild } from '../harness/spawn.ts';
@@ -214,7 +214,7 @@ export async function measureFleet(o: FleetOptions): Promise<FleetResult> {
       await publish(big.url, [bundle]);
       const publishToEveryReplicaMs = await everyServes(replicas, 2, began, 600_000);
       say(`fleet: large publish to every replica serving ${Math.round(publishToEveryReplicaMs)} ms`);
-      result.large = { bundle: o.largeBundle, publishMs: Math.round(publishMs), fromDatabaseMs: Math.round(fromDatabaseMs), fromDatabasePeakRssMb,
+      result.large = { bundle: shownPath(o.largeBundle), publishMs: Math.round(publishMs), fromDatabaseMs: Math.round(fromDatabaseMs), fromDatabasePeakRssMb,
         fromCacheMs: Math.round(fromCacheMs), publishToEveryReplicaMs: Math.round(publishToEveryReplicaMs) };
     } finally {
       await stopAll();

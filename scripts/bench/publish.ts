@@ -24,12 +24,12 @@ import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { progress, runMain } from '../harness/cli.ts';
 import { get, waitFor200 } from '../harness/http.ts';
-import { canPin, LOAD_CPU, ROOT, SERVER_CPU } from '../harness/machine.ts';
+import { canPin, LOAD_CPU, ROOT, SERVER_CPU, shownPath } from '../harness/machine.ts';
 import { readRss } from '../harness/process-stats.ts';
 import { readContentLoaded, serviceCommand } from '../harness/service.ts';
 import { collectTail, hasExited, pickPort, spawnTracked, stopChild } from '../harness/spawn.ts';
@@ -212,9 +212,6 @@ async function copyBundle(workDir: string, bundle: string): Promise<string> {
   return bundlePath;
 }
 
-/** A path relative to the repository when inside it. */
-const shown = (path: string) => (relative(ROOT, path).startsWith('..') ? path : relative(ROOT, path));
-
 // ---------------------------------------------------------------------------------------------------------------
 // Publishing under load
 
@@ -323,7 +320,7 @@ export async function measurePublishUnderLoad(o: UnderLoadOptions): Promise<Publ
     const during: PublishRun = { load: duringLoad, healthz: duringHealth };
     const failed = (l: LoadResult) => l.non2xx + l.errors + l.timeouts;
     return {
-      bundle: shown(o.bundle), runtime: 'node', connections: o.connections, paths, logLevel: o.logLevel, warmupS: o.warmupS,
+      bundle: shownPath(o.bundle), runtime: 'node', connections: o.connections, paths, logLevel: o.logLevel, warmupS: o.warmupS,
       baselineS: o.durationS, publishes: o.publishes, edit: `marker \`${marker.id}\` renamed ("${marker.name} (edit n)")`,
       baseline, during, failed: { baseline: failed(baselineLoad), during: failed(duringLoad) },
       p99Ratio: Math.round((duringLoad.latencyMs.p99 / Math.max(1, baselineLoad.latencyMs.p99)) * 100) / 100,
@@ -364,7 +361,7 @@ export async function measureLargePublish(o: LargeOptions): Promise<LargePublish
   const say = o.say ?? (() => {});
   const bundlePath = await copyBundle(o.workDir, o.bundle);
   const bundleBytes = statSync(bundlePath).size;
-  say(`publish, large: first load of ${shown(o.bundle)} into an empty data directory (up to ${Math.round(o.firstLoadTimeoutMs / 1000)} s)`);
+  say(`publish, large: first load of ${shownPath(o.bundle)} into an empty data directory (up to ${Math.round(o.firstLoadTimeoutMs / 1000)} s)`);
   // No load generator runs here (only the light /healthz probe), so the service has every core, as deployed.
   const service = await spawnService(UNPINNED, bundlePath, join(o.workDir, 'data'), o.logLevel, o.logFile);
   try {
@@ -372,7 +369,7 @@ export async function measureLargePublish(o: LargeOptions): Promise<LargePublish
     const firstLoad = { ms, timeoutMs: o.firstLoadTimeoutMs, peakRssMb: peakRssMb(service.child.pid), logged: readContentLoaded(o.logFile) };
     say(`publish, large: first load ${ms === null ? 'not served in time' : `${ms} ms`}, peak RSS ${firstLoad.peakRssMb} MB`);
     const result: LargePublish = {
-      bundle: shown(o.bundle), bundleBytes, firstLoad, edit: 'the first event\'s title edited', publishTimeoutMs: o.publishTimeoutMs,
+      bundle: shownPath(o.bundle), bundleBytes, firstLoad, edit: 'the first event\'s title edited', publishTimeoutMs: o.publishTimeoutMs,
       publishes: [], sighupMedianMs: null, sighupMaxMs: null, healthz: null, peakRssMb: null, skipped: null,
     };
     if (ms === null) {

@@ -5,13 +5,19 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RUNTIMES } from '../../tests/helpers/server.ts';
 import { round } from './stats.ts';
 
 /** The repository's root directory. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** A path as a report shows it: relative to the repository when inside it (no machine's own directories), else as given. */
+export function shownPath(path: string): string {
+  const inside = relative(ROOT, path);
+  return inside.startsWith('..') || isAbsolute(inside) ? path : inside;
+}
 
 /** Servers run on this core and load generators on the other one (when the machine can pin). */
 export const SERVER_CPU = '0';
