@@ -145,3 +145,45 @@ describe('a replica whose role cannot use the database', () => {
     }
   });
 });
+
+describe('checks asked for while one runs', () => {
+  // The interleaving is forced with a store whose follow() waits on the test: no database is reached (the follower's
+  // connection is made only when it listens, which this test does not start).
+  test('a notification that comes while a poll runs is run after it, and the version it brings is logged as followed on the notification', async () => {
+    const { ReplicaFollower } = await import('../src/content/replica.ts');
+    const { createLogger } = await import('../src/utils/log.ts');
+    const lines: string[] = [];
+    let version = 1;
+    let release!: () => void;
+    const pollRuns = new Promise<void>((resolve) => { release = resolve; });
+    const labels: string[] = [];
+    const store = {
+      ready: true,
+      get model() { return { version, checksum: `c${version}` }; },
+      lastPublish: null,
+      async follow(label: string) {
+        labels.push(label);
+        if (labels.length === 1) {
+          await pollRuns; // the poll read the version before the commit
+          return false;
+        }
+        version = 2;
+        return true;
+      },
+    };
+    const logger = createLogger('info', (text) => lines.push(...text.split('\n')));
+    const follower = new ReplicaFollower(store as never, 'postgres://127.0.0.1:1/none', logger, 60_000);
+    try {
+      const poll = follower.check('poll');
+      const notify = follower.check('notify');
+      release();
+      await Promise.all([poll, notify]);
+      logger.flush();
+      assert.deepEqual(labels, ['database (poll)', 'database (notify)']);
+      const followed = lines.map((line) => JSON.parse(line)).filter((line) => line.msg === 'content followed');
+      assert.deepEqual(followed.map((line) => [line.trigger, line.version]), [['notify', 2]]);
+    } finally {
+      await follower.stop();
+    }
+  });
+});

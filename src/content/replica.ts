@@ -26,7 +26,8 @@ export class ReplicaFollower {
   private readonly pollMs: number;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private running: Promise<void> | null = null;
-  private again = false;
+  /** The trigger of a check asked for while another ran (the latest), which the check run again after it is done for. */
+  private again: string | null = null;
   private backoffMs = FIRST_BACKOFF_MS;
   private stopped = false;
   private unlisten: (() => Promise<void>) | null = null;
@@ -47,19 +48,21 @@ export class ReplicaFollower {
 
   /**
    * Checks the database's current version now (a notification, a poll, SIGHUP). Checks never overlap: one
-   * asked for while another runs is run once more after it.
+   * asked for while another runs is run once more after it, and logged as what asked for it (a notification that
+   * came during a poll which read the version before the commit is what the version is then followed on).
    */
   check(trigger: string): Promise<void> {
     if (this.stopped) return Promise.resolve();
     if (this.running) {
-      this.again = true;
+      this.again = trigger;
       return this.running;
     }
     this.running = (async () => {
-      do {
-        this.again = false;
-        await this.checkOnce(trigger);
-      } while (this.again && !this.stopped);
+      for (let next: string | null = trigger; next !== null && !this.stopped;) {
+        this.again = null;
+        await this.checkOnce(next);
+        next = this.again;
+      }
       this.running = null;
       this.schedule(this.state.reachable ? this.pollMs : this.backoffMs);
     })();
