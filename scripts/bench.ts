@@ -1136,7 +1136,6 @@ function demoCounts(bundle: DemoBundle): Record<string, number | string> {
   };
 }
 
-/** Runs everything and writes the document; resolves with the exit code. */
 /**
  * `--render FILE [--out PATH]`: writes a report again from the raw results of an earlier run (FILE: the report, or
  * its raw JSON) with this commit's renderer and target rules, measuring nothing: paths inside the repository are
@@ -1156,6 +1155,7 @@ async function rerender(from: string, out: string): Promise<number> {
   return 0;
 }
 
+/** Runs everything and writes the document (or, with --render, writes it again); resolves with the exit code. */
 async function main(): Promise<number> {
   const renderAt = process.argv.indexOf('--render');
   if (renderAt >= 0) {

@@ -69,7 +69,7 @@ function answers(path: string): Promise<boolean> {
  * parent that exists but refuses a new entry with ENOENT (any path under /proc), Node's recursive mkdir retries for
  * ever, silently, on every thread of its pool; here that parent's ENOENT is thrown, as any unwritable place's error is.
  */
-export async function makeDirectories(path: string): Promise<void> {
+async function makeDirectories(path: string): Promise<void> {
   const missing: string[] = [];
   for (let dir = resolve(path); ; dir = dirname(dir)) {
     try {
