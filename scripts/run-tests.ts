@@ -1,9 +1,12 @@
 /**
- * The test command. First every tests/**\/*.test.ts runs under node:test (via tsx), in-process, with c8
- * coverage gates over src/. Then the HTTP-level suite, tests/http/, runs again once per runtime: against
- * the real service on Node, on Bun and on Deno, each over a real port (TEST_RUNTIME; see
- * tests/helpers/target.ts), and once more on Node as a replica of a real PostgreSQL (TEST_STORE=postgres).
- * The suite is written once; every run must pass.
+ * The test command. First every tests/**\/*.test.ts outside tests/http runs under node:test (via tsx),
+ * in-process, a process per file, collecting V8 coverage. Then the HTTP-level suite, tests/http/, runs five
+ * times, each run in one test process (its files share the services and stores they open, so each distinct
+ * bundle is started once per run, not once per file): in-process, collecting coverage too; against the real
+ * service on Node, on Bun and on Deno, each over a real port (TEST_RUNTIME; see tests/helpers/target.ts); and
+ * on Node as a replica of a real PostgreSQL (TEST_STORE=postgres). The c8 gates are checked once, over the
+ * coverage both in-process runs collected. The suite is written once; every run must pass. Each run's time is
+ * printed at the end.
  *
  * With files given, runs just those, once and without coverage; TEST_RUNTIME in the environment picks
  * the target of their HTTP-level tests (unset: in-process).
@@ -42,25 +45,25 @@ function findTests(dir: string): string[] {
 
 interface Run { name: string; ok: boolean; seconds: number }
 
-/** Runs node:test over `files` (under c8 when `coverage`), with extra environment variables. */
-async function run(name: string, files: string[], env: Record<string, string>, coverage: boolean): Promise<Run> {
+/** How one node:test run is made. */
+interface RunOptions {
+  /** Collect V8 coverage into this directory (the gates are checked over it once every run is done). */
+  coverageDir?: string;
+  /** Run every file in the test process (`--test-isolation=none`) instead of a process per file. */
+  oneProcess?: boolean;
+}
+
+/** Runs node:test over `files`, with extra environment variables. */
+async function run(name: string, files: string[], env: Record<string, string>, options: RunOptions = {}): Promise<Run> {
   console.log(`\n# ${name}: ${files.length} file${files.length === 1 ? '' : 's'}\n`);
-  const c8 = [
-    'c8', '--check-coverage', '--lines', '90', '--branches', '85', '--include', 'src/**', '--exclude', 'src/serve/bun.ts',
-    '--exclude', 'src/serve/deno.ts', '--reporter', 'text-summary', '--reporter', 'lcov', '--report-dir', 'coverage',
-  ];
   // The spec for people, and TAP to a file for its summary: how many tests were skipped.
   const tap = join(scratch, `${name.replace(/\W+/g, '-')}.tap`);
-  const node = ['node', '--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', '--test-reporter-destination=stdout',
-    '--test-reporter=tap', `--test-reporter-destination=${tap}`, ...files];
+  const node = ['node', '--import', 'tsx', '--test', ...(options.oneProcess ? ['--test-isolation=none'] : ['--test-concurrency=2']),
+    '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=tap', `--test-reporter-destination=${tap}`, ...files];
   const began = performance.now();
-  const { DATABASE_URL: _, ...inherited } = process.env;
-  // Not spawnSync: while it blocks, a SIGINT or SIGTERM cannot stop the throwaway server and remove its files
-  // (tests/helpers/postgres.ts).
-  const code = await new Promise<number | null>((resolve) => {
-    spawn('npx', coverage ? [...c8, ...node] : node, { stdio: 'inherit', env: { ...inherited, ...env } })
-      .on('close', resolve).on('error', () => resolve(null));
-  });
+  const { DATABASE_URL: _, NODE_V8_COVERAGE: __, ...inherited } = process.env;
+  const coverage = options.coverageDir ? { NODE_V8_COVERAGE: options.coverageDir } : {};
+  const code = await spawnAndWait(node, { ...inherited, ...env, ...coverage });
   const seconds = Math.round((performance.now() - began) / 100) / 10;
   const skipped = Number(/^# skip(?:ped)? (\d+)$/m.exec(readFileSyncOr(tap))?.[1] ?? 0);
   // In CI every test runs: one skipped (a tool or permission missing) fails the run, as a failure would.
@@ -69,6 +72,25 @@ async function run(name: string, files: string[], env: Record<string, string>, c
     return { name: `${name}, ${skipped} skipped`, ok: false, seconds };
   }
   return { name, ok: code === 0, seconds };
+}
+
+/** Checks the coverage gates over src/ on what the runs collected into `dir`, and writes coverage/lcov.info. */
+async function coverageGates(dir: string): Promise<Run> {
+  console.log('\n# coverage of src/ by every run above that collected it\n');
+  const began = performance.now();
+  const code = await spawnAndWait(['c8', 'report', '--temp-directory', dir, '--check-coverage', '--lines', '90', '--branches', '85',
+    '--include', 'src/**', '--exclude', 'src/serve/bun.ts', '--exclude', 'src/serve/deno.ts', '--reporter', 'text-summary',
+    '--reporter', 'lcov', '--report-dir', 'coverage'], process.env);
+  return { name: 'coverage gates (lines >= 90%, branches >= 85% over src/)', ok: code === 0, seconds: Math.round((performance.now() - began) / 100) / 10 };
+}
+
+/** Runs `npx <args>` with the terminal as its output; resolves with its exit code. */
+function spawnAndWait(args: string[], env: NodeJS.ProcessEnv): Promise<number | null> {
+  // Not spawnSync: while it blocks, a SIGINT or SIGTERM cannot stop the throwaway server and remove its files
+  // (tests/helpers/postgres.ts).
+  return new Promise<number | null>((resolve) => {
+    spawn('npx', args, { stdio: 'inherit', env }).on('close', resolve).on('error', () => resolve(null));
+  });
 }
 
 /** A file's text, or '' when there is none (a run that never started). */
@@ -91,16 +113,24 @@ try {
   const databaseUrl = process.env.DATABASE_URL || (postgres = await startThrowawayPostgres()).url;
   const shared = { TEST_SCRATCH_DIR: scratch, TEST_DATABASE_URL: databaseUrl };
   if (only.length > 0) {
-    runs.push(await run(`${process.env.TEST_RUNTIME || 'in-process'}`, only, shared, false));
+    runs.push(await run(`${process.env.TEST_RUNTIME || 'in-process'}`, only, shared));
   } else {
-    runs.push(await run('every test, in-process, with coverage', findTests('tests'), { ...shared, TEST_RUNTIME: '' }, true));
     const suite = findTests(HTTP_SUITE);
+    const coverageDir = join(scratch, 'coverage');
+    runs.push(await run('every test outside tests/http, a process per file, with coverage',
+      findTests('tests').filter((file) => !suite.includes(file)), { ...shared, TEST_RUNTIME: '' }, { coverageDir }));
+    // The HTTP-level suite runs in one test process each time: its files share the services they start (one per
+    // distinct bundle and settings, about 20, where a process per file started about 25 and loaded the service's
+    // modules once per file). The runs go one after the other: two side by side took as long in all, as the whole
+    // command is bound by CPU (docs/decisions.md, The test command's time).
+    const http = (name: string, env: Record<string, string>, coverage?: string) =>
+      run(name, suite, { ...shared, ...env }, { oneProcess: true, ...(coverage ? { coverageDir: coverage } : {}) });
+    runs.push(await http(`the HTTP-level suite (${HTTP_SUITE}) in-process, with coverage`, { TEST_RUNTIME: '' }, coverageDir));
+    runs.push(await coverageGates(coverageDir));
     for (const runtime of RUNTIMES) {
-      runs.push(await run(`the HTTP-level suite (${HTTP_SUITE}) on ${runtime}, over a real port`, suite,
-        { ...shared, TEST_RUNTIME: runtime }, false));
+      runs.push(await http(`the HTTP-level suite (${HTTP_SUITE}) on ${runtime}, over a real port`, { TEST_RUNTIME: runtime }));
     }
-    runs.push(await run(`the HTTP-level suite (${HTTP_SUITE}) on node, a replica of PostgreSQL`, suite,
-      { ...shared, TEST_RUNTIME: 'node', TEST_STORE: 'postgres' }, false));
+    runs.push(await http(`the HTTP-level suite (${HTTP_SUITE}) on node, a replica of PostgreSQL`, { TEST_RUNTIME: 'node', TEST_STORE: 'postgres' }));
   }
 } finally {
   await postgres?.stop();
