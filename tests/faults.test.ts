@@ -412,12 +412,8 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       const what = damage === 'event-tables.bin' ? '64 flipped bytes in event-tables.bin' : 'an edited content.jsonl';
       test(`with ${what}, the next start serves exactly the same answers and rewrites a cache that verifies`, async (t) => {
         const scope = new Scope();
+        // The copy of the seed holds the store and the cache its start wrote, verified here before the damage.
         const { data, bundle } = await caseDir(t, scope);
-        const first = await start(scope, runtime, ['--bundle', bundle, '--data-dir', data]);
-        const expected = await answers(first);
-        assert.deepEqual(expected, A.answers);
-        assert.equal(await stop(first), 0);
-
         const [cache] = await verifyCaches(data);
         const file = join(data, 'model', cache, damage);
         const bytes = await readFile(file);
@@ -433,7 +429,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
         }
         const second = await start(scope, runtime, ['--bundle', bundle, '--data-dir', data]);
         assert.equal(loadedLine(second).source, 'store', 'rebuilt from the store, not published anew');
-        assert.deepEqual(await answers(second), expected, 'the same answers as before the damage');
+        assert.deepEqual(await answers(second), A.answers, 'the same answers as before the damage');
         assert.equal((await readyz(second)).content_version, A.content_version);
         assert.equal(await stop(second), 0);
         assert.deepEqual(await verifyCaches(data), [cache], 'the cache was rewritten, and verifies');

@@ -21,7 +21,7 @@ import { parseConfig, usage } from '../src/serve/config.ts';
 import { QUIET, readDemoBundle, readDemoSessions } from './helpers/app.ts';
 import { F, makeFixture } from './helpers/fixture.ts';
 import { rawRequest } from './helpers/http.ts';
-import { RUNTIMES, runToExit, startServer, type Runtime } from './helpers/server.ts';
+import { RUNTIMES, runToExit, startServer, type RunningServer, type Runtime } from './helpers/server.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const demo = await readDemoBundle();
@@ -201,6 +201,11 @@ async function waitFor(output: () => string, re: RegExp, timeoutMs = 60_000): Pr
 
 for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
   describe(`operations on ${runtime}`, () => {
+    // The demo service the tests that only look at it share (started by the first that asks, stopped after the last).
+    let demo: Promise<RunningServer> | undefined;
+    const demoServer = () => (demo ??= startServer(runtime));
+    after(async () => { await (await demo?.catch(() => undefined))?.stop(); });
+
     test('/healthz answers as soon as the port opens, and /readyz is 503 until the content is loaded', async () => {
       const dataDir = await mkdtemp(join(tmpdir(), 'ready-'));
       // A fresh data directory: no snapshot, so initdb and the load take seconds after the port opens.
@@ -233,42 +238,35 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
     // read the threads' niceness from (CI runs on Linux, so there it always runs on Node and Bun).
     if (runtime !== 'deno' && existsSync('/proc/thread-self')) {
       test('the publisher\'s thread runs at a lower priority than the serving thread', async () => {
-        const server = await startServer(runtime);
-        try {
-          const task = `/proc/${server.child.pid}/task`;
-          // The niceness is field 19 of a thread's stat line, the 17th after the name in parentheses (which may hold spaces).
-          const niceOf = (tid: string) => {
-            const stat = readFileSync(`${task}/${tid}/stat`, 'utf8');
-            return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-          };
-          const threads = readdirSync(task).map((tid) => ({ tid, nice: niceOf(tid) }));
-          assert.equal(threads.find((t) => t.tid === String(server.child.pid))?.nice, 0, 'the serving thread keeps its priority');
-          assert.ok(threads.some((t) => t.nice === PUBLISHER_NICENESS), `a thread at niceness ${PUBLISHER_NICENESS}: ${JSON.stringify(threads)}`);
-        } finally {
-          await server.stop();
-        }
+        const server = await demoServer();
+        const task = `/proc/${server.child.pid}/task`;
+        // The niceness is field 19 of a thread's stat line, the 17th after the name in parentheses (which may hold spaces).
+        const niceOf = (tid: string) => {
+          const stat = readFileSync(`${task}/${tid}/stat`, 'utf8');
+          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+        };
+        const threads = readdirSync(task).map((tid) => ({ tid, nice: niceOf(tid) }));
+        assert.equal(threads.find((t) => t.tid === String(server.child.pid))?.nice, 0, 'the serving thread keeps its priority');
+        assert.ok(threads.some((t) => t.nice === PUBLISHER_NICENESS), `a thread at niceness ${PUBLISHER_NICENESS}: ${JSON.stringify(threads)}`);
       });
     }
 
     test('writes one JSON access-log line per request, carrying the request id', async () => {
-      const server = await startServer(runtime);
-      try {
-        const ids = ['ops-a', 'ops-b', 'ops-c'];
-        for (const id of ids) await (await fetch(`${server.base}/markers/${DEMO_MARKER}`, { headers: { 'x-request-id': id } })).arrayBuffer();
-        await waitFor(server.output, /"request_id":"ops-c"/);
-        const lines = server.output().split('\n').filter((l) => l.includes('"msg":"request"')).map((l) => JSON.parse(l));
-        for (const id of ids) {
-          const mine = lines.filter((l) => l.request_id === id);
-          assert.equal(mine.length, 1, id);
-          assert.deepEqual([mine[0].method, mine[0].path, mine[0].status], ['GET', `/markers/${DEMO_MARKER}`, 200]);
-        }
-      } finally {
-        await server.stop();
+      const server = await demoServer();
+      const ids = ['ops-a', 'ops-b', 'ops-c'];
+      for (const id of ids) await (await fetch(`${server.base}/markers/${DEMO_MARKER}`, { headers: { 'x-request-id': id } })).arrayBuffer();
+      await waitFor(server.output, /"request_id":"ops-c"/);
+      const lines = server.output().split('\n').filter((l) => l.includes('"msg":"request"')).map((l) => JSON.parse(l));
+      for (const id of ids) {
+        const mine = lines.filter((l) => l.request_id === id);
+        assert.equal(mine.length, 1, id);
+        assert.deepEqual([mine[0].method, mine[0].path, mine[0].status], ['GET', `/markers/${DEMO_MARKER}`, 200]);
       }
     });
 
+    // The last test of the shared demo service: it ends it.
     test('on SIGTERM it finishes the requests in flight, then closes PGlite and exits 0', async () => {
-      const server = await startServer(runtime);
+      const server = await demoServer();
       const path = `/events/${DEMO_SAVED_EVENT}`;
       const headers = { authorization: 'Bearer demo-session-token', 'accept-encoding': 'identity' };
       const expected = (await rawRequest(`${server.base}${path}`, { headers })).body;
