@@ -24,7 +24,7 @@
  * Exits 0 when everything ran (a missed target is reported in the document, not an error) and 1 when
  * something broke: a non-2xx answer, a server that did not start, a body that did not match.
  */
-import type { ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
@@ -38,7 +38,7 @@ import { RUNTIMES, startServer } from '../tests/helpers/server.ts';
 import { printUsage, progress, runMain } from './harness/cli.ts';
 import { get as getWith, hitRate, readCacheCounters, waitFor200 } from './harness/http.ts';
 import { isInterference, loadGate } from './harness/judge.ts';
-import { canPin, describeMachine, hasTaskset, LOAD_CPU, readCommit, readLoadAverage, readVersionLine, readVersions, ROOT, SERVER_CPU, shownPath } from './harness/machine.ts';
+import { canPin, describeMachine, hasTaskset, LOAD_CPU, readCommit, readLoadAverage, readVersions, ROOT, SERVER_CPU, shownPath } from './harness/machine.ts';
 import { cpuSeconds, readExe, readRss } from './harness/process-stats.ts';
 import { readContentLoaded, runtimeCommand, serviceCommand } from './harness/service.ts';
 import { collectTail, pickPort, spawnTracked, stopChild, waitExit } from './harness/spawn.ts';
@@ -179,7 +179,12 @@ function describeBenchMachine(): Machine {
 
 /** Versions of the three runtimes and of the load generators. */
 function readBenchVersions(): Record<string, string> {
-  return { ...readVersions(), wrk: existsSync(WRK) ? readVersionLine(WRK, ['-v']).split(' ')[1] ?? 'unknown' : 'not installed' };
+  return { ...readVersions(), wrk: existsSync(WRK) ? wrkVersion() : 'not installed' };
+}
+
+/** wrk's version: `wrk -v` prints it first (`wrk debian/4.1.0-3+b2 [epoll] …`), then its usage, and exits 1. */
+function wrkVersion(): string {
+  return /^wrk (\S+)/.exec(spawnSync(WRK, ['-v'], { encoding: 'utf8', timeout: 30_000 }).stdout ?? '')?.[1] ?? 'unknown';
 }
 
 // ---------------------------------------------------------------------------------------------------------------

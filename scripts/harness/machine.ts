@@ -63,7 +63,7 @@ export function canPin(): boolean {
 }
 
 /** The first line a command prints when asked its version, or `unavailable (why)`. */
-export function readVersionLine(cmd: string, args: readonly string[]): string {
+function readVersionLine(cmd: string, args: readonly string[]): string {
   const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 30_000 });
   return r.status === 0 ? r.stdout.split('\n')[0].trim() : `unavailable (${(r.stderr || String(r.error)).trim().slice(0, 80)})`;
 }
