@@ -122,30 +122,18 @@ async function publishToPostgres(text: string): Promise<{ url: string; drop(): P
   return db;
 }
 
-/** A service started for the HTTP-level suite, and what its targets share. */
-interface SharedService { server: RunningServer; agent: Agent; database: { drop(): Promise<void> } | null }
-
-/**
- * Services by bundle text and options, shared by the targets open on the same bundle at the same time (as the
- * in-process stores are): the files of the suite run in one process, so each distinct bundle starts its service
- * once while any file uses it, not once per file. The last target to close stops it.
- */
-const services = new Map<string, { service: Promise<SharedService>; users: number }>();
-
 async function openOverHttp(runtime: Runtime, text: string, options: TargetOptions): Promise<TestTarget> {
-  const key = JSON.stringify([createHash('sha256').update(text).digest('hex'), options.now?.toISOString() ?? null, options.basePath ?? null]);
-  let shared = services.get(key);
-  if (!shared) {
-    shared = { service: startService(runtime, text, options), users: 0 };
-    services.set(key, shared);
-    // A start that failed is not kept: the next target tries again, and says why.
-    shared.service.catch(() => services.delete(key));
-  }
-  shared.users++;
-  const { server, agent, database } = await shared.service.catch((err) => { shared.users--; throw err; });
+  const { file, dataDir, sessions } = stageBundle(text);
+  const database = STORE === 'postgres' ? await publishToPostgres(text) : null;
+  const args = database
+    ? ['--database-url', database.url, '--data-dir', `${dataDir}-replica-${randomUUID()}`, '--fixed-time', (options.now ?? F.now).toISOString()]
+    : ['--bundle', file, '--data-dir', dataDir, '--fixed-time', (options.now ?? F.now).toISOString(), ...(sessions ? ['--sessions', sessions] : [])];
+  if (options.basePath !== undefined) args.push('--base-path', options.basePath);
+  // The flags win over the environment, and LOG_LEVEL is pinned: startServer waits for the info lines.
+  const server = await startServer(runtime, args, 120_000, { LOG_LEVEL: 'info' }, database ? /"msg":"content followed"/ : undefined);
+  const agent = new Agent({ keepAlive: true, maxSockets: 8 });
   const errorLog = () => server.output().split('\n').filter((line) => line.includes('"level":"error"'));
   const get = (path: string, init?: RequestInit) => send(runtime, server, agent, path, init);
-  let closed = false;
   return {
     kind: runtime,
     get,
@@ -155,36 +143,15 @@ async function openOverHttp(runtime: Runtime, text: string, options: TargetOptio
     },
     errorLog,
     async close() {
-      if (closed) return;
-      closed = true;
-      const errors = errorLog();
-      if (--shared.users > 0) {
-        if (errors.length > 0) throw new Error(`the service on ${runtime} logged unexpected errors:\n${tail(server.output())}`);
-        return;
-      }
-      services.delete(key);
       agent.destroy();
       const code = await server.stop();
       await database?.drop();
-      if (code !== 0 || errorLog().length > 0) {
-        throw new Error(`the service on ${runtime} exited with ${code}${errorLog().length ? ' and logged unexpected errors' : ''}:\n${tail(server.output())}`);
+      const errors = errorLog();
+      if (code !== 0 || errors.length > 0) {
+        throw new Error(`the service on ${runtime} exited with ${code}${errors.length ? ' and logged unexpected errors' : ''}:\n${tail(server.output())}`);
       }
     },
   };
-}
-
-/** Starts the service on `runtime` over the bundle text: from its data snapshot, or as a replica of a PostgreSQL it was published into. */
-async function startService(runtime: Runtime, text: string, options: TargetOptions): Promise<SharedService> {
-  const { file, dataDir, sessions } = stageBundle(text);
-  const database = STORE === 'postgres' ? await publishToPostgres(text) : null;
-  const args = database
-    ? ['--database-url', database.url, '--data-dir', `${dataDir}-replica-${randomUUID()}`, '--fixed-time', (options.now ?? F.now).toISOString()]
-    : ['--bundle', file, '--data-dir', dataDir, '--fixed-time', (options.now ?? F.now).toISOString(), ...(sessions ? ['--sessions', sessions] : [])];
-  if (options.basePath !== undefined) args.push('--base-path', options.basePath);
-  // The flags win over the environment, and LOG_LEVEL is pinned: startServer waits for the info lines.
-  const server = await startServer(runtime, args, 120_000, { LOG_LEVEL: 'info' }, database ? /"msg":"content followed"/ : undefined)
-    .catch(async (err) => { await database?.drop(); throw err; });
-  return { server, agent: new Agent({ keepAlive: true, maxSockets: 8 }), database };
 }
 
 /** Sends one request over node:http, exactly as the test wrote it, and builds a Fetch Response from the answer. */
