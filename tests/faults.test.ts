@@ -329,11 +329,12 @@ async function publishOnFullDisk(scope: Scope, runtime: Runtime, data: string, b
 // take no less time side by side, and time less predictably.
 for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
   describe(`data-directory faults on ${runtime}`, () => {
-    test('a publish that fills the disk fails with ENOSPC in the log and /readyz, and the current version keeps serving', async (t) => {
+    test('a publish that fills the disk fails with ENOSPC in the log and /readyz, the current version keeps serving, and a ' +
+      'restart on that disk serves it instead of exiting', async (t) => {
       if (cannotUnshare(t)) return;
       const scope = new Scope();
       const { data, bundle } = await caseDir(t, scope);
-      const { service, outcome } = await publishOnFullDisk(scope, runtime, data, bundle);
+      const { ns, service, outcome } = await publishOnFullDisk(scope, runtime, data, bundle);
       assert.equal(outcome, PUBLISH_FAILED, `the bigger bundle must not fit in ${TMPFS_SIZE}:\n${service.output()}`);
       const failure = logOf(service).find((l) => l.msg === PUBLISH_FAILED)!;
       assert.match(String(failure.error), /ENOSPC/, 'the log names ENOSPC');
@@ -347,28 +348,19 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       await sleep(300);
       assert.ok(service.running(), 'the service did not exit');
       assert.equal(await stop(service), 0);
-    });
 
-    test('after a publish failed on a full disk, a restart on that disk serves the version that was current instead of exiting',
-      async (t) => {
-        if (cannotUnshare(t)) return;
-        const scope = new Scope();
-        const { data, bundle } = await caseDir(t, scope);
-        const { ns, service, outcome } = await publishOnFullDisk(scope, runtime, data, bundle);
-        assert.equal(outcome, PUBLISH_FAILED, service.output());
-        assert.equal(await stop(service), 0);
-        const identity = inNamespace(ns, STORE_IDENTITY, { DATA: data });
-        // A supervisor restarts it, the bundle file put back, on the same disk.
-        await replaceFile(bundle, smallText);
-        const again = launch(scope, runtime, ['--bundle', bundle, '--data-dir', data], ns);
-        assert.equal(await servesOrExits(again), 'serving', `the restart must serve the stored version:\n${again.output()}`);
-        assert.doesNotMatch(again.output(), /\[object Object\]/);
-        const state = await readyz(again);
-        assert.deepEqual([state.version, state.content_version], [A.version, A.content_version]);
-        assert.deepEqual(await answers(again), A.answers);
-        assert.equal(await stop(again), 0);
-        assert.equal(inNamespace(ns, STORE_IDENTITY, { DATA: data }), identity, `the store was kept, not removed:\n${again.output()}`);
-      });
+      const identity = inNamespace(ns, STORE_IDENTITY, { DATA: data });
+      // A supervisor restarts it, the bundle file put back, on the same disk.
+      await replaceFile(bundle, smallText);
+      const again = launch(scope, runtime, ['--bundle', bundle, '--data-dir', data], ns);
+      assert.equal(await servesOrExits(again), 'serving', `the restart must serve the stored version:\n${again.output()}`);
+      assert.doesNotMatch(again.output(), /\[object Object\]/);
+      const restarted = await readyz(again);
+      assert.deepEqual([restarted.version, restarted.content_version], [A.version, A.content_version]);
+      assert.deepEqual(await answers(again), A.answers);
+      assert.equal(await stop(again), 0);
+      assert.equal(inNamespace(ns, STORE_IDENTITY, { DATA: data }), identity, `the store was kept, not removed:\n${again.output()}`);
+    });
 
     test('a start on a full disk with a valid bundle serves it from a store kept in memory, with a warning', async (t) => {
       if (cannotUnshare(t)) return;
