@@ -120,8 +120,8 @@ try {
       findTests('tests').filter((file) => !suite.includes(file)), { ...shared, TEST_RUNTIME: '' }, { coverageDir }));
     // In-process, the suite's files share one test process and its stores, so its fixture is published once, not
     // once per file (37 CPU-seconds against 86 without coverage). Over a real port the runs keep a process per file,
-    // two at a time: in one process the files run one after the other and the runs took longer (docs/decisions.md,
-    // The test command's time).
+    // two at a time: in one process the files run one after the other, and the runs took no less time
+    // (docs/decisions.md, The test command's time).
     runs.push(await run(`the HTTP-level suite (${HTTP_SUITE}) in-process, in one process, with coverage`, suite,
       { ...shared, TEST_RUNTIME: '' }, { coverageDir, oneProcess: true }));
     runs.push(await coverageGates(coverageDir));
