@@ -202,9 +202,9 @@ async function waitFor(output: () => string, re: RegExp, timeoutMs = 60_000): Pr
 for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
   describe(`operations on ${runtime}`, () => {
     // The demo service the tests that only look at it share (started by the first that asks, stopped after the last).
-    let demo: Promise<RunningServer> | undefined;
-    const demoServer = () => (demo ??= startServer(runtime));
-    after(async () => { await (await demo?.catch(() => undefined))?.stop(); });
+    let demoService: Promise<RunningServer> | undefined;
+    const demoServer = () => (demoService ??= startServer(runtime));
+    after(async () => { await (await demoService?.catch(() => undefined))?.stop(); });
 
     test('/healthz answers as soon as the port opens, and /readyz is 503 until the content is loaded', async () => {
       const dataDir = await mkdtemp(join(tmpdir(), 'ready-'));
