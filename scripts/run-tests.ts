@@ -1,7 +1,8 @@
 /**
  * The test command. First every tests/**\/*.test.ts runs under node:test (via tsx), in-process, collecting V8
  * coverage: the files outside tests/http with a process each, then the HTTP-level suite, tests/http/, in one process
- * (its files share the test process's stores). The c8 gates are checked once, over what both runs collected. Then the
+ * (its files share the test process's stores). The c8 gates are checked once, over what both runs collected. The
+ * service processes tests start collect none (tests/helpers/server.ts says why). Then the
  * HTTP-level suite runs again once per runtime: against the real service on Node, on Bun and on Deno, each over a
  * real port (TEST_RUNTIME; see tests/helpers/target.ts), and once more on Node as a replica of a real PostgreSQL
  * (TEST_STORE=postgres); these runs collect no coverage. The suite is written once; every run must pass. Each run's

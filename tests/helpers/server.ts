@@ -9,14 +9,16 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = `${ROOT}node_modules/.bin/`;
 
 /**
- * How Node starts the service: as `npm start` does, with Node's own type stripping; but under coverage (c8 sets
- * NODE_V8_COVERAGE), through tsx as the test process loads the sources. c8 merges V8's coverage of a file across
- * processes before it maps it back to the source, and the coverage of the same file run as Node strips it and as
- * tsx compiles it does not merge: event-table.ts came out 12% covered by tests that run it thoroughly, once servers
- * ran it the other way. The HTTP-level suite runs without coverage, so it runs the service exactly as users do, and
- * `erasableSyntaxOnly` in tsconfig.json keeps every source fit for Node's type stripping.
+ * The services the tests start run exactly as users run them (Node as `npm start` does, with its own type
+ * stripping) and collect no coverage: coverage is that of the test processes, which load the sources through tsx.
+ * Node hands a test process's NODE_V8_COVERAGE to every child whose environment has none, so it is emptied here, in
+ * the helper every test that starts the service imports. Collecting it made every start dearer (the service then ran
+ * through tsx), and c8 cannot merge a file's coverage run both ways: it merges V8's coverage before mapping it to the
+ * source (event-table.ts came out 12% covered). docs/decisions.md (The test command's time) has what it cost and
+ * what the gates see without it. `erasableSyntaxOnly` in tsconfig.json keeps every source fit for type stripping.
  */
-const NODE_SERVICE = process.env.NODE_V8_COVERAGE ? [process.execPath, '--import', 'tsx', 'src/serve/node.ts'] : [process.execPath, 'src/serve/node.ts'];
+if (process.env.NODE_V8_COVERAGE) process.env.NODE_V8_COVERAGE = '';
+const NODE_SERVICE = [process.execPath, 'src/serve/node.ts'];
 
 /** How each runtime starts the service (the same commands as the npm scripts). */
 export const RUNTIMES: Record<'node' | 'bun' | 'deno', readonly string[]> = {
