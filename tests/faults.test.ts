@@ -47,6 +47,9 @@ const BIGGER_EVENTS = 10_000;
 /** The full-disk tests' tmpfs: the fixture's store (about 41 MB) fits with room to spare, the bigger bundle's (over 52 MB) does not. */
 const TMPFS_SIZE = '48m';
 
+/** What a data directory holds after its owner stopped cleanly: the store, its caches, the record of the clean close. */
+const STOPPED = ['model', 'store', 'store-closed.json'];
+
 /** The log line that ends a publish started by SIGHUP (its message in group 1). */
 const PUBLISH_OUTCOME =
   /"msg":"(content published|content unchanged|the publish failed; the current version keeps serving|the bundle was refused[^"]*)"/;
@@ -287,7 +290,7 @@ before(async () => {
     const state = await readyz(service);
     A = { version: state.version, content_version: state.content_version, answers: await answers(service) };
     assert.equal(await stop(service), 0);
-    assert.deepEqual((await readdir(seed)).sort(), ['model', 'store'], 'a stopped service leaves its store and caches, and no lock');
+    assert.deepEqual((await readdir(seed)).sort(), STOPPED, 'a stopped service leaves its store, caches and clean-close record, and no lock');
   } finally {
     await scope.close();
   }
@@ -379,7 +382,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       assert.equal(await stop(service), 0);
     });
 
-    test('a start on a full disk holding the store of an earlier start serves it from memory with a warning, and keeps the store',
+    test('a start on a full disk holding the store of an earlier start serves it (without opening it after a clean close, else from memory with a warning), and keeps the store',
       async (t) => {
         if (cannotUnshare(t)) return;
         const scope = new Scope();
@@ -388,6 +391,15 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
         const ns = await namespace(scope, `mount -t tmpfs -o size=${TMPFS_SIZE} tmpfs "$DATA"\ncp -a "$SEED/." "$DATA/"\n` +
           'dd if=/dev/zero of="$DATA/filler" bs=64k 2>/dev/null || true', { DATA: data, SEED: seed });
         const identity = inNamespace(ns, STORE_IDENTITY, { DATA: data });
+        // The seed's store was closed cleanly, and `cp -a` kept its files as they were: it is served without being opened.
+        const unopened = launch(scope, runtime, ['--bundle', bundle, '--data-dir', data], ns);
+        assert.equal(await servesOrExits(unopened), 'serving', unopened.output());
+        assert.deepEqual([loadedLine(unopened).source, loadedLine(unopened).store_open], ['store', false], unopened.output());
+        assert.deepEqual(await answers(unopened), A.answers);
+        assert.equal(await stop(unopened), 0);
+        // Without the record of that clean close, the store must be opened, on a disk with no room for PGlite to start.
+        // (Filled again: the record's block would leave PGlite room enough to start.)
+        inNamespace(ns, 'rm "$DATA/store-closed.json"\ndd if=/dev/zero of="$DATA/filler-2" bs=4k 2>/dev/null || true', { DATA: data });
         const service = launch(scope, runtime, ['--bundle', bundle, '--data-dir', data], ns);
         assert.equal(await servesOrExits(service), 'serving', service.output());
         assert.doesNotMatch(service.output(), /\[object Object\]/);
@@ -440,14 +452,15 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
 
       const second = await start(scope, runtime, ['--bundle', bundle, '--data-dir', data]);
       assert.deepEqual(warningsOf(second), [], 'no warning at all: the rebuilt store opens');
-      assert.equal(loadedLine(second).source, 'store');
+      assert.deepEqual([loadedLine(second).source, loadedLine(second).store_open], ['store', false],
+        'the rebuilt store, closed cleanly, is served without being opened');
       assert.deepEqual(await answers(second), A.answers);
       assert.equal(await stop(second), 0);
       const kept = (await readdir(data)).sort();
-      assert.equal(kept.length, 3, `model, store and the store moved aside: ${kept}`);
-      assert.deepEqual(kept.slice(0, 2), ['model', 'store']);
-      assert.match(kept[2]!, /^store\.damaged-\d{8}T\d{6}Z$/, 'the store that did not open is kept, not removed');
-      assert.ok(warningsOf(first).some((w) => w.includes(kept[2]!)), 'the warning says where it went');
+      assert.equal(kept.length, 4, `model, store, its clean-close record and the store moved aside: ${kept}`);
+      assert.deepEqual(kept.slice(0, 3), STOPPED);
+      assert.match(kept[3]!, /^store\.damaged-\d{8}T\d{6}Z$/, 'the store that did not open is kept, not removed');
+      assert.ok(warningsOf(first).some((w) => w.includes(kept[3]!)), 'the warning says where it went');
       await verifyCaches(data);
     });
 
@@ -466,7 +479,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       assert.deepEqual((await readdir(data)).sort(), ['lock.sock', 'model', 'server.pid', 'store'],
         'the data directory holds only store, model, lock.sock and the pid of the process that owns it');
       assert.equal(await stop(next), 0);
-      assert.deepEqual((await readdir(data)).sort(), ['model', 'store'], 'a stopped service leaves no lock');
+      assert.deepEqual((await readdir(data)).sort(), STOPPED, 'a stopped service leaves no lock');
       await verifyCaches(data);
     });
 
@@ -487,7 +500,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
         assert.equal(await stop(second), 0);
         assert.deepEqual((await readdir(data)).sort(), ['lock.sock', 'model', 'server.pid', 'store'], 'the owner still holds its lock and its pid file');
         assert.equal(await stop(owner), 0);
-        assert.deepEqual((await readdir(data)).sort(), ['model', 'store'], 'no tmp-* or other directory is left');
+        assert.deepEqual((await readdir(data)).sort(), STOPPED, 'no tmp-* or other directory is left');
         assert.equal((await verifyCaches(data)).length, 1);
       });
 
@@ -506,7 +519,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       await sleep(300);
       assert.ok(service.running(), 'the service did not exit');
       assert.equal(await stop(service), 0);
-      assert.deepEqual((await readdir(data)).sort(), ['model', 'store'], 'nothing was written');
+      assert.deepEqual((await readdir(data)).sort(), STOPPED, 'nothing was written (the copy of the seed holds its record)');
     });
 
     test('a crash in the middle of a publish leaves the store serving the version before it, and a later publish succeeds', async (t) => {
@@ -537,7 +550,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       assert.equal(published.content_version, sha256(largeText));
       assert.ok(published.version > A.version);
       assert.equal(await stop(restarted), 0);
-      assert.deepEqual((await readdir(data)).sort(), ['model', 'store']);
+      assert.deepEqual((await readdir(data)).sort(), STOPPED);
       assert.equal((await verifyCaches(data)).length, 2, 'the caches of both versions are kept, and verify');
     });
   });

@@ -34,7 +34,7 @@ describe('content built ahead', () => {
     await builder.commit();
     await builder.close();
     opened = [];
-    store = await ContentStore.open({ publisher: new PrebuiltPublisher(payload, async () => {
+    store = await ContentStore.open({ publisher: new PrebuiltPublisher({ payload }, async () => {
       const real = await Publisher.open({ emptyDatabase: await emptyDatabase() });
       opened.push(real);
       return real;
@@ -75,7 +75,7 @@ describe('content built ahead', () => {
     const reference = await Publisher.open({ emptyDatabase: await emptyDatabase() });
     try {
       await reference.replaceSessions(more);
-      const prebuilt = new PrebuiltPublisher(payload, () => Promise.reject(new Error('not to be opened')));
+      const prebuilt = new PrebuiltPublisher({ payload }, () => Promise.reject(new Error('not to be opened')));
       await prebuilt.replaceSessions(more);
       assert.deepEqual(await prebuilt.readSessions(), await reference.readSessions());
     } finally {

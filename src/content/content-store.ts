@@ -15,9 +15,9 @@ import { BundleError, type BundleProblem } from './bundle/validate-bundle.ts';
 import type { ModelPayload } from './model/model-cache.ts';
 import { ServedVersion, type BuiltModel } from './journey.ts';
 import type { ReadModel } from './model/read-model.ts';
-import { decodePublisherError, isDamagedStoreError, Publisher, type Prepared, type PublishProgress, type PublisherOptions, type PublisherPort, type Staged, type StoreMode } from './publisher.ts';
+import { decodePublisherError, isDamagedStoreError, Publisher, type OpenedStore, type Prepared, type PublishProgress, type PublisherOptions, type PublisherPort, type Staged } from './publisher.ts';
 import { RpcPeer } from '../utils/rpc.ts';
-import { PrebuiltPublisher } from './prebuilt-publisher.ts';
+import { PrebuiltPublisher, servedWithoutStore } from './prebuilt-publisher.ts';
 import { LiveSessions, SessionIndex, type SessionAnswer } from './sessions.ts';
 import { isConnectionError } from '../db/postgres.ts';
 import type { VersionInfo } from './store/sql-store.ts';
@@ -162,7 +162,11 @@ export class ContentStore implements ServedContent {
   static async open(options: ContentStoreOptions = {}): Promise<ContentStore> {
     const { worker, onProgress, publisher, prebuilt, ...publisherOptions } = options;
     const openPublisher = async (): Promise<PublisherPort> => (worker ? WorkerPublisher.start(publisherOptions) : Publisher.open(publisherOptions));
-    const store = new ContentStore(publisher ?? (prebuilt ? new PrebuiltPublisher(prebuilt, openPublisher) : await openPublisher()));
+    // A store closed cleanly, or the caches of a directory owned elsewhere, serve without a store opened (prebuilt-publisher.ts).
+    const unopened = !publisher && !prebuilt && !options.databaseUrl && options.dataDir !== undefined
+      ? await servedWithoutStore(options.dataDir, openPublisher) : null;
+    const store = new ContentStore(publisher ?? unopened ??
+      (prebuilt ? new PrebuiltPublisher({ payload: prebuilt }, openPublisher) : await openPublisher()));
     store.publisher.onProgress = onProgress ?? null;
     if (options.databaseUrl) store.liveSessions = new LiveSessions(options.databaseUrl);
     else store.sessionIndex = new SessionIndex(await store.publisher.readSessions());
@@ -170,7 +174,7 @@ export class ContentStore implements ServedContent {
   }
 
   /** What opening the store found (its mode, and warnings such as a read-only data directory). */
-  opened(): Promise<{ mode: StoreMode; warnings: string[] }> {
+  opened(): Promise<OpenedStore> {
     return this.publisher.opened();
   }
 
@@ -404,7 +408,7 @@ class WorkerPublisher implements PublisherPort {
     return this.peer.call<T>(method, { shared: this.shared }, ...args);
   }
 
-  opened() { return this.call<{ mode: StoreMode; warnings: string[] }>('opened'); }
+  opened() { return this.call<OpenedStore>('opened'); }
   stage(source: BundleSource) { return this.call<Staged>('stage', source); }
   prepare() { return this.call<Prepared>('prepare'); }
   commit() { return this.call<VersionInfo | null>('commit'); }

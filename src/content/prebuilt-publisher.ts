@@ -1,75 +1,154 @@
 /**
- * A publisher for content whose payload was built ahead (the single binary's built-in demo, built into it by
- * scripts/build-binary.ts): it serves that payload at once, without opening a store, and opens the real publisher
- * only when something else must be written (a bundle of other content). The built-in demo then never opens PGlite at
- * all: no wasm compiled, no store in memory, no publish at start.
+ * A publisher for content whose payload is at hand before any store is opened: it serves that payload at once, and
+ * opens the real publisher only when something else must be written. Three kinds:
+ * - content built ahead (the single binary's built-in demo, built into it by scripts/build-binary.ts), which never
+ *   opens PGlite at all: no wasm compiled, no store in memory, no publish at start;
+ * - the current version of a store closed cleanly (`servedWithoutStore`: src/content/store/clean-close.ts), served
+ *   from its verified model cache while this process holds the data directory's lock. Its sessions are the stored
+ *   ones: the same sessions given again change nothing, other sessions open the store to be written;
+ * - a data directory another live process owns: a bundle whose verified cache is there is served from it, as the
+ *   store in memory that such a process keeps would serve it, without making that store.
+ * Sessions given to the first and the last are kept here as a store in memory would keep them, and handed to the real
+ * publisher when it opens.
  *
- * The payload is used only for a bundle whose SHA-256 is the payload's checksum, which is the identity of content
- * everywhere in the service: any other bundle goes to the real publisher, as it would without this one. Sessions are
- * kept here as the store would keep them, and handed to the real publisher when it opens.
+ * A payload is used only for a bundle whose SHA-256 is the payload's checksum, which is the identity of content
+ * everywhere in the service: any other bundle goes to the real publisher, as it would without this one.
  */
 import type { SessionT } from './bundle/bundle-schema.ts';
 import { checksumOf, type BundleSource } from './bundle/parse.ts';
-import type { ModelPayload } from './model/model-cache.ts';
-import type { Prepared, PublishProgress, PublisherPort, Staged, StoreMode } from './publisher.ts';
+import { cachePath, findCache, readCache, type ModelPayload } from './model/model-cache.ts';
+import type { OpenedStore, Prepared, PublishProgress, PublisherPort, Staged } from './publisher.ts';
+import { readCleanClose } from './store/clean-close.ts';
+import { cachesPath, lockDataDir, ownedElsewhere, type DataDirLock } from './store/data-dir.ts';
 import type { SessionRow, VersionInfo } from './store/sql-store.ts';
+
+/**
+ * A publisher that serves from `dataDir` without opening a store, when it can know what to serve: the current version
+ * of the store closed cleanly there (this process then holds the directory's lock), or the verified caches of a
+ * directory another live process owns. Null, with the lock left free, when the store must be opened to know.
+ * `openReal` opens the publisher of that directory (the lock is released just before, for it to take).
+ */
+export async function servedWithoutStore(dataDir: string, openReal: () => Promise<PublisherPort>): Promise<PrebuiltPublisher | null> {
+  let lock: DataDirLock | null;
+  try {
+    lock = await lockDataDir(dataDir);
+  } catch {
+    return null; // a directory that cannot be written: the publisher says so, and keeps a store in memory
+  }
+  if (!lock) {
+    return new PrebuiltPublisher({ find: (checksum) => findCache(cachesPath(dataDir), checksum) }, openReal,
+      { warnings: [ownedElsewhere(dataDir)] });
+  }
+  const closed = await readCleanClose(dataDir);
+  const payload = closed && await readCache(cachePath(cachesPath(dataDir), closed.current.version, closed.current.checksum), closed.current)
+    .catch(() => null);
+  if (!closed || !payload) {
+    await lock.release();
+    return null;
+  }
+  const held = lock;
+  return new PrebuiltPublisher({ payload }, async () => {
+    await held.release();
+    return openReal();
+  }, { stored: { sessions: closed.sessions, lock: held } });
+}
+
+const NO_BYTES = new Uint8Array(0);
+
+/** The payload at hand, or how to find one for a bundle's checksum. */
+type PayloadSource = { payload: ModelPayload } | { find(checksum: string): Promise<ModelPayload | null> };
 
 export class PrebuiltPublisher implements PublisherPort {
   onProgress: ((progress: PublishProgress) => void) | null = null;
-  private readonly payload: ModelPayload;
+  private payload: ModelPayload | null;
+  private readonly find: ((checksum: string) => Promise<ModelPayload | null>) | null;
   private readonly openReal: () => Promise<PublisherPort>;
   private real: Promise<PublisherPort> | null = null;
-  private sessions: SessionT[] = [];
-  /** True while the prebuilt payload is what is staged or served (nothing was given to the real publisher). */
+  /** Sessions given and not written anywhere yet: handed to the real publisher when it opens. */
+  private given: SessionT[] | null = null;
+  /** The sessions, as the store answers them. */
+  private sessions: SessionRow[];
+  /** The lock of the data directory whose store makes the payload current (a store closed cleanly); null otherwise. */
+  private readonly lock: DataDirLock | null;
+  private readonly warnings: string[];
+  /**
+   * True once the payload is the current version: at once for a store closed cleanly, when found for the caches of a
+   * directory owned elsewhere (both already written), and once served for content built ahead.
+   */
+  private current: boolean;
+  /** True while the payload is what is staged (nothing was given to the real publisher). */
   private prebuiltStaged = false;
-  private prebuiltServed = false;
+  /** True once the payload's bytes were let go (see commit). */
+  private released = false;
 
-  constructor(payload: ModelPayload, openReal: () => Promise<PublisherPort>) {
-    this.payload = payload;
+  constructor(source: PayloadSource, openReal: () => Promise<PublisherPort>,
+    options: { stored?: { sessions: SessionRow[]; lock: DataDirLock }; warnings?: string[] } = {}) {
+    this.payload = 'payload' in source ? source.payload : null;
+    this.find = 'find' in source ? source.find : null;
     this.openReal = openReal;
+    this.sessions = options.stored?.sessions ?? [];
+    this.lock = options.stored?.lock ?? null;
+    this.current = this.lock !== null;
+    this.warnings = options.warnings ?? [];
   }
 
   /** The version the payload is (as the store that built it numbered it). */
   private get version(): VersionInfo {
-    return { version: this.payload.version, checksum: this.payload.checksum, published_at: this.payload.published_at };
+    const payload = this.payload!;
+    return { version: payload.version, checksum: payload.checksum, published_at: payload.published_at };
   }
 
-  /** The real publisher, opened on first need, with the sessions held so far. */
+  /** The real publisher, opened on first need, with the sessions given so far. */
   private publisher(): Promise<PublisherPort> {
     this.real ??= (async () => {
       const real = await this.openReal();
       real.onProgress = (progress) => this.onProgress?.(progress);
-      if (this.sessions.length > 0) await real.replaceSessions(this.sessions);
+      if (this.given) await real.replaceSessions(this.given);
       return real;
     })();
     return this.real;
   }
 
-  async opened(): Promise<{ mode: StoreMode; warnings: string[] }> {
-    return this.real ? (await this.real).opened() : { mode: 'memory', warnings: [] };
+  async opened(): Promise<OpenedStore> {
+    return this.real ? (await this.real).opened() : { mode: this.lock ? 'dir' : 'memory', warnings: [...this.warnings], open: false };
+  }
+
+  /** The payload for content with this checksum, when this publisher has it. */
+  private async payloadFor(checksum: string): Promise<ModelPayload | null> {
+    if (this.payload?.checksum === checksum) return this.payload;
+    if (!this.find || this.current) return null;
+    const found = await this.find(checksum);
+    // Found in the owner's caches: already written, so it is current as soon as it is staged.
+    if (found) [this.payload, this.current] = [found, true];
+    return found;
   }
 
   async stage(source: BundleSource): Promise<Staged> {
-    if (!this.real && await checksumOf(source) === this.payload.checksum) {
+    if (!this.real && await this.payloadFor(await checksumOf(source))) {
       this.prebuiltStaged = true;
-      const current = this.prebuiltServed ? this.version : null;
-      return { checksum: this.payload.checksum, stored: current, current, problems: null, warnings: this.payload.warnings, damaged: [] };
+      const current = this.current ? this.version : null;
+      return { checksum: this.payload!.checksum, stored: current, current, problems: null, warnings: this.payload!.warnings, damaged: [] };
     }
     this.prebuiltStaged = false;
     return (await this.publisher()).stage(source);
   }
 
   async prepare(): Promise<Prepared> {
-    if (!this.prebuiltStaged) return (await this.publisher()).prepare();
-    return { payload: this.payload, written: !this.prebuiltServed, warnings: [] };
+    if (!this.prebuiltStaged || this.released) return (await this.publisher()).prepare();
+    return { payload: this.payload!, written: !this.current, warnings: [] };
   }
 
   async commit(): Promise<VersionInfo | null> {
     if (!this.prebuiltStaged) return (await this.publisher()).commit();
     this.prebuiltStaged = false;
-    if (this.prebuiltServed) return null;
-    this.prebuiltServed = true;
-    return this.version;
+    const made = this.current ? null : this.version;
+    this.current = true;
+    // The model built from the payload holds its bytes (or, with serving threads, their copy in shared memory): they
+    // are not also kept here for the life of the process. The version is still known; its bytes, should they be
+    // wanted again, come from the real publisher.
+    this.payload = { ...this.payload!, docs: NO_BYTES, tables: NO_BYTES, places: NO_BYTES };
+    this.released = true;
+    return made;
   }
 
   async abandon(): Promise<void> {
@@ -78,35 +157,45 @@ export class PrebuiltPublisher implements PublisherPort {
   }
 
   async serveCurrent(): Promise<ModelPayload | null> {
-    if (this.real) return (await this.real).serveCurrent();
-    return this.prebuiltServed ? this.payload : null;
+    if (this.real || this.released) return (await this.publisher()).serveCurrent();
+    return this.current ? this.payload : null;
   }
 
   async currentVersion(): Promise<VersionInfo | null> {
     if (this.real) return (await this.real).currentVersion();
-    return this.prebuiltServed ? this.version : null;
+    return this.current ? this.version : null;
   }
 
   async replaceSessions(sessions: SessionT[]): Promise<void> {
-    this.sessions = sessions;
-    if (this.real) await (await this.real).replaceSessions(sessions);
+    if (this.real) return (await this.real).replaceSessions(sessions);
+    const rows = sessionRows(sessions);
+    // A store closed cleanly holds its sessions: the same ones given again change nothing, others are written into it.
+    if (this.lock && JSON.stringify(rows) === JSON.stringify(this.sessions)) return;
+    this.sessions = rows;
+    this.given = sessions;
+    if (this.lock) await this.publisher();
   }
 
-  /** The sessions as the store answers them (SqlStore.readSessions): by token, each with its account's saved events. */
+  /** The sessions as the store answers them (SqlStore.readSessions). */
   async readSessions(): Promise<SessionRow[]> {
-    if (this.real) return (await this.real).readSessions();
-    const saved = new Map<string, Set<string>>();
-    for (const s of this.sessions) {
-      const account = s.account_id.toLowerCase();
-      const events = saved.get(account) ?? saved.set(account, new Set()).get(account)!;
-      for (const id of s.saved_event_ids) events.add(id.toLowerCase());
-    }
-    return this.sessions.map((s) => ({ token_sha256: s.token_sha256, account_id: s.account_id.toLowerCase(),
-      expires_at: new Date(s.expires_at).toISOString(), saved: [...saved.get(s.account_id.toLowerCase())!].sort() }))
-      .sort((a, b) => (a.token_sha256 < b.token_sha256 ? -1 : a.token_sha256 > b.token_sha256 ? 1 : 0));
+    return this.real ? (await this.real).readSessions() : this.sessions;
   }
 
   async close(): Promise<void> {
     if (this.real) await (await this.real).close();
+    else await this.lock?.release();
   }
+}
+
+/** Sessions as the store answers them (SqlStore.readSessions): by token, each with its account's saved events. */
+function sessionRows(sessions: readonly SessionT[]): SessionRow[] {
+  const saved = new Map<string, Set<string>>();
+  for (const s of sessions) {
+    const account = s.account_id.toLowerCase();
+    const events = saved.get(account) ?? saved.set(account, new Set()).get(account)!;
+    for (const id of s.saved_event_ids) events.add(id.toLowerCase());
+  }
+  return sessions.map((s) => ({ token_sha256: s.token_sha256, account_id: s.account_id.toLowerCase(),
+    expires_at: new Date(s.expires_at).toISOString(), saved: [...saved.get(s.account_id.toLowerCase())!].sort() }))
+    .sort((a, b) => (a.token_sha256 < b.token_sha256 ? -1 : a.token_sha256 > b.token_sha256 ? 1 : 0));
 }

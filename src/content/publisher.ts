@@ -21,7 +21,8 @@ import { BundleError, BundleValidator, type BundleProblem } from './bundle/valid
 import { WarningCollector } from './bundle/check.ts';
 import type { VersionWarnings } from './bundle/findings.ts';
 import { buildPayload, findCache, modelFromPayload, pruneCaches, readCache, cachePath, writeCache, type ModelPayload } from './model/model-cache.ts';
-import { cachesPath, lockDataDir, removeOldLayout, setStoreAside, storePath, type DataDirLock } from './store/data-dir.ts';
+import { cachesPath, lockDataDir, ownedElsewhere, removeOldLayout, setStoreAside, storePath, type DataDirLock } from './store/data-dir.ts';
+import { forgetCleanClose, writeCleanClose, type ClosedStore } from './store/clean-close.ts';
 import { KEEP_VERSIONS, KEEP_VERSIONS_POSTGRES, SqlStore, type SessionRow, type VersionInfo } from './store/sql-store.ts';
 import type { WireError } from '../utils/rpc.ts';
 
@@ -31,6 +32,13 @@ import type { WireError } from '../utils/rpc.ts';
  * holds only the model caches).
  */
 export type StoreMode = 'dir' | 'memory' | 'postgres';
+
+/**
+ * How the store was opened, and anything that went wrong doing so. `open` is false while no store is open: what is
+ * served came from a payload at hand (src/content/prebuilt-publisher.ts), and the store is opened when something must
+ * be written.
+ */
+export interface OpenedStore { mode: StoreMode; warnings: string[]; open: boolean }
 
 /** How the publisher keeps its store. */
 export interface PublisherOptions {
@@ -81,8 +89,7 @@ export interface PublishProgress { events_staged: number }
 export interface PublisherPort {
   /** Called with the progress of each staging (for the log); null to hear nothing. */
   onProgress: ((progress: PublishProgress) => void) | null;
-  /** How the store was opened, and anything that went wrong doing so. */
-  opened(): Promise<{ mode: StoreMode; warnings: string[] }>;
+  opened(): Promise<OpenedStore>;
   stage(source: BundleSource): Promise<Staged>;
   /** The payload of what `stage` accepted: the staged version's (not yet current), or the stored version's. */
   prepare(): Promise<Prepared>;
@@ -242,12 +249,14 @@ export class Publisher implements PublisherPort {
     let lock: DataDirLock | null = null;
     try {
       lock = await lockDataDir(dataDir);
-      if (!lock) warnings.push(`another running process owns the data directory ${dataDir}: its caches are read, its store is left alone`);
+      if (!lock) warnings.push(ownedElsewhere(dataDir));
     } catch (err) {
       warnings.push(`cannot write to the data directory ${dataDir} (${describe(err)}): the store is kept in memory and verified caches are read`);
     }
     const caches = cachesPath(dataDir);
     if (!lock) return new Publisher(await inMemory(), { caches, lock: null, mode: 'memory', warnings, options });
+    // From here the store may change: a start must not take the record of its last clean close for what it holds.
+    await forgetCleanClose(dataDir);
     const removed = await removeOldLayout(dataDir);
     if (removed.length > 0) warnings.push(`removed ${removed.length} data snapshot(s) of an earlier release from ${dataDir}`);
     const damaged: string[] = [];
@@ -277,8 +286,8 @@ export class Publisher implements PublisherPort {
     this.migrated = true;
   }
 
-  async opened(): Promise<{ mode: StoreMode; warnings: string[] }> {
-    return { mode: this.mode, warnings: [...this.warnings] };
+  async opened(): Promise<OpenedStore> {
+    return { mode: this.mode, warnings: [...this.warnings], open: true };
   }
 
   async stage(source: BundleSource): Promise<Staged> {
@@ -578,9 +587,22 @@ export class Publisher implements PublisherPort {
     return describeSetAside(storePath(dataDir), 'could not be read', err, movedTo);
   }
 
+  /**
+   * Closes the store. A store in the data directory closed cleanly, with a current version and nothing staged, leaves
+   * the record of what it holds (src/content/store/clean-close.ts), so the next start can serve without opening it.
+   */
   async close(): Promise<void> {
+    const closed = this.mode === 'dir' && !this.pending ? await this.describeClosed().catch(() => null) : null;
     await this.store.db.close();
+    // No record is no harm: the next start opens the store, as it always could.
+    if (closed) await writeCleanClose(this.options.dataDir!, closed).catch(() => {});
     await this.lock?.release();
+  }
+
+  /** What the store holds as it is closed; null before it holds a version. */
+  private async describeClosed(): Promise<ClosedStore | null> {
+    const current = await this.store.current();
+    return current && { current, sessions: await this.store.readSessions() };
   }
 
   /**

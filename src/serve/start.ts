@@ -144,10 +144,10 @@ export async function start(args: readonly string[], env: Record<string, string 
         await store.serveCurrent(label, staged);
         logger.log('error', 'the bundle was refused; serving the last good version', { bundle: label, version: store.model.version,
           content_version: store.model.checksum, problems: staged.problems.slice(0, 50) });
-        logLoaded();
+        await logLoaded();
       } else {
         await store.commitStaged(label, staged);
-        logLoaded();
+        await logLoaded();
       }
     } catch (err) {
       const error = String((err as Error).message ?? err);
@@ -178,12 +178,16 @@ export async function start(args: readonly string[], env: Record<string, string 
     if (config.watch && !useBuiltIn) watcher = watchFiles([config.bundlePath, ...(config.sessionsPath ? [config.sessionsPath] : [])], () => void reload('watch'));
   }
 
-  /** The start-up line: `source` is `bundle` when the bundle was written as a new version, `store` when it was already stored. */
-  function logLoaded(): void {
+  /**
+   * The start-up line: `source` is `bundle` when the bundle was written as a new version, `store` when it was already
+   * stored; `store_open` is false when the store was not opened to serve it (src/content/store/clean-close.ts).
+   */
+  async function logLoaded(): Promise<void> {
     const last = store.lastPublish;
+    const storeOpen = (await store.opened()).open;
     for (const warning of last?.warnings ?? []) logger.log('warn', warning);
-    logger.log('info', 'content loaded', { source: last?.outcome === 'published' ? 'bundle' : 'store', version: store.model.version,
-      content_version: store.model.checksum, ms: Math.round(performance.now() - began), publish_ms: last?.ms });
+    logger.log('info', 'content loaded', { source: last?.outcome === 'published' ? 'bundle' : 'store', store_open: storeOpen,
+      version: store.model.version, content_version: store.model.checksum, ms: Math.round(performance.now() - began), publish_ms: last?.ms });
   }
 
   /** Publishes the bundle (and the sessions file) again; the served version changes only if it succeeds. */

@@ -26,6 +26,9 @@ export const pidFilePath = (dataDir: string) => join(dataDir, 'server.pid');
 /** What the lock answers: this service's name and its owner's pid, so `reload` never takes another program's socket for it. */
 const OWNER_LINE = /^destination-map-content (\d+)\n/;
 
+/** The warning of a process that found the data directory owned by another live one. */
+export const ownedElsewhere = (dataDir: string) => `another running process owns the data directory ${dataDir}: its caches are read, its store is left alone`;
+
 /** A held lock on a data directory. */
 export interface DataDirLock { release(): Promise<void> }
 
