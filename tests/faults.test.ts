@@ -307,7 +307,9 @@ async function caseDir(t: TestContext, scope: Scope, options: { empty?: boolean 
   scope.dirs.push(dir);
   const data = join(dir, 'data');
   if (options.empty) await mkdir(data);
-  else await cp(seed, data, { recursive: true });
+  // With its files' times, as a backup restored whole keeps them: the copy of a store closed cleanly is served without
+  // opening it until a case's fault makes the service open it (damage, a full disk, a publish).
+  else await cp(seed, data, { recursive: true, preserveTimestamps: true });
   const bundle = join(dir, 'bundle.json');
   await writeFile(bundle, smallText);
   return { data, bundle };

@@ -17,7 +17,8 @@ import { ServedVersion, type BuiltModel } from './journey.ts';
 import type { ReadModel } from './model/read-model.ts';
 import { decodePublisherError, isDamagedStoreError, Publisher, type OpenedStore, type Prepared, type PublishProgress, type PublisherOptions, type PublisherPort, type Staged } from './publisher.ts';
 import { RpcPeer } from '../utils/rpc.ts';
-import { PrebuiltPublisher, servedWithoutStore } from './prebuilt-publisher.ts';
+import { openDataDir, PrebuiltPublisher } from './prebuilt-publisher.ts';
+import type { DataDirLock } from './store/data-dir.ts';
 import { LiveSessions, SessionIndex, type SessionAnswer } from './sessions.ts';
 import { isConnectionError } from '../db/postgres.ts';
 import type { VersionInfo } from './store/sql-store.ts';
@@ -121,6 +122,8 @@ export interface PublishRecord {
 /** Owns the served version and the way to publish the next one. */
 export class ContentStore implements ServedContent {
   private readonly publisher: PublisherPort;
+  /** The data directory's lock when this thread took it for the publisher (`openDataDir`): released after the store closes. */
+  private readonly dataDirLock: DataDirLock | null;
   /** The version served (src/content/journey.ts). */
   private readonly served = new ServedVersion();
   private sessionIndex = new SessionIndex([]);
@@ -154,19 +157,30 @@ export class ContentStore implements ServedContent {
   /** Told after every publish, follow or refusal (the model, the record or both changed). */
   onChange: (() => void) | null = null;
 
-  private constructor(publisher: PublisherPort) {
+  private constructor(publisher: PublisherPort, dataDirLock: DataDirLock | null) {
     this.publisher = publisher;
+    this.dataDirLock = dataDirLock;
   }
 
   /** Opens the store (its publisher inline or in a worker) and reads the stored sessions. No content is served yet. */
   static async open(options: ContentStoreOptions = {}): Promise<ContentStore> {
     const { worker, onProgress, publisher, prebuilt, ...publisherOptions } = options;
-    const openPublisher = async (): Promise<PublisherPort> => (worker ? WorkerPublisher.start(publisherOptions) : Publisher.open(publisherOptions));
+    const openPublisher = async (dataDirLocked = false): Promise<PublisherPort> => {
+      const opening = dataDirLocked ? { ...publisherOptions, dataDirLocked } : publisherOptions;
+      return worker ? WorkerPublisher.start(opening) : Publisher.open(opening);
+    };
     // A store closed cleanly, or the caches of a directory owned elsewhere, serve without a store opened (prebuilt-publisher.ts).
-    const unopened = !publisher && !prebuilt && !options.databaseUrl && options.dataDir !== undefined
-      ? await servedWithoutStore(options.dataDir, openPublisher) : null;
-    const store = new ContentStore(publisher ?? unopened ??
-      (prebuilt ? new PrebuiltPublisher({ payload: prebuilt }, openPublisher) : await openPublisher()));
+    const dataDir = !publisher && !prebuilt && !options.databaseUrl && options.dataDir !== undefined
+      ? await openDataDir(options.dataDir, openPublisher) : null;
+    let opened: PublisherPort;
+    try {
+      opened = publisher ?? dataDir?.unopened ??
+        (prebuilt ? new PrebuiltPublisher({ payload: prebuilt }, openPublisher) : await openPublisher(Boolean(dataDir?.lock)));
+    } catch (err) {
+      await dataDir?.lock?.release();
+      throw err;
+    }
+    const store = new ContentStore(opened, dataDir?.lock ?? null);
     store.publisher.onProgress = onProgress ?? null;
     if (options.databaseUrl) store.liveSessions = new LiveSessions(options.databaseUrl);
     else store.sessionIndex = new SessionIndex(await store.publisher.readSessions());
@@ -329,7 +343,11 @@ export class ContentStore implements ServedContent {
   async close(): Promise<void> {
     await this.queue;
     await this.liveSessions?.close();
-    await this.publisher.close();
+    try {
+      await this.publisher.close();
+    } finally {
+      await this.dataDirLock?.release();
+    }
   }
 
   /**

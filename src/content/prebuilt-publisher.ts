@@ -3,7 +3,7 @@
  * opens the real publisher only when something else must be written. Three kinds:
  * - content built ahead (the single binary's built-in demo, built into it by scripts/build-binary.ts), which never
  *   opens PGlite at all: no wasm compiled, no store in memory, no publish at start;
- * - the current version of a store closed cleanly (`servedWithoutStore`: src/content/store/clean-close.ts), served
+ * - the current version of a store closed cleanly (`openDataDir`: src/content/store/clean-close.ts), served
  *   from its verified model cache while this process holds the data directory's lock. Its sessions are the stored
  *   ones: the same sessions given again change nothing, other sessions open the store to be written;
  * - a data directory another live process owns: a bundle whose verified cache is there is served from it, as the
@@ -22,35 +22,35 @@ import { readCleanClose } from './store/clean-close.ts';
 import { cachesPath, lockDataDir, ownedElsewhere, type DataDirLock } from './store/data-dir.ts';
 import type { SessionRow, VersionInfo } from './store/sql-store.ts';
 
+/** What a serving process found in its data directory before opening any store there (`openDataDir`). */
+export interface DataDirOpening {
+  /** The directory's lock, when this process took it (null: another live process holds it, or it cannot be written). */
+  lock: DataDirLock | null;
+  /** A publisher serving without a store opened, when this process can know what to serve; else null. */
+  unopened: PrebuiltPublisher | null;
+}
+
 /**
- * A publisher that serves from `dataDir` without opening a store, when it can know what to serve: the current version
- * of the store closed cleanly there (this process then holds the directory's lock), or the verified caches of a
- * directory another live process owns. Null, with the lock left free, when the store must be opened to know.
- * `openReal` opens the publisher of that directory (the lock is released just before, for it to take).
+ * Takes the lock of `dataDir` for this process, and finds whether it can serve without opening a store there: the
+ * current version of the store closed cleanly there (with the lock), or the verified caches of a directory another live
+ * process owns. `openReal` opens the publisher of that directory, told that this process holds the lock when it does:
+ * the lock is taken once and held here until the process closes its store, never freed and taken again.
  */
-export async function servedWithoutStore(dataDir: string, openReal: () => Promise<PublisherPort>): Promise<PrebuiltPublisher | null> {
+export async function openDataDir(dataDir: string, openReal: (locked: boolean) => Promise<PublisherPort>): Promise<DataDirOpening> {
   let lock: DataDirLock | null;
   try {
     lock = await lockDataDir(dataDir);
   } catch {
-    return null; // a directory that cannot be written: the publisher says so, and keeps a store in memory
+    return { lock: null, unopened: null }; // a directory that cannot be written: the publisher says so, and keeps a store in memory
   }
   if (!lock) {
-    return new PrebuiltPublisher({ find: (checksum) => findCache(cachesPath(dataDir), checksum) }, openReal,
-      { warnings: [ownedElsewhere(dataDir)] });
+    return { lock, unopened: new PrebuiltPublisher({ find: (checksum) => findCache(cachesPath(dataDir), checksum) }, () => openReal(false),
+      { warnings: [ownedElsewhere(dataDir)] }) };
   }
   const closed = await readCleanClose(dataDir);
   const payload = closed && await readCache(cachePath(cachesPath(dataDir), closed.current.version, closed.current.checksum), closed.current)
     .catch(() => null);
-  if (!closed || !payload) {
-    await lock.release();
-    return null;
-  }
-  const held = lock;
-  return new PrebuiltPublisher({ payload }, async () => {
-    await held.release();
-    return openReal();
-  }, { stored: { sessions: closed.sessions, lock: held } });
+  return { lock, unopened: closed && payload ? new PrebuiltPublisher({ payload }, () => openReal(true), { stored: closed.sessions }) : null };
 }
 
 const NO_BYTES = new Uint8Array(0);
@@ -68,8 +68,8 @@ export class PrebuiltPublisher implements PublisherPort {
   private given: SessionT[] | null = null;
   /** The sessions, as the store answers them. */
   private sessions: SessionRow[];
-  /** The lock of the data directory whose store makes the payload current (a store closed cleanly); null otherwise. */
-  private readonly lock: DataDirLock | null;
+  /** True when the payload is the current version of a store closed cleanly, which holds the sessions given at first. */
+  private readonly stored: boolean;
   private readonly warnings: string[];
   /**
    * True once the payload is the current version: at once for a store closed cleanly, when found for the caches of a
@@ -81,14 +81,13 @@ export class PrebuiltPublisher implements PublisherPort {
   /** True once the payload's bytes were let go (see commit). */
   private released = false;
 
-  constructor(source: PayloadSource, openReal: () => Promise<PublisherPort>,
-    options: { stored?: { sessions: SessionRow[]; lock: DataDirLock }; warnings?: string[] } = {}) {
+  constructor(source: PayloadSource, openReal: () => Promise<PublisherPort>, options: { stored?: SessionRow[]; warnings?: string[] } = {}) {
     this.payload = 'payload' in source ? source.payload : null;
     this.find = 'find' in source ? source.find : null;
     this.openReal = openReal;
-    this.sessions = options.stored?.sessions ?? [];
-    this.lock = options.stored?.lock ?? null;
-    this.current = this.lock !== null;
+    this.sessions = options.stored ?? [];
+    this.stored = options.stored !== undefined;
+    this.current = this.stored;
     this.warnings = options.warnings ?? [];
   }
 
@@ -110,7 +109,7 @@ export class PrebuiltPublisher implements PublisherPort {
   }
 
   async opened(): Promise<OpenedStore> {
-    return this.real ? (await this.real).opened() : { mode: this.lock ? 'dir' : 'memory', warnings: [...this.warnings], open: false };
+    return this.real ? (await this.real).opened() : { mode: this.stored ? 'dir' : 'memory', warnings: [...this.warnings], open: false };
   }
 
   /** The payload for content with this checksum, when this publisher has it. */
@@ -170,10 +169,10 @@ export class PrebuiltPublisher implements PublisherPort {
     if (this.real) return (await this.real).replaceSessions(sessions);
     const rows = sessionRows(sessions);
     // A store closed cleanly holds its sessions: the same ones given again change nothing, others are written into it.
-    if (this.lock && JSON.stringify(rows) === JSON.stringify(this.sessions)) return;
+    if (this.stored && JSON.stringify(rows) === JSON.stringify(this.sessions)) return;
     this.sessions = rows;
     this.given = sessions;
-    if (this.lock) await this.publisher();
+    if (this.stored) await this.publisher();
   }
 
   /** The sessions as the store answers them (SqlStore.readSessions). */
@@ -183,7 +182,6 @@ export class PrebuiltPublisher implements PublisherPort {
 
   async close(): Promise<void> {
     if (this.real) await (await this.real).close();
-    else await this.lock?.release();
   }
 }
 

@@ -52,7 +52,15 @@ export interface PublisherOptions {
   emptyDatabase?: Blob;
   /** Refuse a bundle with any warning of check (`--strict`), as if each were a problem. */
   strict?: boolean;
+  /**
+   * This process already holds the data directory's lock (its serving thread took it: src/content/content-store.ts),
+   * which the publisher then neither takes nor releases.
+   */
+  dataDirLocked?: boolean;
 }
+
+/** The lock of a data directory that another part of this process holds and releases. */
+const HELD_ELSEWHERE: DataDirLock = { release: async () => {} };
 
 /** What staging a bundle found. */
 export interface Staged {
@@ -248,7 +256,7 @@ export class Publisher implements PublisherPort {
     }
     let lock: DataDirLock | null = null;
     try {
-      lock = await lockDataDir(dataDir);
+      lock = options.dataDirLocked ? HELD_ELSEWHERE : await lockDataDir(dataDir);
       if (!lock) warnings.push(ownedElsewhere(dataDir));
     } catch (err) {
       warnings.push(`cannot write to the data directory ${dataDir} (${describe(err)}): the store is kept in memory and verified caches are read`);
@@ -266,6 +274,8 @@ export class Publisher implements PublisherPort {
       // Whatever stops the store (a read-only or full disk, a database that will not start), serving beats a restart loop.
       warnings.push(...damaged);
       warnings.push(`cannot keep the store in ${storePath(dataDir)} (${describe(err)}): it is kept in memory and verified caches are read`);
+      // (A lock the serving thread holds stays held until the process closes its store: a second process on the
+      // directory then serves its caches and leaves it alone, as it would beside any owner.)
       await lock.release();
       return new Publisher(await inMemory(), { caches, lock: null, mode: 'memory', warnings, options });
     }
