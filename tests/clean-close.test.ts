@@ -8,6 +8,7 @@ import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SessionT } from '../src/content/bundle/bundle-schema.ts';
@@ -57,10 +58,26 @@ async function firstStart(dataDir: string, bundle: string, sessions: SessionT[])
   return served;
 }
 
+let seed: Promise<{ dataDir: string; expected: unknown }> | undefined;
+/**
+ * A data directory holding the fixture's store, closed cleanly after its first start: a copy (with its files' times, as
+ * a restored backup keeps them) of one made once, and what that first start served.
+ */
+async function closedStore(): Promise<{ dataDir: string; bundle: string; sessions: SessionT[]; expected: unknown }> {
+  seed ??= (async () => {
+    const { dataDir, bundle, sessions } = setUp();
+    return { dataDir, expected: await firstStart(dataDir, bundle, sessions) };
+  })();
+  const { dataDir: from, expected } = await seed;
+  const { dataDir, bundle, sessions } = setUp();
+  // cp -a, not fs.cp: the times fs.cp sets come from a float of milliseconds, which can land a millisecond later.
+  execFileSync('cp', ['-a', from, dataDir]);
+  return { dataDir, bundle, sessions, expected };
+}
+
 describe('a store closed cleanly', () => {
   test('the next start serves its version and sessions without opening it, exactly as the opened store served them', async () => {
-    const { dataDir, bundle, sessions } = setUp();
-    const expected = await firstStart(dataDir, bundle, sessions);
+    const { dataDir, bundle, sessions, expected } = await closedStore();
     const { store, served, open } = await startOn(dataDir, bundle, sessions);
     try {
       assert.equal(open, false, 'the store was not opened');
@@ -77,8 +94,7 @@ describe('a store closed cleanly', () => {
   });
 
   test('a bundle of other content opens the store and publishes the next version, which the next start serves unopened', async () => {
-    const { dataDir, bundle, sessions } = setUp();
-    await firstStart(dataDir, bundle, sessions);
+    const { dataDir, bundle, sessions } = await closedStore();
     const other = setUp(7).bundle;
     const { store, served, open } = await startOn(dataDir, other, sessions);
     await store.close();
@@ -90,8 +106,7 @@ describe('a store closed cleanly', () => {
   });
 
   test('a publish of other content while it serves unopened opens the store then, and serves the new version', async () => {
-    const { dataDir, bundle, sessions } = setUp();
-    await firstStart(dataDir, bundle, sessions);
+    const { dataDir, bundle, sessions } = await closedStore();
     const { store, open } = await startOn(dataDir, bundle, sessions);
     try {
       assert.equal(open, false);
@@ -109,8 +124,7 @@ describe('a store closed cleanly', () => {
   });
 
   test('other sessions open the store and are kept in it; the same sessions again do not', async () => {
-    const { dataDir, bundle, sessions } = setUp();
-    await firstStart(dataDir, bundle, sessions);
+    const { dataDir, bundle, sessions } = await closedStore();
     const fewer = sessions.slice(1);
     assert.ok(fewer.length > 0 && fewer.length < sessions.length);
     const { store, open } = await startOn(dataDir, bundle, fewer);
@@ -128,8 +142,7 @@ describe('a store closed cleanly', () => {
   });
 
   test('a store touched since, a record of another release or a cache that does not verify: the store is opened', async () => {
-    const { dataDir, bundle, sessions } = setUp();
-    const expected = await firstStart(dataDir, bundle, sessions);
+    const { dataDir, bundle, sessions, expected } = await closedStore();
     const opens = async () => {
       const { store, served, open } = await startOn(dataDir, bundle, sessions);
       await store.close();
@@ -155,8 +168,7 @@ describe('a store closed cleanly', () => {
   });
 
   test('a directory another process owns: its verified cache of the bundle serves with no store at all; other content, a store in memory', async () => {
-    const { dataDir, bundle, sessions } = setUp();
-    const expected = await firstStart(dataDir, bundle, sessions);
+    const { dataDir, bundle, sessions, expected } = await closedStore();
     const owner = await ContentStore.open({ dataDir });
     try {
       const second = await startOn(dataDir, bundle, sessions);

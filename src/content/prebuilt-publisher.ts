@@ -6,8 +6,8 @@
  * - the current version of a store closed cleanly (`openDataDir`: src/content/store/clean-close.ts), served
  *   from its verified model cache while this process holds the data directory's lock. Its sessions are the stored
  *   ones: the same sessions given again change nothing, other sessions open the store to be written;
- * - a data directory another live process owns: a bundle whose verified cache is there is served from it, as the
- *   store in memory that such a process keeps would serve it, without making that store.
+ * - a data directory this process cannot own (another live process does, or it cannot be written): a bundle whose
+ *   verified cache is there is served from it, as the store in memory kept there would serve it, without making it.
  * Sessions given to the first and the last are kept here as a store in memory would keep them, and handed to the real
  * publisher when it opens.
  *
@@ -17,7 +17,7 @@
 import type { SessionT } from './bundle/bundle-schema.ts';
 import { checksumOf, type BundleSource } from './bundle/parse.ts';
 import { cachePath, findCache, readCache, type ModelPayload } from './model/model-cache.ts';
-import type { OpenedStore, Prepared, PublishProgress, PublisherPort, Staged } from './publisher.ts';
+import { unwritableDataDir, type OpenedStore, type Prepared, type PublishProgress, type PublisherPort, type Staged } from './publisher.ts';
 import { readCleanClose } from './store/clean-close.ts';
 import { cachesPath, lockDataDir, ownedElsewhere, type DataDirLock } from './store/data-dir.ts';
 import type { SessionRow, VersionInfo } from './store/sql-store.ts';
@@ -32,21 +32,22 @@ export interface DataDirOpening {
 
 /**
  * Takes the lock of `dataDir` for this process, and finds whether it can serve without opening a store there: the
- * current version of the store closed cleanly there (with the lock), or the verified caches of a directory another live
- * process owns. `openReal` opens the publisher of that directory, told that this process holds the lock when it does:
+ * current version of the store closed cleanly there (with the lock), or the verified caches of a directory it cannot
+ * own (another live process owns it, or it cannot be written). `openReal` opens the publisher of that directory, told that this process holds the lock when it does:
  * the lock is taken once and held here until the process closes its store, never freed and taken again.
  */
 export async function openDataDir(dataDir: string, openReal: (locked: boolean) => Promise<PublisherPort>): Promise<DataDirOpening> {
+  // A directory this process cannot own (another process does, or it cannot be written) serves a verified cache of the
+  // bundle when it holds one, as the store in memory the publisher would keep there serves it, without making that store.
+  const fromCaches = (warning: string): DataDirOpening => ({ lock: null,
+    unopened: new PrebuiltPublisher({ find: (checksum) => findCache(cachesPath(dataDir), checksum) }, () => openReal(false), { warnings: [warning] }) });
   let lock: DataDirLock | null;
   try {
     lock = await lockDataDir(dataDir);
-  } catch {
-    return { lock: null, unopened: null }; // a directory that cannot be written: the publisher says so, and keeps a store in memory
+  } catch (err) {
+    return fromCaches(unwritableDataDir(dataDir, err));
   }
-  if (!lock) {
-    return { lock, unopened: new PrebuiltPublisher({ find: (checksum) => findCache(cachesPath(dataDir), checksum) }, () => openReal(false),
-      { warnings: [ownedElsewhere(dataDir)] }) };
-  }
+  if (!lock) return fromCaches(ownedElsewhere(dataDir));
   const closed = await readCleanClose(dataDir);
   const payload = closed && await readCache(cachePath(cachesPath(dataDir), closed.current.version, closed.current.checksum), closed.current)
     .catch(() => null);

@@ -259,7 +259,7 @@ export class Publisher implements PublisherPort {
       lock = options.dataDirLocked ? HELD_ELSEWHERE : await lockDataDir(dataDir);
       if (!lock) warnings.push(ownedElsewhere(dataDir));
     } catch (err) {
-      warnings.push(`cannot write to the data directory ${dataDir} (${describe(err)}): the store is kept in memory and verified caches are read`);
+      warnings.push(unwritableDataDir(dataDir, err));
     }
     const caches = cachesPath(dataDir);
     if (!lock) return new Publisher(await inMemory(), { caches, lock: null, mode: 'memory', warnings, options });
@@ -664,6 +664,11 @@ export class Publisher implements PublisherPort {
       warnings.push(`the model cache was not written (${describe(err)}); the next start rebuilds it from the store`);
     }
   }
+}
+
+/** The warning of a data directory this process cannot write (read-only, no permission, full). */
+export function unwritableDataDir(dataDir: string, err: unknown): string {
+  return `cannot write to the data directory ${dataDir} (${describe(err)}): the store is kept in memory and verified caches are read`;
 }
 
 /** What moving a damaged store aside did, as a warning: why, and where it went. */
