@@ -65,7 +65,8 @@ peer.serve((method, [options, ...args]) => {
       transfer.push(holder[key].buffer as ArrayBuffer);
     }
     if (method === 'stage' || method === 'prepare' || method === 'serveCurrent') collectGarbage();
-    if (method === 'close') setImmediate(() => port.close());
+    // Deno's parentPort has no close(): there the thread ends when the serving thread terminates it, as it does after this answer.
+    if (method === 'close') setImmediate(() => (port as { close?: () => void }).close?.());
     return { result, transfer };
   });
   queue = run.catch(() => {});
