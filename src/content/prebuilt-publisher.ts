@@ -32,13 +32,12 @@ export interface DataDirOpening {
 
 /**
  * Takes the lock of `dataDir` for this process, and finds whether it can serve without opening a store there: the
- * current version of the store closed cleanly there (with the lock), or the verified caches of a directory it cannot
- * own (another live process owns it, or it cannot be written). `openReal` opens the publisher of that directory, told that this process holds the lock when it does:
- * the lock is taken once and held here until the process closes its store, never freed and taken again.
+ * current version of the store closed cleanly there (with the lock), or a verified cache of the bundle in a directory
+ * it cannot own (another live process owns it, or it cannot be written), as the store in memory the publisher would
+ * keep there serves it. `openReal` opens the publisher of that directory, told whether this process holds the lock:
+ * the lock is taken once and held until the process closes its store, never freed and taken again.
  */
 export async function openDataDir(dataDir: string, openReal: (locked: boolean) => Promise<PublisherPort>): Promise<DataDirOpening> {
-  // A directory this process cannot own (another process does, or it cannot be written) serves a verified cache of the
-  // bundle when it holds one, as the store in memory the publisher would keep there serves it, without making that store.
   const fromCaches = (warning: string): DataDirOpening => ({ lock: null,
     unopened: new PrebuiltPublisher({ find: (checksum) => findCache(cachesPath(dataDir), checksum) }, () => openReal(false), { warnings: [warning] }) });
   let lock: DataDirLock | null;

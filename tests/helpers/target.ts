@@ -130,7 +130,8 @@ async function openOverHttp(runtime: Runtime, text: string, options: TargetOptio
     : ['--bundle', file, '--data-dir', dataDir, '--fixed-time', (options.now ?? F.now).toISOString(), ...(sessions ? ['--sessions', sessions] : [])];
   if (options.basePath !== undefined) args.push('--base-path', options.basePath);
   // The flags win over the environment, and LOG_LEVEL is pinned: startServer waits for the info lines.
-  const server = await startServer(runtime, args, 120_000, { LOG_LEVEL: 'info' }, database ? /"msg":"content followed"/ : undefined);
+  const server = await startServer(runtime, args, 120_000, { LOG_LEVEL: 'info' }, database ? /"msg":"content followed"/ : undefined)
+    .catch(async (err) => { await database?.drop(); throw err; });
   const agent = new Agent({ keepAlive: true, maxSockets: 8 });
   const errorLog = () => server.output().split('\n').filter((line) => line.includes('"level":"error"'));
   const get = (path: string, init?: RequestInit) => send(runtime, server, agent, path, init);
