@@ -14,7 +14,7 @@ import { NoAnswerError, RawConnection, requestBytes, type RawAnswer } from '../s
 import { QUIET, readDemoBundle } from './helpers/app.ts';
 import { makeFixture, F } from './helpers/fixture.ts';
 import { openEmptyStore, publishFixture } from './helpers/store.ts';
-import { RUNTIMES, startServer, type Runtime } from './helpers/server.ts';
+import { RUNTIME_NAMES, startServer } from './helpers/server.ts';
 
 const demo = await readDemoBundle();
 const MAP_PATH = `/maps/${demo.maps.find((m) => m.enabled)!.id}`;
@@ -102,7 +102,7 @@ describe('a draining app (in process)', () => {
   });
 });
 
-for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
+for (const runtime of RUNTIME_NAMES) {
   describe(`connection limits and shutdown on ${runtime}`, () => {
     test('a client that sends nothing, sends its headers too slowly, or idles after a request is closed on the timers', async () => {
       const server = await startServer(runtime, ['--headers-timeout', '1', '--request-timeout', '2', '--keep-alive-timeout', '1']);

@@ -1,8 +1,9 @@
 /**
- * Data-directory faults, injected into the real service process on Node, Bun and Deno: a full disk, damaged
- * or edited model caches, a store that will not open, a stale or a live lock, a read-only directory, and a
- * crash in the middle of a publish. Each fault is a test per runtime, asserting what the service must do
- * (keep serving the right version, say what went wrong, leave the directory usable and clean).
+ * Data-directory faults, injected into the real service process: a full disk, damaged or edited model caches, a
+ * store that will not open, a stale or a live lock, a read-only directory, and a crash in the middle of a publish.
+ * Each fault is a test asserting what the service must do (keep serving the right version, say what went wrong,
+ * leave the directory usable and clean), on Node, and on Bun and Deno too where the fault reaches that runtime's own
+ * parts (its file system's errors, the lock: see declaredOn in tests/helpers/server.ts).
  *
  * The disk and mount faults run the service inside a user and mount namespace (`unshare -rm`, no root
  * needed) that a holder process keeps alive, so that a tmpfs or a read-only bind mount outlives one start:
@@ -21,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { F, makeFixture } from './helpers/fixture.ts';
 import { rawRequest } from './helpers/http.ts';
-import { RUNTIMES, type Runtime } from './helpers/server.ts';
+import { declaredOn, RUNTIME_NAMES, RUNTIMES, type Runtime } from './helpers/server.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const execFileAsync = promisify(execFile);
@@ -335,9 +336,9 @@ async function publishOnFullDisk(scope: Scope, runtime: Runtime, data: string, b
 
 // One runtime after the other: the tests are CPU-bound (PGlite's initdb, publishes), so on a small machine they
 // take no less time side by side, and time less predictably.
-for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
+for (const runtime of RUNTIME_NAMES) {
   describe(`data-directory faults on ${runtime}`, () => {
-    test('a publish that fills the disk fails with ENOSPC in the log and /readyz, the current version keeps serving, and a ' +
+    if (declaredOn(runtime, 'runtime')) test('a publish that fills the disk fails with ENOSPC in the log and /readyz, the current version keeps serving, and a ' +
       'restart on that disk serves it instead of exiting', async (t) => {
       if (cannotUnshare(t)) return;
       const scope = new Scope();
@@ -370,7 +371,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       assert.equal(inNamespace(ns, STORE_IDENTITY, { DATA: data }), identity, `the store was kept, not removed:\n${again.output()}`);
     });
 
-    test('a start on a full disk with a valid bundle serves it from a store kept in memory, with a warning', async (t) => {
+    if (declaredOn(runtime, 'service')) test('a start on a full disk with a valid bundle serves it from a store kept in memory, with a warning', async (t) => {
       if (cannotUnshare(t)) return;
       const scope = new Scope();
       const { data, bundle } = await caseDir(t, scope, { empty: true });
@@ -387,7 +388,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       assert.equal(await stop(service), 0);
     });
 
-    test('a start on a full disk holding the store of an earlier start serves it (without opening it after a clean close, else from memory with a warning), and keeps the store',
+    if (declaredOn(runtime, 'service')) test('a start on a full disk holding the store of an earlier start serves it (without opening it after a clean close, else from memory with a warning), and keeps the store',
       async (t) => {
         if (cannotUnshare(t)) return;
         const scope = new Scope();
@@ -419,7 +420,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
 
     for (const damage of ['event-tables.bin', 'content.jsonl'] as const) {
       const what = damage === 'event-tables.bin' ? '64 flipped bytes in event-tables.bin' : 'an edited content.jsonl';
-      test(`with ${what}, the next start serves exactly the same answers and rewrites a cache that verifies`, async (t) => {
+      if (declaredOn(runtime, 'service')) test(`with ${what}, the next start serves exactly the same answers and rewrites a cache that verifies`, async (t) => {
         const scope = new Scope();
         // The copy of the seed holds the store and the cache its start wrote, verified here before the damage.
         const { data, bundle } = await caseDir(t, scope);
@@ -445,7 +446,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       });
     }
 
-    test('a store whose PG_VERSION is missing is rebuilt with a warning, and the next start does not rebuild it again', async (t) => {
+    if (declaredOn(runtime, 'service')) test('a store whose PG_VERSION is missing is rebuilt with a warning, and the next start does not rebuild it again', async (t) => {
       const scope = new Scope();
       const { data, bundle } = await caseDir(t, scope);
       await rm(join(data, 'store', 'PG_VERSION'));
@@ -469,7 +470,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       await verifyCaches(data);
     });
 
-    test('a lock left by a process killed with SIGKILL is taken over, and nothing leaks into the data directory', async (t) => {
+    if (declaredOn(runtime, 'runtime')) test('a lock left by a process killed with SIGKILL is taken over, and nothing leaks into the data directory', async (t) => {
       const scope = new Scope();
       const { data, bundle } = await caseDir(t, scope);
       const killed = await start(scope, runtime, ['--bundle', bundle, '--data-dir', data]);
@@ -488,7 +489,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       await verifyCaches(data);
     });
 
-    test('a second service on a directory a live process owns serves the same content from the verified cache, and leaves nothing behind',
+    if (declaredOn(runtime, 'runtime')) test('a second service on a directory a live process owns serves the same content from the verified cache, and leaves nothing behind',
       async (t) => {
         const scope = new Scope();
         const { data, bundle } = await caseDir(t, scope);
@@ -509,7 +510,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
         assert.equal((await verifyCaches(data)).length, 1);
       });
 
-    test('a read-only data directory holding a store and cache from an earlier start serves that content from the cache with a warning', async (t) => {
+    if (declaredOn(runtime, 'runtime')) test('a read-only data directory holding a store and cache from an earlier start serves that content from the cache with a warning', async (t) => {
       if (cannotUnshare(t)) return;
       const scope = new Scope();
       const { data, bundle } = await caseDir(t, scope);
@@ -528,7 +529,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       assert.deepEqual((await readdir(data)).sort(), STOPPED, 'nothing was written (the copy of the seed holds its record)');
     });
 
-    test('a crash in the middle of a publish leaves the store serving the version before it, and a later publish succeeds', async (t) => {
+    if (declaredOn(runtime, 'service')) test('a crash in the middle of a publish leaves the store serving the version before it, and a later publish succeeds', async (t) => {
       const scope = new Scope();
       const { data, bundle } = await caseDir(t, scope);
       // At debug level the service logs each chunk of events written to the staged version.

@@ -16,7 +16,7 @@ import { Doorkeeper } from '../src/utils/hash.ts';
 import { openTestApp, QUIET, type TestApp } from './helpers/app.ts';
 import { F, makeFixture } from './helpers/fixture.ts';
 import { listen, rawRequest, type RawResponse } from './helpers/http.ts';
-import { RUNTIMES, startServer, type Runtime, type RunningServer } from './helpers/server.ts';
+import { RUNTIME_NAMES, startServer, type RunningServer } from './helpers/server.ts';
 
 const DEMO = {
   map: '8a434eb5-da02-5a4d-9418-14bc57c86c50',
@@ -38,7 +38,7 @@ function decode(res: RawResponse): Buffer {
   return res.body;
 }
 
-for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
+for (const runtime of RUNTIME_NAMES) {
   describe(`caching and compression on ${runtime}`, () => {
     let server: RunningServer;
     const get = (path: string, headers: Record<string, string> = {}, method = 'GET') => rawRequest(`${server.base}${path}`, { method, headers });

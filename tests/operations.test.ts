@@ -21,7 +21,7 @@ import { parseConfig, usage } from '../src/serve/config.ts';
 import { QUIET, readDemoBundle, readDemoSessions } from './helpers/app.ts';
 import { F, makeFixture } from './helpers/fixture.ts';
 import { rawRequest } from './helpers/http.ts';
-import { RUNTIMES, runToExit, startServer, type RunningServer, type Runtime } from './helpers/server.ts';
+import { declaredOn, RUNTIME_NAMES, RUNTIMES, runToExit, startServer, type RunningServer, type Runtime } from './helpers/server.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const demo = await readDemoBundle();
@@ -199,14 +199,14 @@ async function waitFor(output: () => string, re: RegExp, timeoutMs = 60_000): Pr
   }
 }
 
-for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
+for (const runtime of RUNTIME_NAMES) {
   describe(`operations on ${runtime}`, () => {
     // The demo service the tests that only look at it share (started by the first that asks, stopped after the last).
     let demoService: Promise<RunningServer> | undefined;
     const demoServer = () => (demoService ??= startServer(runtime));
     after(async () => { await (await demoService?.catch(() => undefined))?.stop(); });
 
-    test('/healthz answers as soon as the port opens, and /readyz is 503 until the content is loaded', async (t) => {
+    if (declaredOn(runtime, 'runtime')) test('/healthz answers as soon as the port opens, and /readyz is 503 until the content is loaded', async (t) => {
       const dataDir = await mkdtemp(join(tmpdir(), 'ready-'));
       // A fresh data directory: no snapshot, so initdb and the load take seconds after the port opens.
       const service = spawnService(runtime, ['--data-dir', dataDir]);
@@ -251,7 +251,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       }
     });
 
-    test('writes one JSON access-log line per request, carrying the request id', async () => {
+    if (declaredOn(runtime, 'runtime')) test('writes one JSON access-log line per request, carrying the request id', async () => {
       const server = await demoServer();
       const ids = ['ops-a', 'ops-b', 'ops-c'];
       for (const id of ids) await (await fetch(`${server.base}/markers/${DEMO_MARKER}`, { headers: { 'x-request-id': id } })).arrayBuffer();
@@ -265,7 +265,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
     });
 
     // The last test of the shared demo service: it ends it.
-    test('on SIGTERM it finishes the requests in flight, then closes the store and exits 0', async () => {
+    if (declaredOn(runtime, 'runtime')) test('on SIGTERM it finishes the requests in flight, then closes the store and exits 0', async () => {
       const server = await demoServer();
       const path = `/events/${DEMO_SAVED_EVENT}`;
       const headers = { authorization: 'Bearer demo-session-token', 'accept-encoding': 'identity' };
@@ -296,7 +296,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       await assert.rejects(fetch(`${server.base}/healthz`), 'the port is closed');
     });
 
-    test('a bad or unreadable bundle exits 1 with every problem listed, before the port opens', async () => {
+    if (declaredOn(runtime, 'service')) test('a bad or unreadable bundle exits 1 with every problem listed, before the port opens', async () => {
       const dir = await mkdtemp(join(tmpdir(), 'bad-'));
       const bad = makeFixture();
       bad.markers[0].lat = 91;
@@ -317,7 +317,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       await rm(dir, { recursive: true, force: true });
     });
 
-    test('runs with no network at all and makes no outbound call (kiosk)', () => {
+    if (declaredOn(runtime, 'runtime')) test('runs with no network at all and makes no outbound call (kiosk)', () => {
       const paths = [`/maps/${DEMO_MAP}?info=true&markers=true&categories=true`, `/places-of-interest/map/${DEMO_MAP}`,
         `/markers/${DEMO_MARKER}`, `/events?map_id=${DEMO_MAP}&near=38.7075,-9.1364&radius_m=2000`,
         `/events/upcoming-by-poi?poi_ids=${DEMO_MARKER}`, '/openapi.json', '/healthz', '/readyz'];

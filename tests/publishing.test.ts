@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { F, makeFixture } from './helpers/fixture.ts';
-import { RUNTIMES, startServer, type Runtime, type RunningServer } from './helpers/server.ts';
+import { declaredOn, RUNTIME_NAMES, startServer, type RunningServer } from './helpers/server.ts';
 import { splitSessions } from './helpers/store.ts';
 
 const dirs: string[] = [];
@@ -55,7 +55,7 @@ const marker = fixture.markers.find((m) => m.map_id === F.map && m.version_ids =
 const CONTENT_PATHS = [`/markers/${marker.id}`, `/maps/${F.map}?markers=true&info=true`,
   `/events?map_id=${F.map}&from=2026-01-01T00:00:00Z&to=2027-01-01T00:00:00Z&limit=50`, `/places-of-interest/map/${F.map}`];
 
-for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
+for (const runtime of RUNTIME_NAMES) {
   describe(`publishing on ${runtime}`, () => {
     const dir = mkdtempSync(join(tmpdir(), `dmcs-publish-${runtime}-`));
     dirs.push(dir);
@@ -66,7 +66,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
     replaceFile(sessionsPath, JSON.stringify({ format: 'destination-sessions/1', sessions }));
     const args = ['--bundle', bundlePath, '--sessions', sessionsPath, '--data-dir', join(dir, 'data'), '--fixed-time', F.now.toISOString()];
 
-    test('a bundle edited under load and published with SIGHUP: no request fails, and the change is served', async () => {
+    if (declaredOn(runtime, 'runtime')) test('a bundle edited under load and published with SIGHUP: no request fails, and the change is served', async () => {
       const server = await startServer(runtime, args, 120_000, { LOG_LEVEL: 'info' });
       const agent = new Agent({ keepAlive: true, maxSockets: 8 });
       try {
@@ -125,7 +125,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       }
     });
 
-    test('a bad bundle on SIGHUP changes nothing served, and /readyz shows the refusal with its problems', async () => {
+    if (declaredOn(runtime, 'service')) test('a bad bundle on SIGHUP changes nothing served, and /readyz shows the refusal with its problems', async () => {
       const server = await startServer(runtime, args, 120_000, { LOG_LEVEL: 'info' });
       const agent = new Agent({ keepAlive: true, maxSockets: 2 });
       try {
@@ -149,7 +149,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       }
     });
 
-    test('at start, a bad bundle with a good stored version serves that version and says so', async () => {
+    if (declaredOn(runtime, 'service')) test('at start, a bad bundle with a good stored version serves that version and says so', async () => {
       // The bundle file is still the broken one from the test before; the store holds the good version.
       const server = await startServer(runtime, args, 120_000, { LOG_LEVEL: 'info' });
       const agent = new Agent({ keepAlive: true, maxSockets: 2 });
@@ -166,7 +166,7 @@ for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
       }
     });
 
-    test('--watch publishes the bundle when the file changes', async () => {
+    if (declaredOn(runtime, 'runtime')) test('--watch publishes the bundle when the file changes', async () => {
       replaceFile(bundlePath, bundle);
       const server = await startServer(runtime, [...args, '--watch'], 120_000, { LOG_LEVEL: 'info' });
       const agent = new Agent({ keepAlive: true, maxSockets: 2 });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { describe, test } from 'node:test';
 import { RawConnection, type RawAnswer } from '../scripts/reliability/raw-http.ts';
-import { RUNTIMES, startServer, type Runtime } from './helpers/server.ts';
+import { RUNTIME_NAMES, startServer, type Runtime } from './helpers/server.ts';
 
 /** The requests, by the name the table gives them. */
 export const EDGE_REQUESTS: Record<string, { raw: Buffer; method?: string }> = Object.fromEntries(Object.entries({
@@ -56,7 +56,7 @@ describe('what the runtime answers before the app', () => {
     assert.deepEqual([...(await documented()).keys()].sort(), Object.keys(EDGE_REQUESTS).sort());
   });
 
-  for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
+  for (const runtime of RUNTIME_NAMES) {
     test(`on ${runtime}, each request gets what the table says; the app's 4xx are problem+json`, async () => {
       const table = await documented();
       const server = await startServer(runtime);

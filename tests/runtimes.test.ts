@@ -5,13 +5,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { readDemoBundle } from './helpers/app.ts';
-import { RUNTIMES, runToExit, startServer, type Runtime, type RunningServer } from './helpers/server.ts';
+import { RUNTIME_NAMES, runToExit, startServer, type RunningServer } from './helpers/server.ts';
 
 const demo = await readDemoBundle();
 const mainMap = demo.maps.find((m) => m.enabled && m.versions.length > 1)!;
 const marker = demo.markers.find((m) => m.map_id === mainMap.id && !m.version_ids)!;
 
-for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
+for (const runtime of RUNTIME_NAMES) {
   describe(`the service on ${runtime}`, () => {
     let server: RunningServer;
     before(async () => { server = await startServer(runtime); });

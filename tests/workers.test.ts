@@ -11,7 +11,7 @@ import { describe, test } from 'node:test';
 import { parseConfig } from '../src/serve/config.ts';
 import { readDemoBundle } from './helpers/app.ts';
 import { rawRequest } from './helpers/http.ts';
-import { RUNTIMES, startServer, type Runtime } from './helpers/server.ts';
+import { RUNTIME_NAMES, startServer } from './helpers/server.ts';
 
 const demo = await readDemoBundle();
 const MAP = demo.maps.find((m) => m.enabled && m.versions.length > 1)!.id;
@@ -29,7 +29,7 @@ test('--workers takes 1 to 64 or auto, 1 by default', () => {
   for (const bad of ['0', '65', '1.5', 'two', '-1']) assert.throws(() => parseConfig(['--workers', bad], {}), /workers must be auto or a whole number from 1 to 64/);
 });
 
-for (const runtime of Object.keys(RUNTIMES) as Runtime[]) {
+for (const runtime of RUNTIME_NAMES) {
   describe(`--workers 2 on ${runtime}`, () => {
     test('both threads answer, alike; sessions, a publish and the stop reach both', async () => {
       const dir = await mkdtemp(join(tmpdir(), 'dmcs-test-workers-'));

@@ -30,6 +30,21 @@ export const RUNTIMES: Record<'node' | 'bun' | 'deno', readonly string[]> = {
 /** A runtime name. */
 export type Runtime = keyof typeof RUNTIMES;
 
+/** Every runtime, Node first. */
+export const RUNTIME_NAMES = Object.keys(RUNTIMES) as Runtime[];
+
+/**
+ * Where a process-level test is declared, by what it checks (docs/decisions.md, Which runtimes a process-level
+ * test runs on). The HTTP-level suite runs whole on every runtime; a test that starts the service runs on Node, and
+ * on Bun and Deno too when what it checks reaches something that runtime provides itself (`'runtime'`): its HTTP
+ * server and connections, signals, worker threads, file watching, the data directory's lock, the errors its file
+ * system gives (ENOSPC, EROFS), its permissions and network. What follows such an event (what the service rebuilds
+ * from which file, which version it serves) is the same JavaScript on every runtime (`'service'`), and runs on Node.
+ */
+export function declaredOn(runtime: Runtime, reaches: 'runtime' | 'service'): boolean {
+  return reaches === 'runtime' || runtime === 'node';
+}
+
 /** A running server. */
 export interface RunningServer {
   base: string;
