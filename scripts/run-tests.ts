@@ -1,11 +1,11 @@
 /**
- * The test command. First every tests/**\/*.test.ts outside tests/http runs under node:test (via tsx), a process per
- * file, two at a time, collecting V8 coverage. Then the HTTP-level suite, tests/http/, runs in-process, in one
- * process (its files share its stores), also collecting coverage. The c8 gates are checked once, over what both runs
- * collected. The service processes tests start collect none (tests/helpers/server.ts says why). Then the suite runs
- * again once per runtime: against the real service on Node, on Bun and on Deno, each over a real port (TEST_RUNTIME;
- * see tests/helpers/target.ts), and once more on Node as a replica of a real PostgreSQL (TEST_STORE=postgres); these
- * runs collect no coverage. The suite is written once; every run must pass. Each run's time is printed at the end.
+ * The test command. Every tests/**\/*.test.ts outside tests/http runs under node:test (via tsx), a process per file,
+ * two at a time, collecting V8 coverage. Beside that run, the HTTP-level suite, tests/http/, runs five times, one
+ * after the other, each in one test process: in-process, also collecting coverage; against the real service on
+ * Node, on Bun and on Deno, each over a real port (TEST_RUNTIME; see tests/helpers/target.ts); and on Node as a
+ * replica of a real PostgreSQL (TEST_STORE=postgres). The c8 gates are checked once, over what the two coverage runs
+ * collected. The service processes tests start collect none (tests/helpers/server.ts says why). The suite is written
+ * once; every run must pass. Each run's time is printed at the end.
  *
  * With files given, runs just those, once and without coverage; TEST_RUNTIME in the environment picks
  * the target of their HTTP-level tests (unset: in-process).
@@ -48,20 +48,26 @@ interface RunOptions {
   coverageDir?: string;
   /** Run every file in the test process (`--test-isolation=none`) instead of a process per file. */
   oneProcess?: boolean;
+  /** Write the run's output to a file and print it whole when the run ends (a run beside another). */
+  buffered?: boolean;
 }
 
 /** Runs node:test over `files`, with extra environment variables. */
 async function run(name: string, files: string[], env: Record<string, string>, options: RunOptions = {}): Promise<Run> {
-  console.log(`\n# ${name}: ${files.length} file${files.length === 1 ? '' : 's'}\n`);
+  const title = `\n# ${name}: ${files.length} file${files.length === 1 ? '' : 's'}\n`;
+  if (!options.buffered) console.log(title);
   // The spec for people, and TAP to a file for its summary: how many tests were skipped.
-  const tap = join(scratch, `${name.replace(/\W+/g, '-')}.tap`);
+  const base = join(scratch, name.replace(/\W+/g, '-'));
+  const tap = `${base}.tap`;
+  const spec = options.buffered ? `${base}.log` : 'stdout';
   const node = ['node', '--import', 'tsx', '--test', ...(options.oneProcess ? ['--test-isolation=none'] : ['--test-concurrency=2']),
-    '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=tap', `--test-reporter-destination=${tap}`, ...files];
+    '--test-reporter=spec', `--test-reporter-destination=${spec}`, '--test-reporter=tap', `--test-reporter-destination=${tap}`, ...files];
   const began = performance.now();
   const { DATABASE_URL: _, NODE_V8_COVERAGE: __, ...inherited } = process.env;
   const coverage = options.coverageDir ? { NODE_V8_COVERAGE: options.coverageDir } : {};
   const code = await spawnAndWait(node, { ...inherited, ...env, ...coverage });
   const seconds = Math.round((performance.now() - began) / 100) / 10;
+  if (options.buffered) console.log(`${title}\n${readFileSyncOr(spec)}`);
   const skipped = Number(/^# skip(?:ped)? (\d+)$/m.exec(readFileSyncOr(tap))?.[1] ?? 0);
   // In CI every test runs: one skipped (a tool or permission missing) fails the run, as a failure would.
   if (skipped > 0 && process.env.CI) {
@@ -114,22 +120,28 @@ try {
   } else {
     const suite = findTests(HTTP_SUITE);
     const coverageDir = join(scratch, 'coverage');
-    runs.push(await run('every test outside tests/http, a process per file, with coverage',
-      findTests('tests').filter((file) => !suite.includes(file)), { ...shared, TEST_RUNTIME: '' }, { coverageDir }));
-    // The first run over a real port (Node's) publishes each bundle of the suite into that bundle's data snapshot, with
-    // a process per file, two at a time, so that two publishes run side by side; so does the replica run, whose every
-    // target publishes into a database of its own. Bun's and Deno's runs start from the snapshots, in one test process,
-    // whose files share what it loaded: a process per file cost the Bun run 47 CPU-seconds against 29, in no less
-    // time. In-process, one process also shares its stores, so the fixture is published once. (docs/decisions.md, The
-    // test command's time.)
-    const suiteRun = (name: string, env: Record<string, string>, options: RunOptions) =>
-      run(`the HTTP-level suite (${HTTP_SUITE}) ${name}`, suite, { ...shared, ...env }, options);
-    runs.push(await suiteRun('in-process, in one process, with coverage', { TEST_RUNTIME: '' }, { coverageDir, oneProcess: true }));
-    runs.push(await coverageGates(coverageDir));
-    runs.push(await suiteRun('on node, over a real port', { TEST_RUNTIME: 'node' }, {}));
-    runs.push(await suiteRun('on bun, over a real port, in one process', { TEST_RUNTIME: 'bun' }, { oneProcess: true }));
-    runs.push(await suiteRun('on deno, over a real port, in one process', { TEST_RUNTIME: 'deno' }, { oneProcess: true }));
-    runs.push(await suiteRun('on node, a replica of PostgreSQL', { TEST_RUNTIME: 'node', TEST_STORE: 'postgres' }, {}));
+    // The tests outside tests/http run a process per file, two at a time. Beside them, one run after the other, the
+    // HTTP-level suite runs in one test process per run, whose files share what it loaded (in-process, also its
+    // stores, so the fixture is published once): a process per file cost Bun's run 47 CPU-seconds against 29. The
+    // suite's runs are a second lane beside the others, and use the time those leave a core idle (waiting for a start,
+    // a timer, a signal). None depends on another; each run's output is printed whole when it ends. The first run over
+    // a real port (Node's) publishes each bundle of the suite into that bundle's data snapshot, and the later runs
+    // start from those. (docs/decisions.md, The test command's time.)
+    const outside = run('every test outside tests/http, a process per file, with coverage',
+      findTests('tests').filter((file) => !suite.includes(file)), { ...shared, TEST_RUNTIME: '' }, { coverageDir });
+    const suiteRuns = (async () => {
+      const done: Run[] = [];
+      const suiteRun = async (name: string, env: Record<string, string>, coverage = {}) => done.push(await run(
+        `the HTTP-level suite (${HTTP_SUITE}) ${name}`, suite, { ...shared, ...env }, { ...coverage, oneProcess: true, buffered: true }));
+      await suiteRun('in-process, with coverage', { TEST_RUNTIME: '' }, { coverageDir });
+      await suiteRun('on node, over a real port', { TEST_RUNTIME: 'node' });
+      await suiteRun('on bun, over a real port', { TEST_RUNTIME: 'bun' });
+      await suiteRun('on deno, over a real port', { TEST_RUNTIME: 'deno' });
+      await suiteRun('on node, a replica of PostgreSQL', { TEST_RUNTIME: 'node', TEST_STORE: 'postgres' });
+      return done;
+    })();
+    const [outsideRun, [inProcess, ...overPorts]] = await Promise.all([outside, suiteRuns]);
+    runs.push(outsideRun, inProcess!, await coverageGates(coverageDir), ...overPorts);
   }
 } finally {
   await postgres?.stop();
