@@ -1,7 +1,7 @@
 /**
- * The small bundles a destination brings, served the way a user meets them, on Node, Bun and Deno, with one
- * serving thread and with two: a server starts on one of them in a new data directory and is given the other two,
- * one by SIGHUP and one by --watch, answering as the in-process app does over the same bundle each time. Then
+ * The small bundles a destination brings, served the way a user meets them, on Node with one serving thread and
+ * with two, on Bun and Deno with two: a server starts on one of them in a new data directory and is given the other
+ * two, one by SIGHUP and one by --watch, answering as the in-process app does over the same bundle each time. Then
  * each is published into PostgreSQL, where a replica on every runtime follows it. Their payloads are small enough
  * to come from a runtime's buffer pool, which once stopped every one of them on Node (and the one-POI bundle on
  * Deno); tests/payload-transfer.test.ts publishes each through the publisher's thread in-process too.
