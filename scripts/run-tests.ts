@@ -32,22 +32,6 @@ import { startThrowawayPostgres, type ThrowawayPostgres } from '../tests/helpers
 /** Where the HTTP-level suite lives. */
 const HTTP_SUITE = join('tests', 'http');
 
-/**
- * The files outside tests/http that take longest (each starts the service many times), started first: node:test
- * starts the files in the order given, two at a time, and a long file started last would run on alone at the end.
- * Measured in CI: each of these used 25 to 90 CPU-seconds, most others under 15.
- */
-const LONGEST_FIRST = ['faults', 'bundles-users-bring', 'damaged-store', 'publishing', 'operations', 'binary', 'browser', 'workers',
-  'fleet', 'empty-store', 'reload', 'clean-close'].map((name) => join('tests', `${name}.test.ts`));
-
-/** `files` with those of LONGEST_FIRST first, in its order (a name there that is no file is a mistake to fix). */
-function longestFirst(files: string[]): string[] {
-  const missing = LONGEST_FIRST.filter((file) => !files.includes(file));
-  if (missing.length > 0) throw new Error(`LONGEST_FIRST in scripts/run-tests.ts names no such test: ${missing.join(', ')}`);
-  const rank = (file: string) => (LONGEST_FIRST.includes(file) ? LONGEST_FIRST.indexOf(file) : LONGEST_FIRST.length);
-  return [...files].sort((a, b) => rank(a) - rank(b));
-}
-
 function findTests(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
@@ -144,7 +128,7 @@ try {
     // a real port (Node's) publishes each bundle of the suite into that bundle's data snapshot, and the later runs
     // start from those. (docs/decisions.md, The test command's time.)
     const outside = run('every test outside tests/http, a process per file, with coverage',
-      longestFirst(findTests('tests').filter((file) => !suite.includes(file))), { ...shared, TEST_RUNTIME: '' }, { coverageDir });
+      findTests('tests').filter((file) => !suite.includes(file)), { ...shared, TEST_RUNTIME: '' }, { coverageDir });
     const suiteRuns = (async () => {
       const done: Run[] = [];
       const suiteRun = async (name: string, env: Record<string, string>, coverage = {}) => done.push(await run(
