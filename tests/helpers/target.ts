@@ -122,6 +122,13 @@ async function publishToPostgres(text: string): Promise<{ url: string; drop(): P
   return db;
 }
 
+/**
+ * The first start on each data snapshot in this process. Until it has loaded, the snapshot holds no cache another
+ * start could serve, so a start beside it would publish the bundle again in a store of its own: when the suite runs
+ * in one process, every file's `before` hook opens its target at once, and the fixture's was published six times.
+ */
+const firstStarts = new Map<string, Promise<RunningServer>>();
+
 async function openOverHttp(runtime: Runtime, text: string, options: TargetOptions): Promise<TestTarget> {
   const { file, dataDir, sessions } = stageBundle(text);
   const database = STORE === 'postgres' ? await publishToPostgres(text) : null;
@@ -129,9 +136,13 @@ async function openOverHttp(runtime: Runtime, text: string, options: TargetOptio
     ? ['--database-url', database.url, '--data-dir', `${dataDir}-replica-${randomUUID()}`, '--fixed-time', (options.now ?? F.now).toISOString()]
     : ['--bundle', file, '--data-dir', dataDir, '--fixed-time', (options.now ?? F.now).toISOString(), ...(sessions ? ['--sessions', sessions] : [])];
   if (options.basePath !== undefined) args.push('--base-path', options.basePath);
+  // A start on a snapshot this process is already starting a service on waits until that one has loaded (see firstStarts).
+  const first = database ? undefined : firstStarts.get(dataDir);
+  await first?.catch(() => undefined);
   // The flags win over the environment, and LOG_LEVEL is pinned: startServer waits for the info lines.
-  const server = await startServer(runtime, args, 120_000, { LOG_LEVEL: 'info' }, database ? /"msg":"content followed"/ : undefined)
-    .catch(async (err) => { await database?.drop(); throw err; });
+  const starting = startServer(runtime, args, 120_000, { LOG_LEVEL: 'info' }, database ? /"msg":"content followed"/ : undefined);
+  if (!database && !first) firstStarts.set(dataDir, starting);
+  const server = await starting.catch(async (err) => { await database?.drop(); throw err; });
   const agent = new Agent({ keepAlive: true, maxSockets: 8 });
   const errorLog = () => server.output().split('\n').filter((line) => line.includes('"level":"error"'));
   const get = (path: string, init?: RequestInit) => send(runtime, server, agent, path, init);
