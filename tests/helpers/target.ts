@@ -136,9 +136,10 @@ async function openOverHttp(runtime: Runtime, text: string, options: TargetOptio
     ? ['--database-url', database.url, '--data-dir', `${dataDir}-replica-${randomUUID()}`, '--fixed-time', (options.now ?? F.now).toISOString()]
     : ['--bundle', file, '--data-dir', dataDir, '--fixed-time', (options.now ?? F.now).toISOString(), ...(sessions ? ['--sessions', sessions] : [])];
   if (options.basePath !== undefined) args.push('--base-path', options.basePath);
-  // A start on a snapshot this process is already starting a service on waits until that one has loaded (see firstStarts).
+  // A start on a snapshot this process is already starting a service on waits until that one has loaded (see
+  // firstStarts); the first one registers itself before anything else can run, so two never both count as first.
   const first = database ? undefined : firstStarts.get(dataDir);
-  await first?.catch(() => undefined);
+  if (first) await first.catch(() => undefined);
   // The flags win over the environment, and LOG_LEVEL is pinned: startServer waits for the info lines.
   const starting = startServer(runtime, args, 120_000, { LOG_LEVEL: 'info' }, database ? /"msg":"content followed"/ : undefined);
   if (!database && !first) firstStarts.set(dataDir, starting);
