@@ -8,13 +8,13 @@ import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SessionT } from '../src/content/bundle/bundle-schema.ts';
 import { ContentStore } from '../src/content/content-store.ts';
 import type { ReadModel } from '../src/content/model/read-model.ts';
 import { cleanClosePath } from '../src/content/store/clean-close.ts';
+import { copyWithTimes } from './helpers/copy.ts';
 import { F, makeFixture } from './helpers/fixture.ts';
 import { splitSessions } from './helpers/store.ts';
 
@@ -70,8 +70,7 @@ async function closedStore(): Promise<{ dataDir: string; bundle: string; session
   })();
   const { dataDir: from, expected } = await seed;
   const { dataDir, bundle, sessions } = setUp();
-  // cp -a, not fs.cp: the times fs.cp sets come from a float of milliseconds, which can land a millisecond later.
-  execFileSync('cp', ['-a', from, dataDir]);
+  await copyWithTimes(from, dataDir);
   return { dataDir, bundle, sessions, expected };
 }
 

@@ -11,7 +11,7 @@
  * fixture bundle's store and cache), so PGlite's initdb runs only where a fault makes the service run it.
  */
 import assert from 'node:assert/strict';
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -19,13 +19,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { copyWithTimes } from './helpers/copy.ts';
 import { F, makeFixture } from './helpers/fixture.ts';
 import { rawRequest } from './helpers/http.ts';
 import { declaredOn, RUNTIME_NAMES, RUNTIMES, type Runtime } from './helpers/server.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const execFileAsync = promisify(execFile);
 
 /** Whether user and mount namespaces can be made here (the disk and mount faults need them). */
 const UNSHARE = spawnSync('unshare', ['-rm', 'true']).status === 0 && spawnSync('nsenter', ['--version']).status === 0;
@@ -310,10 +309,8 @@ async function caseDir(t: TestContext, scope: Scope, options: { empty?: boolean 
   scope.dirs.push(dir);
   const data = join(dir, 'data');
   if (options.empty) await mkdir(data);
-  // With its files' times, as a backup restored whole keeps them: the copy of a store closed cleanly is served without
-  // opening it until a case's fault makes the service open it (damage, a full disk, a publish). cp -a, not fs.cp: the
-  // times fs.cp sets come from a float of milliseconds, which can land a millisecond later.
-  else await execFileAsync('cp', ['-a', seed, data]);
+  // Served without opening its store until a case's fault makes the service open it (damage, a full disk, a publish).
+  else await copyWithTimes(seed, data);
   const bundle = join(dir, 'bundle.json');
   await writeFile(bundle, smallText);
   return { data, bundle };
