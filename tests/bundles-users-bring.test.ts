@@ -16,7 +16,7 @@ import type { BundleT } from '../src/content/bundle/bundle-schema.ts';
 import { openTestApp, type TestApp } from './helpers/app.ts';
 import { F } from './helpers/fixture.ts';
 import { testDatabase } from './helpers/postgres.ts';
-import { declaredOn, RUNTIME_NAMES, runToExit, startServer, type RunningServer } from './helpers/server.ts';
+import { declaredOn, reachableBy, RUNTIME_NAMES, runToExit, startServer, tmpdirFor, type RunningServer } from './helpers/server.ts';
 import { SMALL_BUNDLES } from './helpers/small-bundles.ts';
 
 const dirs: string[] = [];
@@ -83,7 +83,7 @@ for (const [r, runtime] of RUNTIME_NAMES.entries()) {
     const [first, bySignal, bySave] = [0, 1, 2].map((k) => NAMES[(turn + k) % NAMES.length]);
     test(`${runtime}, ${workers === 1 ? 'one serving thread' : 'two serving threads'}: ${first} on the first start, ${bySignal} by SIGHUP, ${bySave} by --watch`,
       async () => {
-        const dir = await mkdtemp(join(tmpdir(), `dmcs-users-${runtime}-`));
+        const dir = await mkdtemp(join(tmpdirFor(runtime), `dmcs-users-${runtime}-`));
         dirs.push(dir);
         const file = join(dir, 'my-destination.json');
         const bundles = new Map(NAMES.map((name) => [name, SMALL_BUNDLES[name].make()]));
@@ -159,7 +159,7 @@ describe('published into PostgreSQL, followed by a replica on every runtime', ()
       assert.equal(published.code, 0, published.stderr);
       if (replicas.length === 0) {
         for (const runtime of RUNTIME_NAMES) {
-          replicas.push(await startServer(runtime, ['--database-url', db.url, '--data-dir', join(dir, `replica-${runtime}`),
+          replicas.push(await startServer(runtime, ['--database-url', db.url, '--data-dir', join(reachableBy(runtime, dir), `replica-${runtime}`),
             '--fixed-time', F.now.toISOString(), ...(runtime === 'node' ? ['--workers', '2'] : [])],
           120_000, {}, /"msg":"listening"/));
         }

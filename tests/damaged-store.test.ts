@@ -19,7 +19,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { versionSchema } from '../src/db/schema.ts';
 import { F, makeFixture } from './helpers/fixture.ts';
 import { rawRequest } from './helpers/http.ts';
-import { startServer, type RunningServer, type Runtime } from './helpers/server.ts';
+import { reachableBy, startServer, type RunningServer, type Runtime } from './helpers/server.ts';
 
 /** Requests whose answers a rebuilt store must give as a clean start does: both maps' content and events. */
 const PATHS = [
@@ -89,9 +89,9 @@ function warningsOf(server: RunningServer): string[] {
     .filter((l) => l.level === 'warn').map((l) => l.msg);
 }
 
-/** A copy of the clean data directory, removed after the file's tests. */
-async function copyOfClean(name: string): Promise<string> {
-  const dir = join(work, name);
+/** A copy of the clean data directory for a service on `runtime`, removed after the file's tests. */
+async function copyOfClean(name: string, runtime: Runtime = 'node'): Promise<string> {
+  const dir = join(reachableBy(runtime, work), name);
   await cp(clean, dir, { recursive: true });
   return dir;
 }
@@ -288,9 +288,11 @@ describe('a store with 64 flipped bytes', () => {
 
   for (const runtime of ['bun', 'deno'] as const) {
     test(`in the version catalogue, on ${runtime}: moved aside, rebuilt, the same answers`, async () => {
-      const data = await copyOfClean(`catalogue-${runtime}`);
+      const data = await copyOfClean(`catalogue-${runtime}`, runtime);
       const damaged = await flip(data, files.catalogue);
-      const server = await serve(runtime, data);
+      const bundle = join(reachableBy(runtime, work), 'bundle.json');
+      await writeFile(bundle, text);
+      const server = await serve(runtime, data, bundle);
       try {
         assert.deepEqual(await answers(server), expected);
         await assertKeptAside(server, data, files.catalogue, damaged, /invalid page in block \d+ of relation/);

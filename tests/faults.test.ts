@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { copyWithTimes } from './helpers/copy.ts';
 import { F, makeFixture } from './helpers/fixture.ts';
 import { rawRequest } from './helpers/http.ts';
-import { declaredOn, RUNTIME_NAMES, RUNTIMES, type Runtime } from './helpers/server.ts';
+import { assertDenoCanReach, declaredOn, reachableBy, RUNTIME_NAMES, RUNTIMES, type Runtime } from './helpers/server.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -110,6 +110,7 @@ class Scope {
 
 /** Starts the service with `args` (outside any namespace, or inside `within`), without waiting for anything. */
 function launch(scope: Scope, runtime: Runtime, args: string[], within?: Namespace): Service {
+  assertDenoCanReach(runtime, args);
   const [cmd, ...rest] = RUNTIMES[runtime];
   const argv = [...rest, '--port', '0', '--host', '127.0.0.1', '--log-level', 'info', '--fixed-time', F.now.toISOString(), ...args];
   // The flags win over the environment; NO_COLOR keeps Deno's uncaught-error report readable in a failure message.
@@ -302,10 +303,13 @@ after(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-/** A directory for one test, removed afterwards: `data` (a copy of the seed, or empty) and `bundle` (the small bundle's file). */
-async function caseDir(t: TestContext, scope: Scope, options: { empty?: boolean } = {}): Promise<{ data: string; bundle: string }> {
+/**
+ * A directory for one test on `runtime`, removed afterwards: `data` (a copy of the seed, or empty) and `bundle` (the
+ * small bundle's file).
+ */
+async function caseDir(t: TestContext, scope: Scope, runtime: Runtime, options: { empty?: boolean } = {}): Promise<{ data: string; bundle: string }> {
   t.after(() => scope.close());
-  const dir = await mkdtemp(join(work, 'case-'));
+  const dir = await mkdtemp(join(reachableBy(runtime, work), 'case-'));
   scope.dirs.push(dir);
   const data = join(dir, 'data');
   if (options.empty) await mkdir(data);
@@ -339,7 +343,7 @@ for (const runtime of RUNTIME_NAMES) {
       'restart on that disk serves it instead of exiting', async (t) => {
       if (cannotUnshare(t)) return;
       const scope = new Scope();
-      const { data, bundle } = await caseDir(t, scope);
+      const { data, bundle } = await caseDir(t, scope, runtime);
       const { ns, service, outcome } = await publishOnFullDisk(scope, runtime, data, bundle);
       assert.equal(outcome, PUBLISH_FAILED, `the bigger bundle must not fit in ${TMPFS_SIZE}:\n${service.output()}`);
       const failure = logOf(service).find((l) => l.msg === PUBLISH_FAILED)!;
@@ -371,7 +375,7 @@ for (const runtime of RUNTIME_NAMES) {
     if (declaredOn(runtime, 'service')) test('a start on a full disk with a valid bundle serves it from a store kept in memory, with a warning', async (t) => {
       if (cannotUnshare(t)) return;
       const scope = new Scope();
-      const { data, bundle } = await caseDir(t, scope, { empty: true });
+      const { data, bundle } = await caseDir(t, scope, runtime, { empty: true });
       // An empty data directory on a tmpfs filled to the last byte.
       const ns = await namespace(scope, 'mount -t tmpfs -o size=8m tmpfs "$DATA"\ndd if=/dev/zero of="$DATA/filler" bs=64k 2>/dev/null || true',
         { DATA: data });
@@ -389,7 +393,7 @@ for (const runtime of RUNTIME_NAMES) {
       async (t) => {
         if (cannotUnshare(t)) return;
         const scope = new Scope();
-        const { data, bundle } = await caseDir(t, scope);
+        const { data, bundle } = await caseDir(t, scope, runtime);
         // The seed's store and cache on a tmpfs, and the rest of the tmpfs filled to the last byte.
         const ns = await namespace(scope, `mount -t tmpfs -o size=${TMPFS_SIZE} tmpfs "$DATA"\ncp -a "$SEED/." "$DATA/"\n` +
           'dd if=/dev/zero of="$DATA/filler" bs=64k 2>/dev/null || true', { DATA: data, SEED: seed });
@@ -420,7 +424,7 @@ for (const runtime of RUNTIME_NAMES) {
       if (declaredOn(runtime, 'service')) test(`with ${what}, the next start serves exactly the same answers and rewrites a cache that verifies`, async (t) => {
         const scope = new Scope();
         // The copy of the seed holds the store and the cache its start wrote, verified here before the damage.
-        const { data, bundle } = await caseDir(t, scope);
+        const { data, bundle } = await caseDir(t, scope, runtime);
         const [cache] = await verifyCaches(data);
         const file = join(data, 'model', cache, damage);
         const bytes = await readFile(file);
@@ -445,7 +449,7 @@ for (const runtime of RUNTIME_NAMES) {
 
     if (declaredOn(runtime, 'service')) test('a store whose PG_VERSION is missing is rebuilt with a warning, and the next start does not rebuild it again', async (t) => {
       const scope = new Scope();
-      const { data, bundle } = await caseDir(t, scope);
+      const { data, bundle } = await caseDir(t, scope, runtime);
       await rm(join(data, 'store', 'PG_VERSION'));
       const first = await start(scope, runtime, ['--bundle', bundle, '--data-dir', data]);
       assert.ok(warningsOf(first).some((w) => /did not open.*rebuilt/.test(w)), `a warning says the store was rebuilt:\n${first.output()}`);
@@ -469,7 +473,7 @@ for (const runtime of RUNTIME_NAMES) {
 
     if (declaredOn(runtime, 'runtime')) test('a lock left by a process killed with SIGKILL is taken over, and nothing leaks into the data directory', async (t) => {
       const scope = new Scope();
-      const { data, bundle } = await caseDir(t, scope);
+      const { data, bundle } = await caseDir(t, scope, runtime);
       const killed = await start(scope, runtime, ['--bundle', bundle, '--data-dir', data]);
       await kill9(killed);
       assert.ok((await readdir(data)).includes('lock.sock'), 'the killed process left its lock.sock behind');
@@ -489,7 +493,7 @@ for (const runtime of RUNTIME_NAMES) {
     if (declaredOn(runtime, 'runtime')) test('a second service on a directory a live process owns serves the same content from the verified cache, and leaves nothing behind',
       async (t) => {
         const scope = new Scope();
-        const { data, bundle } = await caseDir(t, scope);
+        const { data, bundle } = await caseDir(t, scope, runtime);
         const owner = await start(scope, runtime, ['--bundle', bundle, '--data-dir', data]);
         const second = await start(scope, runtime, ['--bundle', bundle, '--data-dir', data]);
         assert.ok(warningsOf(second).some((w) => /another running process owns/.test(w)),
@@ -510,7 +514,7 @@ for (const runtime of RUNTIME_NAMES) {
     if (declaredOn(runtime, 'runtime')) test('a read-only data directory holding a store and cache from an earlier start serves that content from the cache with a warning', async (t) => {
       if (cannotUnshare(t)) return;
       const scope = new Scope();
-      const { data, bundle } = await caseDir(t, scope);
+      const { data, bundle } = await caseDir(t, scope, runtime);
       const ns = await namespace(scope, 'mount --bind "$DATA" "$DATA"\nmount -o remount,bind,ro "$DATA"', { DATA: data });
       const service = launch(scope, runtime, ['--bundle', bundle, '--data-dir', data], ns);
       assert.equal(await servesOrExits(service), 'serving', service.output());
@@ -528,7 +532,7 @@ for (const runtime of RUNTIME_NAMES) {
 
     if (declaredOn(runtime, 'service')) test('a crash in the middle of a publish leaves the store serving the version before it, and a later publish succeeds', async (t) => {
       const scope = new Scope();
-      const { data, bundle } = await caseDir(t, scope);
+      const { data, bundle } = await caseDir(t, scope, runtime);
       // At debug level the service logs each chunk of events written to the staged version.
       const first = await start(scope, runtime, ['--bundle', bundle, '--data-dir', data, '--log-level', 'debug']);
       await replaceFile(bundle, largeText);

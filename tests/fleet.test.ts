@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { connectPostgres } from '../src/db/postgres.ts';
 import { DEMO_BUNDLE_PATH } from '../src/serve/config.ts';
 import { CACHE_CONTROL } from '../src/http/respond.ts';
-import { runToExit, startServer, type RunningServer } from './helpers/server.ts';
+import { reachableBy, runToExit, startServer, type RunningServer } from './helpers/server.ts';
 import { startThrowawayPostgres, testDatabase, type ThrowawayPostgres } from './helpers/postgres.ts';
 
 const REPLICA_READY = /"msg":"content followed"/;
@@ -222,7 +222,7 @@ describe('a fleet of replicas over PostgreSQL', () => {
   test('replicas on Bun and Deno serve the same bytes and ETags as the Node ones (uncompressed), and look sessions up there too', async () => {
     const expected = await versionOf(replicas[0]);
     for (const runtime of ['bun', 'deno'] as const) {
-      const other = await startServer(runtime, ['--database-url', db.url, '--data-dir', join(dir, runtime), '--log-level', 'info'], 60_000, {},
+      const other = await startServer(runtime, ['--database-url', db.url, '--data-dir', join(reachableBy(runtime, dir), runtime), '--log-level', 'info'], 60_000, {},
         /"msg":"content followed"/);
       try {
         await waitFor(`${runtime} serves version ${expected}`, async () => (await versionOf(other)) === expected, 30_000);

@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +20,7 @@ import { parseConfig, usage } from '../src/serve/config.ts';
 import { QUIET, readDemoBundle, readDemoSessions } from './helpers/app.ts';
 import { F, makeFixture } from './helpers/fixture.ts';
 import { rawRequest } from './helpers/http.ts';
-import { declaredOn, RUNTIME_NAMES, RUNTIMES, runToExit, startServer, type RunningServer, type Runtime } from './helpers/server.ts';
+import { declaredOn, RUNTIME_NAMES, RUNTIMES, runToExit, startServer, tmpdirFor, type RunningServer, type Runtime } from './helpers/server.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const demo = await readDemoBundle();
@@ -207,7 +206,7 @@ for (const runtime of RUNTIME_NAMES) {
     after(async () => { await (await demoService?.catch(() => undefined))?.stop(); });
 
     if (declaredOn(runtime, 'runtime')) test('/healthz answers as soon as the port opens, and /readyz is 503 until the content is loaded', async (t) => {
-      const dataDir = await mkdtemp(join(tmpdir(), 'ready-'));
+      const dataDir = await mkdtemp(join(tmpdirFor(runtime), 'ready-'));
       // A fresh data directory: no snapshot, so initdb and the load take seconds after the port opens.
       const service = spawnService(runtime, ['--data-dir', dataDir]);
       try {
@@ -297,7 +296,7 @@ for (const runtime of RUNTIME_NAMES) {
     });
 
     if (declaredOn(runtime, 'service')) test('a bad or unreadable bundle exits 1 with every problem listed, before the port opens', async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'bad-'));
+      const dir = await mkdtemp(join(tmpdirFor(runtime), 'bad-'));
       const bad = makeFixture();
       bad.markers[0].lat = 91;
       bad.events[0].poi_ids = ['00000000-0000-4000-8000-000000000000'];

@@ -8,11 +8,10 @@ import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync, renameSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { F, makeFixture } from './helpers/fixture.ts';
-import { declaredOn, RUNTIME_NAMES, startServer, type RunningServer } from './helpers/server.ts';
+import { declaredOn, RUNTIME_NAMES, startServer, tmpdirFor, type RunningServer } from './helpers/server.ts';
 import { splitSessions } from './helpers/store.ts';
 
 const dirs: string[] = [];
@@ -57,7 +56,7 @@ const CONTENT_PATHS = [`/markers/${marker.id}`, `/maps/${F.map}?markers=true&inf
 
 for (const runtime of RUNTIME_NAMES) {
   describe(`publishing on ${runtime}`, () => {
-    const dir = mkdtempSync(join(tmpdir(), `dmcs-publish-${runtime}-`));
+    const dir = mkdtempSync(join(tmpdirFor(runtime), `dmcs-publish-${runtime}-`));
     dirs.push(dir);
     const bundlePath = join(dir, 'bundle.json');
     const { bundle, sessions } = splitSessions(JSON.stringify(fixture));

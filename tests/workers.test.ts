@@ -5,13 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { parseConfig } from '../src/serve/config.ts';
 import { readDemoBundle } from './helpers/app.ts';
 import { rawRequest } from './helpers/http.ts';
-import { RUNTIME_NAMES, startServer } from './helpers/server.ts';
+import { RUNTIME_NAMES, startServer, tmpdirFor } from './helpers/server.ts';
 
 const demo = await readDemoBundle();
 const MAP = demo.maps.find((m) => m.enabled && m.versions.length > 1)!.id;
@@ -32,7 +31,7 @@ test('--workers takes 1 to 64 or auto, 1 by default', () => {
 for (const runtime of RUNTIME_NAMES) {
   describe(`--workers 2 on ${runtime}`, () => {
     test('both threads answer, alike; sessions, a publish and the stop reach both', async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'dmcs-test-workers-'));
+      const dir = await mkdtemp(join(tmpdirFor(runtime), 'dmcs-test-workers-'));
       const bundle = join(dir, 'bundle.json');
       await writeFile(bundle, JSON.stringify(demo));
       const server = await startServer(runtime, ['--workers', '2', '--bundle', bundle, '--sessions', DEMO_SESSIONS, '--data-dir', join(dir, 'data'),

@@ -5,10 +5,9 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RUNTIMES, type Runtime } from './server.ts';
+import { RUNTIMES, tmpdirFor, type Runtime } from './server.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TRAP = fileURLToPath(new URL('./no-network.ts', import.meta.url));
@@ -24,7 +23,7 @@ function command(): string[] {
   return [cmd, ...rest.map((a) => (a === '--allow-net' ? `--allow-net=127.0.0.1,unix:${join(dir, 'data', 'lock.sock')}` : a))];
 }
 
-const dir = await mkdtemp(join(tmpdir(), 'kiosk-'));
+const dir = await mkdtemp(join(tmpdirFor(runtime), 'kiosk-'));
 const trapLog = join(dir, 'trap.log');
 const [cmd, ...args] = command();
 const child = spawn(cmd, [...args, '--port', '0', '--host', '127.0.0.1', '--data-dir', join(dir, 'data')],

@@ -3,6 +3,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -45,6 +48,44 @@ export function declaredOn(runtime: Runtime, reaches: 'runtime' | 'service'): bo
   return reaches === 'runtime' || runtime === 'node';
 }
 
+/**
+ * The directory to make a temporary directory in for what a service on `runtime` reads and writes. The test command
+ * keeps its files in memory (/dev/shm; scripts/run-tests.ts says why), but Deno refuses every path under /dev
+ * without --allow-all, which the service is not run with: its files go to TEST_DISK_TMPDIR, on disk.
+ */
+export function tmpdirFor(runtime: Runtime): string {
+  return runtime === 'deno' && process.env.TEST_DISK_TMPDIR ? process.env.TEST_DISK_TMPDIR : tmpdir();
+}
+
+/** The directories made by `reachableBy`, by runtime and the directory each stands in for. */
+const standIns = new Map<string, string>();
+
+/**
+ * `dir` (a test file's working directory, made in tmpdir()) when a service on `runtime` can use it, else a directory
+ * of the same purpose that it can (made once, in tmpdirFor(runtime), and removed when the test process exits).
+ */
+export function reachableBy(runtime: Runtime, dir: string): string {
+  if (tmpdirFor(runtime) === tmpdir()) return dir;
+  const key = `${runtime}:${dir}`;
+  if (!standIns.has(key)) {
+    const made = mkdtempSync(join(tmpdirFor(runtime), `${basename(dir)}-`));
+    process.once('exit', () => rmSync(made, { recursive: true, force: true }));
+    standIns.set(key, made);
+  }
+  return standIns.get(key)!;
+}
+
+/**
+ * Refuses to start Deno on a path under /dev: it would refuse the path, and the service then serves from memory
+ * what it could not keep on disk (with a warning), so a test would pass checking the wrong thing.
+ */
+export function assertDenoCanReach(runtime: Runtime, args: string[]): void {
+  const under = args.find((arg) => /^\/dev\/(?!null$)/.test(arg));
+  if (runtime === 'deno' && under) {
+    throw new Error(`Deno refuses paths under /dev without --allow-all, and ${under} is one: make it in tmpdirFor('deno')`);
+  }
+}
+
 /** A running server. */
 export interface RunningServer {
   base: string;
@@ -57,6 +98,7 @@ export interface RunningServer {
 
 /** Runs the service to completion (for start-up failures and --help). */
 export async function runToExit(runtime: Runtime, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  assertDenoCanReach(runtime, args);
   const [cmd, ...rest] = RUNTIMES[runtime];
   const child = spawn(cmd, [...rest, ...args], { cwd: ROOT, env: { ...process.env, PORT: '', HOST: '' } });
   let stdout = '';
@@ -73,6 +115,7 @@ export async function runToExit(runtime: Runtime, args: string[]): Promise<{ cod
  */
 export async function startServer(runtime: Runtime, args: string[] = [], timeoutMs = 60_000,
   env: Record<string, string> = {}, ready = /"msg":"content loaded"/): Promise<RunningServer> {
+  assertDenoCanReach(runtime, args);
   const [cmd, ...rest] = RUNTIMES[runtime];
   const child = spawn(cmd, [...rest, '--port', '0', '--host', '127.0.0.1', ...args], { cwd: ROOT, env: { ...process.env, ...env } });
   let out = '';
