@@ -23,6 +23,7 @@ import { contentDocs } from '../../src/content/store/sql-store.ts';
 import { versionSchema } from '../../src/db/schema.ts';
 import { buildReadModel, type MapView, type ReadModel } from '../../src/content/model/read-model.ts';
 import { ContentStore } from '../../src/content/content-store.ts';
+import { Publisher } from '../../src/content/publisher.ts';
 import type { Db } from '../../src/db/db.ts';
 import { DEFAULT_BUNDLE, MAP_ID, findCity } from './large-data.ts';
 import { boxAround, seededPoints } from './distinct-queries.ts';
@@ -160,7 +161,7 @@ DROP TABLE bench_poi_points;
 /** Fresh planner statistics and visibility maps (index-only scans), each outside a transaction block. */
 export const VACUUM_SQL = ['VACUUM ANALYZE bench_anchor_points', 'ANALYZE events', 'ANALYZE event_anchors'];
 
-/** The PGlite `Db` the store keeps private: a script may reach for it. */
+/** The PGlite `Db` the store keeps private: a script may reach for it (a store opened with its Publisher inline). */
 export const dbOf = (store: ContentStore): Db => (store as unknown as { publisher: { store: { db: Db } } }).publisher.store.db;
 
 /** `haverSin(radiusKm / earthRadius)` exactly as geokdbush computes the bound `around` compares with. */
@@ -343,7 +344,9 @@ async function runFilters(o: FiltersOptions): Promise<BenchResult> {
   const t0 = performance.now();
   const readMs = performance.now() - t0;
   const t1 = performance.now();
-  const store = await ContentStore.open({ dataDir: o.dataDir });
+  // The store itself, opened, with its publisher inline: the SQL side runs on its PGlite. ContentStore.open on a data
+  // directory whose store was closed cleanly would serve it unopened (prebuilt-publisher.ts), with no database at all.
+  const store = await ContentStore.open({ publisher: await Publisher.open({ dataDir: o.dataDir }) });
   await store.publish({ path: o.bundle });
   const loadMs = Math.round(performance.now() - t1);
   const from = { source: store.lastPublish?.outcome === 'published' ? 'bundle' as const : 'snapshot' as const };
