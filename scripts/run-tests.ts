@@ -15,6 +15,9 @@
  * tests/helpers/postgres.ts). DATABASE_URL itself is not passed on, so no service a test starts switches
  * to PostgreSQL unless the test asks.
  *
+ * The run's files (its scratch, and TMPDIR for every test and service) are kept in memory, on /dev/shm, when the
+ * machine has it; what services on Deno use stays on disk (see scratchRoot and `disk` below).
+ *
  * Tests that drive a browser (tests/browser.test.ts) get Debian's Chromium, installed with apt-get first when it
  * is missing (tests/helpers/browser.ts).
  *
@@ -137,7 +140,7 @@ chmodSync(scratch, 0o711);
 // Deno refuses every path under /dev without --allow-all, which the service is not run with: what a service on Deno
 // reads and writes is kept on disk, in TEST_DISK_TMPDIR (tests/helpers/server.ts, tmpdirFor), and the HTTP-level
 // suite's run on Deno keeps its data snapshots there too.
-const disk = root.startsWith('/dev/') ? mkdtempSync(join(tmpdir(), 'dmcs-test-disk-')) : null;
+const disk = root.startsWith('/dev/') ? mkdtempSync(join(tmpdir().startsWith('/dev/') ? '/tmp' : tmpdir(), 'dmcs-test-disk-')) : null;
 process.env.TMPDIR = join(scratch, 'tmp');
 mkdirSync(process.env.TMPDIR, { mode: 0o711 });
 if (disk) {
