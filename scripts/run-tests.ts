@@ -131,9 +131,8 @@ function scratchRoot(): string {
 
 // Bundle files and data snapshots of the services the tests start, shared by the whole run; and below it, as
 // TMPDIR, every temporary directory a test, a service it starts or the throwaway PostgreSQL makes, all removed at
-// the end.
-// Both may be passed through by others (o+x, not read): the throwaway PostgreSQL runs as another user when this is
-// root (tests/helpers/postgres.ts).
+// the end. Both may be passed through by other users (o+x, not read): the throwaway PostgreSQL runs as another user
+// when this is root (tests/helpers/postgres.ts).
 const root = scratchRoot();
 const scratch = mkdtempSync(join(root, 'dmcs-test-'));
 chmodSync(scratch, 0o711);
