@@ -5,7 +5,7 @@
 import { bunIdleTimeout } from './limits.ts';
 import { runServer } from './run-server.ts';
 import type { Listen } from './serving-threads.ts';
-import { sleep, until } from './shutdown.ts';
+import { ranFor, until } from './shutdown.ts';
 import { start, type StartOptions } from './start.ts';
 
 declare const Bun: {
@@ -34,11 +34,13 @@ export const listenBun: Listen = async (app, config, _logger, reusePort) => {
   // closes is reset. So answers are held at a gate for HOLD_MS: every keep-alive client sending back to back has
   // a request in flight by then, which stop() waits for; the listener closes; then the held answers go out, all
   // saying Connection: close, and a client that reconnects is refused (it goes to another replica) instead of
-  // being reset. What is still open at the shutdown timeout is closed.
+  // being reset. The hold is counted in turns of the event loop (`ranFor`), so requests that arrived while the
+  // process was not running are read, and in flight, before the listener closes. What is still open at the
+  // shutdown timeout is closed.
   const stop = async (deadline: number) => {
     let open!: () => void;
     gate = new Promise((resolve) => (open = resolve));
-    await sleep(Math.min(BUN_HOLD_MS, deadline - performance.now()));
+    await ranFor(BUN_HOLD_MS, deadline);
     const stopped = server.stop();
     open();
     if (!(await until(stopped, deadline))) await server.stop(true);

@@ -47,8 +47,34 @@ export function shutdownOnSignal(s: Stoppable, shutdownTimeoutS: number): (signa
   };
 }
 
+/** How often a wait while stopping looks at the clock, and the most one look counts (see `ranFor`). */
+export const TICK_MS = 25;
+export const MAX_TICK_MS = 2 * TICK_MS;
+
+/**
+ * Calls `tick(step)` every TICK_MS, `step` the time since the last call but at most MAX_TICK_MS, while `more()`
+ * says so. Waits that give clients time to send are counted this way, in turns of the event loop: a process that
+ * did not run for a while (a busy machine, a pause in the collector) has not read what arrived meanwhile, and a
+ * wall-clock timer that fires first would take a request waiting unread for a client that sent none.
+ */
+export async function ticks(more: () => boolean, tick: (step: number) => void): Promise<void> {
+  let last = performance.now();
+  while (more()) {
+    await sleep(TICK_MS);
+    const now = performance.now();
+    tick(Math.min(now - last, MAX_TICK_MS));
+    last = now;
+  }
+}
+
+/** Resolves once the process has run for `ms` counted as `ticks` counts it, or at `deadline` (performance.now()). */
+export async function ranFor(ms: number, deadline: number): Promise<void> {
+  let ran = 0;
+  await ticks(() => ran < ms && performance.now() < deadline, (step) => (ran += step));
+}
+
 /** Resolves after `ms`, or at once for ms ≤ 0. */
-export function sleep(ms: number): Promise<void> {
+function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 }
 
