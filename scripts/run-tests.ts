@@ -44,6 +44,15 @@ function findTests(dir: string): string[] {
   }).sort();
 }
 
+/**
+ * V8 flags for every Node process of the run: the test processes (node:test hands its own flags to each file's
+ * process) and the services they start (TEST_NODE_FLAGS, read by tests/helpers/server.ts). `--liftoff-only` keeps
+ * PGlite's wasm on V8's baseline compiler: a process that opens a store otherwise spends over a CPU-second and
+ * hundreds of MB tiering it up, which pays off only over a long publish, and the tests' stores are small. The
+ * service ships without it (docs/decisions.md, The test command's time, has both measurements).
+ */
+const NODE_FLAGS = ['--liftoff-only'];
+
 interface Run { name: string; ok: boolean; seconds: number }
 
 /** How one node:test run is made. */
@@ -64,7 +73,7 @@ async function run(name: string, files: string[], env: Record<string, string>, o
   const base = join(scratch, name.replace(/\W+/g, '-'));
   const tap = `${base}.tap`;
   const spec = options.buffered ? `${base}.log` : 'stdout';
-  const node = ['node', '--import', 'tsx', '--test', ...(options.oneProcess ? ['--test-isolation=none'] : ['--test-concurrency=2']),
+  const node = ['node', ...NODE_FLAGS, '--import', 'tsx', '--test', ...(options.oneProcess ? ['--test-isolation=none'] : ['--test-concurrency=2']),
     '--test-reporter=spec', `--test-reporter-destination=${spec}`, '--test-reporter=tap', `--test-reporter-destination=${tap}`, ...files];
   const began = performance.now();
   const { DATABASE_URL: _, NODE_V8_COVERAGE: __, ...inherited } = process.env;
@@ -150,7 +159,7 @@ let postgres: ThrowawayPostgres | null = null;
 const runs: Run[] = [];
 try {
   const databaseUrl = process.env.DATABASE_URL || (postgres = await startThrowawayPostgres()).url;
-  const shared = { TEST_SCRATCH_DIR: scratch, TEST_DATABASE_URL: databaseUrl };
+  const shared = { TEST_SCRATCH_DIR: scratch, TEST_DATABASE_URL: databaseUrl, TEST_NODE_FLAGS: NODE_FLAGS.join(' ') };
   // The HTTP-level suite on Deno: its data snapshots and temporary files on disk (see `disk`).
   const denoOnDisk: Record<string, string> = disk ? { TEST_SCRATCH_DIR: disk, TMPDIR: process.env.TEST_DISK_TMPDIR! } : {};
   if (only.length > 0) {

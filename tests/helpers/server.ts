@@ -21,7 +21,12 @@ const BIN = `${ROOT}node_modules/.bin/`;
  * what the gates see without it. `erasableSyntaxOnly` in tsconfig.json keeps every source fit for type stripping.
  */
 if (process.env.NODE_V8_COVERAGE) process.env.NODE_V8_COVERAGE = '';
-const NODE_SERVICE = [process.execPath, 'src/serve/node.ts'];
+/**
+ * V8 flags the test command runs Node with, the services included (TEST_NODE_FLAGS, set by scripts/run-tests.ts and
+ * said why there); the benchmark and reliability scripts, which measure the service as shipped, set none.
+ */
+const NODE_FLAGS = (process.env.TEST_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+const NODE_SERVICE = [process.execPath, ...NODE_FLAGS, 'src/serve/node.ts'];
 
 /** How each runtime starts the service (the same commands as the npm scripts). */
 export const RUNTIMES: Record<'node' | 'bun' | 'deno', readonly string[]> = {
