@@ -12,8 +12,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = `${ROOT}node_modules/.bin/`;
 
 /**
- * The services the tests start run exactly as users run them (Node as `npm start` does, with its own type
- * stripping) and collect no coverage: coverage is that of the test processes, which load the sources through tsx.
+ * The services the tests start run as users run them (Node as `npm start` does, with its own type stripping; the
+ * test command adds V8 flags, below) and collect no coverage: coverage is that of the test processes, which load the sources through tsx.
  * Node hands a test process's NODE_V8_COVERAGE to every child whose environment has none, so it is emptied here, in
  * the helper every test that starts the service imports. Collecting it made every start dearer (the service then ran
  * through tsx), and c8 cannot merge a file's coverage run both ways: it merges V8's coverage before mapping it to the
