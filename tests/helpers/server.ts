@@ -13,8 +13,8 @@ const BIN = `${ROOT}node_modules/.bin/`;
 
 /**
  * The services the tests start run as users run them (Node as `npm start` does, with its own type stripping; the
- * test command adds V8 flags, below) and collect no coverage: coverage is that of the test processes, which load the sources through tsx.
- * Node hands a test process's NODE_V8_COVERAGE to every child whose environment has none, so it is emptied here, in
+ * test command adds V8 flags, below) and collect no coverage: coverage is that of the test processes, which load
+ * the sources through tsx. Node hands a test process's NODE_V8_COVERAGE to every child whose environment has none, so it is emptied here, in
  * the helper every test that starts the service imports. Collecting it made every start dearer (the service then ran
  * through tsx), and c8 cannot merge a file's coverage run both ways: it merges V8's coverage before mapping it to the
  * source (event-table.ts came out 12% covered). docs/decisions.md (The test command's time) has what it cost and
@@ -114,15 +114,41 @@ export async function runToExit(runtime: Runtime, args: string[]): Promise<{ cod
   return { code, stdout, stderr };
 }
 
+/** The data directories of starts given none, by the directory they are made in (see defaultDataDir). */
+const defaultDataDirs = new Map<string, string>();
+
+/**
+ * The data directory of a start given none (no --data-dir, no DATA_DIR from the test): one the test run owns, never
+ * the service's default `.data` in the working tree (or a DATA_DIR of the developer's environment), where `npm test`
+ * would publish the demo over a developer's own store. The whole run shares it (in TEST_SCRATCH_DIR, or
+ * TEST_DISK_TMPDIR for Deno), as such starts shared `.data`: the first publishes the demo, and later ones serve what
+ * it closed cleanly. Outside the test command, one per process.
+ */
+function defaultDataDir(runtime: Runtime): string {
+  const base = runtime === 'deno' && process.env.TEST_DISK_TMPDIR ? process.env.TEST_DISK_TMPDIR : process.env.TEST_SCRATCH_DIR;
+  const key = base ?? tmpdirFor(runtime);
+  if (!defaultDataDirs.has(key)) {
+    if (base) defaultDataDirs.set(key, join(base, 'default-data'));
+    else {
+      const made = mkdtempSync(join(key, 'dmcs-default-data-'));
+      process.once('exit', () => rmSync(made, { recursive: true, force: true }));
+      defaultDataDirs.set(key, made);
+    }
+  }
+  return defaultDataDirs.get(key)!;
+}
+
 /**
  * Starts the service on an ephemeral port of 127.0.0.1 and waits until it listens and its content is loaded
- * (the log line `ready` matches: by default "content loaded"; a replica logs "content followed").
+ * (the log line `ready` matches: by default "content loaded"; a replica logs "content followed"). Given no data
+ * directory, it gets the test run's (defaultDataDir).
  */
 export async function startServer(runtime: Runtime, args: string[] = [], timeoutMs = 60_000,
   env: Record<string, string> = {}, ready = /"msg":"content loaded"/): Promise<RunningServer> {
   assertDenoCanReach(runtime, args);
   const [cmd, ...rest] = RUNTIMES[runtime];
-  const child = spawn(cmd, [...rest, '--port', '0', '--host', '127.0.0.1', ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+  const dataDir = args.includes('--data-dir') || env.DATA_DIR ? {} : { DATA_DIR: defaultDataDir(runtime) };
+  const child = spawn(cmd, [...rest, '--port', '0', '--host', '127.0.0.1', ...args], { cwd: ROOT, env: { ...process.env, ...dataDir, ...env } });
   let out = '';
   let started = false;
   child.stderr!.on('data', (d) => (out += d));
