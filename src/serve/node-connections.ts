@@ -33,7 +33,7 @@ export function applyNodeLimits(server: Server, limits: ConnectionLimits, maxCon
 /** The options of node:http's createServer that cannot be set afterwards. */
 export const NODE_SERVER_OPTIONS = { connectionsCheckingInterval: 1000 } as const;
 
-/** Requests in flight on a connection, and how long it has been idle while draining (counted by `ticks`). */
+/** Requests in flight on a connection, and how long it has been idle while draining (by `ticks`; 0 before). */
 interface ConnectionState { busy: number; idleMs: number }
 
 /** Tracks a server's connections and whether each has a request in flight; `drain` shuts it down gracefully. */
@@ -47,7 +47,6 @@ export function trackConnections(server: Server): { drain(deadline: number): Pro
     const state = connections.get(req.socket);
     if (!state) return;
     state.busy++;
-    state.idleMs = 0;
     res.once('close', () => {
       state.busy--;
       state.idleMs = 0;
@@ -58,7 +57,6 @@ export function trackConnections(server: Server): { drain(deadline: number): Pro
   async function drain(deadline: number): Promise<void> {
     // Stop accepting, without node:http's closing of idle connections.
     NetServer.prototype.close.call(server);
-    for (const state of connections.values()) state.idleMs = 0;
     await ticks(() => connections.size > 0 && performance.now() < deadline, (step) => {
       for (const [socket, state] of connections) {
         if (state.busy > 0) continue;
