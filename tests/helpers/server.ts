@@ -12,12 +12,12 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = `${ROOT}node_modules/.bin/`;
 
 /**
- * The services the tests start run as users run them (Node as `npm start` does, with its own type stripping; the
- * test command adds V8 flags, below) and collect no coverage: coverage is that of the test processes, which load
- * the sources through tsx. Node hands a test process's NODE_V8_COVERAGE to every child whose environment has none, so it is emptied here, in
- * the helper every test that starts the service imports. Collecting it made every start dearer (the service then ran
- * through tsx), and c8 cannot merge a file's coverage run both ways: it merges V8's coverage before mapping it to the
- * source (event-table.ts came out 12% covered). docs/decisions.md (The test command's time) has what it cost and
+ * The services the tests start run as users run them (Node as `npm start` does, with its own type stripping; the test
+ * command adds V8 flags, below) and collect no coverage: coverage is that of the test processes, which load the sources
+ * through tsx. Node hands a test process's NODE_V8_COVERAGE to every child whose environment has none, so it is emptied
+ * here, in the helper every test that starts the service imports. Collecting it made every start dearer (the service
+ * then ran through tsx), and c8 cannot merge a file's coverage run both ways: it merges V8's coverage before mapping it
+ * to the source (event-table.ts came out 12% covered). docs/decisions.md (The test command's time) has what it cost and
  * what the gates see without it. `erasableSyntaxOnly` in tsconfig.json keeps every source fit for type stripping.
  */
 if (process.env.NODE_V8_COVERAGE) process.env.NODE_V8_COVERAGE = '';
@@ -120,22 +120,21 @@ const defaultDataDirs = new Map<string, string>();
 /**
  * The data directory of a start given none (no --data-dir, no DATA_DIR from the test): one the test run owns, never
  * the service's default `.data` in the working tree (or a DATA_DIR of the developer's environment), where `npm test`
- * would publish the demo over a developer's own store. The whole run shares it (in TEST_SCRATCH_DIR, or
- * TEST_DISK_TMPDIR for Deno), as such starts shared `.data`: the first publishes the demo, and later ones serve what
- * it closed cleanly. Outside the test command, one per process.
+ * would publish the demo over a developer's own store. Under the test command (TEST_SCRATCH_DIR set) the whole run
+ * shares one in tmpdirFor(runtime), as such starts shared `.data`: the first publishes the demo, and later ones serve
+ * what it closed cleanly. Outside it, one per process.
  */
 function defaultDataDir(runtime: Runtime): string {
-  const base = runtime === 'deno' && process.env.TEST_DISK_TMPDIR ? process.env.TEST_DISK_TMPDIR : process.env.TEST_SCRATCH_DIR;
-  const key = base ?? tmpdirFor(runtime);
-  if (!defaultDataDirs.has(key)) {
-    if (base) defaultDataDirs.set(key, join(base, 'default-data'));
+  const dir = tmpdirFor(runtime);
+  if (!defaultDataDirs.has(dir)) {
+    if (process.env.TEST_SCRATCH_DIR) defaultDataDirs.set(dir, join(dir, 'dmcs-default-data'));
     else {
-      const made = mkdtempSync(join(key, 'dmcs-default-data-'));
+      const made = mkdtempSync(join(dir, 'dmcs-default-data-'));
       process.once('exit', () => rmSync(made, { recursive: true, force: true }));
-      defaultDataDirs.set(key, made);
+      defaultDataDirs.set(dir, made);
     }
   }
-  return defaultDataDirs.get(key)!;
+  return defaultDataDirs.get(dir)!;
 }
 
 /**
