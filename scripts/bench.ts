@@ -27,7 +27,7 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { Agent } from 'node:http';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync, zstdDecompressSync } from 'node:zlib';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, relative, resolve } from 'node:path';
@@ -764,7 +764,8 @@ async function encodedPage(base: string, path: string): Promise<{ total: number;
   const answer = await getWith(base + path, { headers: ENCODED });
   if (answer.status !== 200) throw new Error(`${path} answered ${answer.status} with ${BROWSER_ACCEPT_ENCODING}`);
   const encoding = typeof answer.headers['content-encoding'] === 'string' ? answer.headers['content-encoding'] : null;
-  const text = (encoding === 'br' ? brotliDecompressSync(answer.body) : encoding === 'gzip' ? gunzipSync(answer.body)
+  const text = (encoding === 'zstd' ? zstdDecompressSync(answer.body) : encoding === 'br' ? brotliDecompressSync(answer.body)
+    : encoding === 'gzip' ? gunzipSync(answer.body)
     : encoding === null ? answer.body : null)?.toString('utf8');
   if (text === undefined) throw new Error(`${path} came back ${encoding}-encoded, which the benchmark cannot read`);
   const body = JSON.parse(text) as { total: number; events: unknown[] };

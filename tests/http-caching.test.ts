@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync, zstdDecompressSync } from 'node:zlib';
 import { createApp } from '../src/app.ts';
 import { MIN_COMPRESS_BYTES, negotiateEncoding } from '../src/http/compress.ts';
 import { CACHE_CONTROL } from '../src/http/respond.ts';
@@ -34,6 +34,7 @@ function decode(res: RawResponse): Buffer {
   const coding = res.headers['content-encoding'];
   if (coding === 'br') return brotliDecompressSync(res.body);
   if (coding === 'gzip') return gunzipSync(res.body);
+  if (coding === 'zstd') return zstdDecompressSync(res.body);
   assert.equal(coding, undefined, `unexpected content coding ${coding}`);
   return res.body;
 }
@@ -94,14 +95,15 @@ for (const runtime of RUNTIME_NAMES) {
       }
     });
 
-    test('bodies over 1 KiB are compressed with br or gzip as Accept-Encoding asks, with Vary: Accept-Encoding', async () => {
+    test('bodies over 1 KiB are compressed with zstd, br or gzip as Accept-Encoding asks, with Vary: Accept-Encoding', async () => {
       const plain = await get(BIG);
       assert.ok(plain.body.length > MIN_COMPRESS_BYTES);
       assert.equal(plain.headers['content-encoding'], undefined, 'no Accept-Encoding: identity');
       assert.ok(varyTokens(plain).includes('accept-encoding'), 'the identity answer varies too');
       const tags = new Set([plain.headers.etag]);
       for (const [accept, coding] of [['gzip', 'gzip'], ['br', 'br'], ['gzip, deflate, br', 'br'], ['br;q=0, gzip', 'gzip'],
-        ['gzip;q=0.5, br;q=0.8', 'br'], ['*', 'br'], ['identity', undefined], ['br;q=0, gzip;q=0', undefined]] as const) {
+        ['gzip;q=0.5, br;q=0.8', 'br'], ['*', 'br'], ['identity', undefined], ['br;q=0, gzip;q=0', undefined], ['zstd', 'zstd'],
+        ['gzip, deflate, br, zstd', 'zstd'], ['zstd;q=0.5, br', 'br']] as const) {
         const res = await get(BIG, { 'accept-encoding': accept });
         assert.equal(res.status, 200);
         assert.equal(res.headers['content-encoding'], coding, accept);
@@ -115,7 +117,7 @@ for (const runtime of RUNTIME_NAMES) {
           assert.equal((await get(BIG, { 'accept-encoding': accept, 'if-none-match': res.headers.etag })).status, 304);
         }
       }
-      assert.equal(new Set([...tags].map((tag) => tag.split('-').slice(0, 2).join('-'))).size, 3, 'identity, gzip and br have different ETags');
+      assert.equal(new Set([...tags].map((tag) => tag.split('-').slice(0, 2).join('-'))).size, 4, 'identity, gzip, br and zstd have different ETags');
     });
 
     test('parameters a route does not declare make no new cache entry: the bare path\'s answer is served', async () => {
@@ -135,23 +137,23 @@ for (const runtime of RUNTIME_NAMES) {
       assert.equal(after.entries, before.entries, 'no new entries');
     });
 
-    test('a compressed body is made fast first, and strongly off the request path once served again; the first tag still revalidates', async () => {
+    for (const coding of ['br', 'zstd']) test(`a ${coding} body is made fast first, and strongly off the request path once served again; the first tag still revalidates`, async () => {
       const path = `/maps/${DEMO.map}?info=true&markers=true&all_categories=true&paths=true`;
       const plain = await get(path);
-      const first = await get(path, { 'accept-encoding': 'br' });
-      await get(path, { 'accept-encoding': 'br' });
+      const first = await get(path, { 'accept-encoding': coding });
+      await get(path, { 'accept-encoding': coding });
       let later = first;
       for (let i = 0; i < 200 && later.headers.etag === first.headers.etag; i++) {
         await new Promise((resolve) => setTimeout(resolve, 10));
-        later = await get(path, { 'accept-encoding': 'br' });
+        later = await get(path, { 'accept-encoding': coding });
       }
       assert.notEqual(later.headers.etag, first.headers.etag, 'compressed again');
       assert.ok(later.body.length < first.body.length, `stronger: ${later.body.length} < ${first.body.length} bytes`);
       assert.deepEqual(decode(later), plain.body);
-      const revalidated = await get(path, { 'accept-encoding': 'br', 'if-none-match': first.headers.etag });
+      const revalidated = await get(path, { 'accept-encoding': coding, 'if-none-match': first.headers.etag });
       assert.equal(revalidated.status, 304, 'a client holding the fast bytes still holds the same content');
       assert.equal(revalidated.headers.etag, first.headers.etag);
-      assert.equal((await get(path, { 'accept-encoding': 'br', 'if-none-match': later.headers.etag })).status, 304);
+      assert.equal((await get(path, { 'accept-encoding': coding, 'if-none-match': later.headers.etag })).status, 304);
     });
 
     test('bodies of 1 KiB or less are sent as they are', async () => {
@@ -317,6 +319,9 @@ describe('the response cache', () => {
       [null, null], ['', null], ['gzip', 'gzip'], ['br', 'br'], ['gzip, br', 'br'], ['br;q=0.5, gzip', 'gzip'],
       ['br;q=0, gzip;q=0', null], ['*', 'br'], ['*;q=0', null], ['gzip;q=0, *', 'br'], ['br;q=0, *;q=0.1', 'gzip'],
       ['identity', null], ['deflate', null], ['x-gzip', 'gzip'], ['GZIP;Q=1.0', 'gzip'], ['gzip;q=2', null],
+      // zstd first among codings accepted equally (every browser that names it), never for `*` alone.
+      ['gzip, deflate, br, zstd', 'zstd'], ['zstd', 'zstd'], ['ZSTD', 'zstd'], ['zstd;q=0.9, br', 'br'], ['zstd, br;q=0.9', 'zstd'],
+      ['zstd;q=0, *', 'br'], ['*, zstd;q=0.5', 'br'], ['gzip, zstd;q=0', 'gzip'],
     ];
     for (const [accept, expected] of cases) assert.equal(negotiateEncoding(accept), expected, String(accept));
   });

@@ -147,7 +147,7 @@ export const ENCODED_TARGET = 'Encoded distinct event queries (3 kinds, seeded, 
   'mobile stacks send) ≥ 25% of the same runtime\'s req/s for one cached URL (near 5 km) sent with the same header; no cache answers them';
 export const DISTINCT_CURSOR_TARGET = 'Cursor page 200 of distinct filters ≤ 1.5× page 1 (req/s page 1 ÷ req/s page 200; each request a ' +
   'filter no cache holds: neither the response cache nor the match cache answers it)';
-export const MISSES_TARGET = 'Real misses: the cached near URL with a distinct `from` or `near` each (declared parameters), with br, ' +
+export const MISSES_TARGET = 'Real misses: the cached near URL with a distinct `from` or `near` each (declared parameters), with the browser\'s Accept-Encoding, ' +
   '÷ the cached URL with the same header (no target)';
 
 /** Why a group of the large phase has no rows: not run, not picked by --rows, or the runtime failed. */

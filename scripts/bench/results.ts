@@ -104,7 +104,7 @@ export interface EventsRun {
   /**
    * The rows users produce (absent: the identity rows above them): `encoded`, the distinct kinds and their cached
    * reference asked with a browser's Accept-Encoding; `cursor`, page 1 and page 200 of distinct filters, neither
-   * cache able to answer them; `misses`, distinct values of declared parameters of the cached URL, with br.
+   * cache able to answer them; `misses`, distinct values of declared parameters of the cached URL, with the browser's Accept-Encoding.
    */
   group?: 'encoded' | 'cursor' | 'misses';
   /** The Accept-Encoding sent (absent: identity), and the coding the service answered with (absent: none). */

@@ -96,7 +96,7 @@ export function utf8(text: string): Uint8Array<ArrayBuffer> {
  * language its Content-Language: the same bytes served as another language, a text with no translation, are another
  * representation). Not the content version: an answer whose bytes a publish did not change keeps its tag, so a
  * calendar app or a CDN polling it gets 304 after a publish that changed something else. Each content coding gets its
- * own tag (`-br`, `-gzip`).
+ * own tag (`-zstd`, `-br`, `-gzip`).
  */
 export function makeEtag(body: Uint8Array, contentType: string, contentLanguage?: string): string {
   const bodyHash = hashBytes53(body);
