@@ -12,7 +12,9 @@ import {
   compareThreads, DISTINCT_CURSOR_TARGET, DISTINCT_HIT_RATE, ENCODED_TARGET, evaluateTargets, MISSES_TARGET, renderReport, renderUsersRows,
 } from '../scripts/bench/report.ts';
 import type { BenchResult, EventsRun, RuntimeLarge, WorkersRun } from '../scripts/bench/results.ts';
-import type { LoadResult } from '../scripts/bench/run-load.ts';
+import { runLoad, type LoadResult } from '../scripts/bench/run-load.ts';
+import { createServer } from 'node:http';
+import { once } from 'node:events';
 
 const run = (workers: number, round: number, rps: number, rssMb: number | null, generator: WorkersRun['generator'] = 'wrk'): WorkersRun =>
   ({ workers, generator, round, load: { rps, generatorCpuPct: 20 + workers } as LoadResult, cacheHitRate: 0, rssMb });
@@ -34,6 +36,24 @@ test('one round is its own ratio; no two-thread run, no RSS, or no answers with 
   assert.equal(compareThreads([run(1, 1, 1000, 500), run(2, 1, 1500, null)], 'wrk'), null);
   assert.equal(compareThreads([run(1, 1, 0, 500), run(2, 1, 1500, 600)], 'wrk'), null);
   assert.equal(compareThreads([run(1, 1, 1000, 500), run(2, 1, 1500, 600)], 'autocannon'), null);
+});
+
+test('a run that sends each path once is timed to its last answer, not to autocannon\'s next whole second', async () => {
+  // Answers every request after 2 ms: 60 paths over 4 connections take about 30 ms, far from a second.
+  const asked: string[] = [];
+  const server = createServer((req, res) => { asked.push(req.url!); setTimeout(() => res.end('ok'), 2); }).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  try {
+    const { port } = server.address() as { port: number };
+    const paths = Array.from({ length: 60 }, (_, i) => `/p${i}`);
+    const r = await runLoad({ url: `http://127.0.0.1:${port}`, durationS: 5, connections: 4, warmupS: 0, distinctPaths: paths, once: true });
+    assert.equal(r.requests, 60);
+    assert.deepEqual([...asked].sort(), [...paths].sort(), 'each path sent once');
+    assert.ok(r.durationS < 0.5, `timed ${r.durationS} s`);
+    assert.ok(r.rps > 120, `${r.rps} req/s`);
+  } finally {
+    server.close();
+  }
 });
 
 // ---------------------------------------------------------------------------------------------------------------
