@@ -11,12 +11,35 @@ import { progress } from '../harness/cli.ts';
 import { SERVER_CPU, type MachineFacts } from '../harness/machine.ts';
 import { serviceCommand } from '../harness/service.ts';
 import { FD_LIMIT_FAILED, spawnTracked, stopChild } from '../harness/spawn.ts';
+import { mulberry32 } from '../demo/ids.ts';
 
 /** The demo's main map and the marker the README names. */
 export const MAIN_MAP = '8a434eb5-da02-5a4d-9418-14bc57c86c50';
 export const MARKER = 'e5810d23-f0db-5cec-8426-91a6a6cf88c2';
 /** The cached URL most probes load: every POI of the main map as GeoJSON. */
 export const POIS_PATH = `/places-of-interest/map/${MAIN_MAP}`;
+
+/** `count` distinct paths made by `make` from a seeded PRNG. */
+export function distinctPaths(count: number, seed: number, make: (random: () => number) => string): string[] {
+  const random = mulberry32(seed);
+  const seen = new Set<string>();
+  while (seen.size < count) seen.add(make(random));
+  return [...seen];
+}
+
+/** The demo's events run from November 2026 to the end of 2028: a `from` in that span and a far `to` match hundreds. */
+const EVENTS_FROM_MS = Date.parse('2026-11-01T00:00:00Z');
+/** The far end of the wide events questions. */
+export const WIDE_TO = 'to=2029-01-01T00:00:00Z';
+
+/**
+ * `count` distinct wide events questions on the main map (a `from` somewhere in the demo's events, `to` past them):
+ * each a real miss of both caches, since `from` is a declared parameter and each value is asked once.
+ */
+export function wideEventsPaths(count: number, seed: number): string[] {
+  return distinctPaths(count, seed,
+    (r) => `/events?map_id=${MAIN_MAP}&from=${new Date(EVENTS_FROM_MS + Math.floor(r() * 580 * 86_400) * 1000).toISOString().replace('.000', '')}&${WIDE_TO}`);
+}
 
 /** Prints a progress line (stderr, so stdout stays free). */
 export const say = progress('reliability');

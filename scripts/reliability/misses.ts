@@ -8,22 +8,13 @@
  */
 import type { Runtime } from '../../tests/helpers/server.ts';
 import { runLoadPinned, type LoadResult } from '../bench/run-load.ts';
-import { mulberry32 } from '../demo/ids.ts';
 import { hitRate, readCacheCounters } from '../harness/http.ts';
 import { margin } from '../harness/judge.ts';
 import { LOAD_CPU } from '../harness/machine.ts';
 import { percent, round } from '../harness/stats.ts';
-import { MAIN_MAP, POIS_PATH, row, say, startService, type ProbeOutcome } from './common.ts';
+import { distinctPaths, MAIN_MAP, POIS_PATH, row, say, startService, wideEventsPaths, WIDE_TO, type ProbeOutcome } from './common.ts';
 
 const BR = { 'accept-encoding': 'br' };
-
-/** `count` distinct paths made by `make` from a seeded PRNG. */
-function distinct(count: number, seed: number, make: (random: () => number) => string): string[] {
-  const random = mulberry32(seed);
-  const seen = new Set<string>();
-  while (seen.size < count) seen.add(make(random));
-  return [...seen];
-}
 
 /** Runs the cache-miss probe on a fresh service on `runtime`. */
 export async function probeMisses(runtime: Runtime, dataDir: string, durationS: number): Promise<ProbeOutcome> {
@@ -32,15 +23,11 @@ export async function probeMisses(runtime: Runtime, dataDir: string, durationS: 
     // Enough distinct paths that none repeats at up to 15,000 requests/s, warm-up included.
     const count = Math.min(400_000, (durationS + 1) * 15_000);
     const eventsBase = `/events?map_id=${MAIN_MAP}`;
-    // The demo's events run from November 2026 to the end of 2028: a `from` in that span and a far `to` match hundreds.
-    const FROM_MS = Date.parse('2026-11-01T00:00:00Z');
-    const WIDE_TO = 'to=2029-01-01T00:00:00Z';
     const runs: { name: string; paths?: string[]; path?: string }[] = [
       { name: 'POIs GeoJSON, cached', path: POIS_PATH },
-      { name: 'POIs GeoJSON, ?z=<random> per request', paths: distinct(count, 1, (r) => `${POIS_PATH}?z=${Math.floor(r() * 2 ** 48).toString(36)}`) },
+      { name: 'POIs GeoJSON, ?z=<random> per request', paths: distinctPaths(count, 1, (r) => `${POIS_PATH}?z=${Math.floor(r() * 2 ** 48).toString(36)}`) },
       { name: 'events, wide, fixed from (cached)', path: `${eventsBase}&from=2026-11-01T00:00:00Z&${WIDE_TO}` },
-      { name: 'events, wide, from=<random date> per request', paths: distinct(count, 2,
-        (r) => `${eventsBase}&from=${new Date(FROM_MS + Math.floor(r() * 580 * 86_400) * 1000).toISOString().replace('.000', '')}&${WIDE_TO}`) },
+      { name: 'events, wide, from=<random date> per request', paths: wideEventsPaths(count, 2) },
     ];
     const results: { name: string; load: LoadResult; hitRate: number | null; wrapped: boolean }[] = [];
     for (const run of runs) {
