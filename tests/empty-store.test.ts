@@ -82,10 +82,12 @@ describe('the committed empty store', () => {
     });
   });
 
-  test('is a cleanly stopped data directory: PG_VERSION, the template databases, no postmaster.pid', () => {
+  test('is a cleanly stopped data directory: PG_VERSION, the one database PGlite uses, no templates, no postmaster.pid', () => {
     const paths = new Set(membersOf(committed).map((m) => m.path));
-    for (const p of ['PG_VERSION', 'global/pg_control', 'base/1/PG_VERSION', 'pg_wal']) assert.ok(paths.has(p), p);
+    for (const p of ['PG_VERSION', 'global/pg_control', 'base/5/PG_VERSION', 'pg_wal']) assert.ok(paths.has(p), p);
     assert.ok(!paths.has('postmaster.pid'));
+    const databases = new Set([...paths].filter((p) => /^base\/\d+\//.test(p)).map((p) => p.split('/')[1]));
+    assert.deepEqual([...databases], ['5'], 'template0 (base/4) and template1 (base/1) are dropped: fewer files for a first start to create');
   });
 });
 
@@ -95,6 +97,7 @@ describe('a new store on disk', () => {
   test('in a missing directory is seeded from the empty store (no initdb), with the PostgreSQL settings', async () => {
     seededSettings = await withDb({ dataDir: fresh() }, async (db) => {
       assert.equal(await identifier(db), identifierOf(committed));
+      assert.deepEqual((await db.query('SELECT datname FROM pg_database')).rows, [{ datname: 'postgres' }], 'the one database, no templates');
       assert.equal((await db.query<{ shared_buffers: string }>('SHOW shared_buffers')).rows[0].shared_buffers, '16MB');
       for (const line of POSTGRES_CONF) {
         const [name, value] = line.split('=');
