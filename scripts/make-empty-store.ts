@@ -1,7 +1,8 @@
 /**
  * Writes data/empty-store-pglite-<version>.tar.br: the data directory of a fresh PGlite store (initdb, the
- * store's migrations, the template databases dropped, then a clean shutdown), for the PGlite installed in node_modules. A new store on disk is
- * seeded from it instead of running initdb (see src/db/pglite.ts), which makes a first start seconds faster.
+ * store's migrations, the template databases dropped, then a clean shutdown), for the PGlite installed in
+ * node_modules. A new store on disk is seeded from it instead of running initdb (see src/db/pglite.ts), which makes a
+ * first start seconds faster.
  * Run it again whenever PGlite is upgraded (the committed file of another version is removed, and until the
  * new one is written a new store falls back to initdb) and whenever a migration is added (until then a new
  * store applies it at its first start); tests/empty-store.test.ts fails meanwhile.

@@ -87,7 +87,8 @@ describe('the committed empty store', () => {
     for (const p of ['PG_VERSION', 'global/pg_control', 'base/5/PG_VERSION', 'pg_wal']) assert.ok(paths.has(p), p);
     assert.ok(!paths.has('postmaster.pid'));
     const databases = new Set([...paths].filter((p) => /^base\/\d+\//.test(p)).map((p) => p.split('/')[1]));
-    assert.deepEqual([...databases], ['5'], 'template0 (base/4) and template1 (base/1) are dropped: fewer files for a first start to create');
+    assert.deepEqual([...databases], ['5'],
+      'template0 (base/4) and template1 (base/1) are dropped: fewer files for a first start to create');
   });
 });
 
