@@ -26,9 +26,9 @@ export const PROBES = {
   },
   slow: {
     title: 'Slow clients',
-    about: 'Wide events questions on the demo, each asked once (a `from` of its own: neither cache answers them, so the service is ' +
-      'the limit), under wrk (autocannon where wrk cannot be installed; its row says which), 10 connections, first alone, then while 1,000 slowloris sockets ' +
-      '(a partial request line or partial headers, one more byte every ~5 s, never finished) and 1,100 idle sockets (connected, ' +
+    about: 'Wide events questions on the demo, each asked once (a `from` of its own: neither cache answers them, so the ' +
+      'service is the limit), under wrk (autocannon where wrk cannot be installed; its row says which), 10 connections, ' +
+      'first alone, then while 1,000 slowloris sockets (a partial request line or partial headers, one more byte every ~5 s, never finished) and 1,100 idle sockets (connected, ' +
       'nothing sent) are held by a separate process. The server runs with its open-file limit at 4,096 (soft and hard); the ' +
       'holder asks for 8,192. Sockets the server closes are not reopened. Once they are gone, the baseline is measured again, and ' +
       'the held run is judged against the higher of the two baselines.',

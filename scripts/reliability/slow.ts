@@ -2,13 +2,14 @@
  * The slow-client probe: can 1,000 slowloris clients and 1,100 idle connections take a service's throughput
  * away? A fresh service runs with its open-file limit at 4,096 (soft and hard, set by bash before exec). First a
  * baseline: wrk (autocannon where wrk cannot be installed), 10 connections, each request a wide events question asked
- * once (neither cache answers it, so the service, not the load generator, is the limit). Then slow-holder.ts (a child process through bash with
- * `ulimit -n 8192`, on the load core) opens the slow and idle sockets; once they are held, the same load runs
- * again, and once they are gone the baseline is measured a second time. Target: at least 90% of the higher baseline
- * (two baselines bracket the run: a service still warming up, or a machine that sped up, made the held run faster than
- * a single baseline before it, a ratio above 100% that said nothing of the service). Also reported: how many slow and idle sockets the server closed,
- * and after how long (it is never asked to reconnect, so what the server closed stays closed), and whether the
- * service still answers once they are gone. Run by scripts/reliability.ts; no CLI.
+ * once (neither cache answers it, so the service, not the load generator, is the limit). Then slow-holder.ts (a child
+ * process through bash with `ulimit -n 8192`, on the load core) opens the slow and idle sockets; once they are held,
+ * the same load runs again, and once they are gone the baseline is measured a second time. Target: at least 90% of
+ * the higher baseline (two baselines bracket the run: a service still warming up, or a machine that sped up, made the
+ * held run faster than a single baseline before it, a ratio above 100% that said nothing of the service). Also
+ * reported: how many slow and idle sockets the server closed, and after how long (it is never asked to reconnect, so
+ * what the server closed stays closed), and whether the service still answers once they are gone. Run by
+ * scripts/reliability.ts; no CLI.
  */
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -23,9 +23,6 @@ export const MIN_COMPRESS_BYTES = 1024;
 const zstd = typeof zlib.zstdCompressSync === 'function' && typeof zlib.zstdCompress === 'function'
   ? { sync: zlib.zstdCompressSync, async: zlib.zstdCompress } : null;
 
-/** True when this runtime can send zstd. */
-export const ZSTD_AVAILABLE = zstd !== null;
-
 /**
  * The codings the service offers, in the order it prefers them among those a request accepts equally (the same
  * q-value): zstd, then br, then gzip. Fresh answers are compressed fast, and there zstd level 1 is the cheapest
