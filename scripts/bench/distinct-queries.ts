@@ -74,7 +74,7 @@ export function distinctPaths(kind: DistinctKind, mapId: string, count: number, 
 
 /**
  * What every browser and mobile HTTP stack sends: the encoded rows ask with it, and so does their cached reference
- * (the service answers br, the first of its codings the header allows).
+ * (the service answers zstd, the first of its codings the header allows).
  */
 export const BROWSER_ACCEPT_ENCODING = 'gzip, deflate, br, zstd';
 
