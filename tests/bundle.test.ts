@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { contentDocs, SqlStore } from '../src/content/store/sql-store.ts';
 import { buildReadModel } from '../src/content/model/read-model.ts';
 import { BundleError, validateBundle, type BundleProblem } from '../src/content/bundle/validate-bundle.ts';
+import { ACCESSIBILITY_FEATURES } from '../src/content/bundle/bundle-schema.ts';
 import type { Db } from '../src/db/db.ts';
 import { openDb } from '../src/db/pglite.ts';
 import { connectPostgres } from '../src/db/postgres.ts';
@@ -206,6 +207,51 @@ describe('bundle validation', () => {
       { path: '$.events[0].starts_at', message: /real calendar date-time/ },
       { path: '$.lists[0].created_at', message: /real calendar date-time/ },
     ]);
+  });
+
+  test('status and the visitor fields: each rule between them is refused at its path, saying why', () => {
+    const b = cloneFixture();
+    const at = (i: number, fields: Record<string, unknown>) => Object.assign(b.events[i], fields);
+    at(10, { status: 'rescheduled' });
+    at(12, { previous_start: '2027-01-01T10:00:00Z' });
+    at(13, { status: 'rescheduled', previous_start: b.events[13].starts_at });
+    at(14, { attendance_mode: 'online' });
+    at(15, { attendance_mode: 'offline', online_url: 'https://example.org/live' });
+    at(17, { status: 'moved_online' });
+    at(18, { offers: { price: 10 } });
+    at(19, { offers: { free: true, price: 5, currency: 'EUR' } });
+    at(20, { offers: { currency: 'EUR' } });
+    at(21, { status: 'canceled', capacity: 0, accessibility: ['wheelchair'], offers: { currency: 'eur', price: -1, availability: 'soon' } });
+    assertReported(problemsOf(b), [
+      { path: '$.events[10].previous_start', message: /required when the status is rescheduled/ },
+      { path: '$.events[12].previous_start', message: /only for an event rescheduled, postponed or cancelled, not scheduled/ },
+      { path: '$.events[13].previous_start', message: /is starts_at itself/ },
+      { path: '$.events[14].online_url', message: /required when attendance_mode is online/ },
+      { path: '$.events[15].online_url', message: /attendance_mode is offline/ },
+      { path: '$.events[17].online_url', message: /required when the status is moved_online/ },
+      { path: '$.events[18].offers.currency', message: /required with a price/ },
+      { path: '$.events[19].offers.free', message: /is true, yet the price is 5/ },
+      { path: '$.events[20].offers.currency', message: /without a price/ },
+      { path: '$.events[21].status', message: /must be one of scheduled, cancelled, postponed, rescheduled, moved_online/ },
+      { path: '$.events[21].capacity', message: /at least 1/ },
+      { path: '$.events[21].accessibility[0]', message: /must be one of audioDescription, captions/ },
+      { path: '$.events[21].offers.currency', message: /ISO 4217/ },
+      { path: '$.events[21].offers.price', message: /negative/ },
+      { path: '$.events[21].offers.availability', message: /in_stock, limited_availability, sold_out, pre_order/ },
+    ]);
+  });
+
+  test('every status and visitor field a bundle may give is accepted, and a plain event needs none of them', () => {
+    const b = cloneFixture();
+    Object.assign(b.events[10], {
+      status: 'moved_online', organizer: { name: { en: 'Lisbon Jazz', pt: 'Jazz de Lisboa' }, url: 'https://jazz.example/', email: 'hi@jazz.example', phone: '+351 21' },
+      offers: { free: false, price: 0.5, currency: 'EUR', booking_url: 'https://jazz.example/book', availability: 'sold_out' },
+      attendance_mode: 'online', online_url: 'https://jazz.example/live', capacity: 1, accessibility: [...ACCESSIBILITY_FEATURES],
+    });
+    Object.assign(b.events[12], { status: 'cancelled', previous_start: '2027-01-01T10:00:00+01:00', offers: { free: true } });
+    const parsed = validateBundle(b);
+    assert.equal(parsed.events[10].offers?.availability, 'sold_out');
+    assert.equal(parsed.events[0].status, undefined);
   });
 
   test('a category and a marker sharing one id are refused as a duplicate id', () => {

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { filterKey, findMatches, type EventFilter } from '../src/content/model/event-search.ts';
 import { SLAB_SIZE } from '../src/content/model/event-slabs.ts';
+import { EVENT_STATUSES } from '../src/content/bundle/bundle-schema.ts';
 import { openTestApp, type TestApp } from './helpers/app.ts';
 import { buildReference, filterEvents, type Reference } from './helpers/brute-force.ts';
 import { F, mulberry32 } from './helpers/fixture.ts';
@@ -50,7 +51,10 @@ test('the index (by time slabs, or by the POIs\' event lists) and the direct tes
       : rand() < 0.4 ? [...new Set([...withTags.tags.slice(0, 2), ...(rand() < 0.3 ? [pick(events.flatMap((e) => e.tags))] : [])])] : null;
     const tagsMatch = rand() < 0.5 ? 'all' as const : 'any' as const;
     const types = rand() < 0.2 ? [pick(events).type] : null;
-    const f: EventFilter = { fromMs, toMs, types, tags, tagsMatch, bbox, near };
+    // Every status, the lists' default (all but cancelled), or one or two of them.
+    const statuses = rand() < 0.4 ? null : rand() < 0.5 ? ['scheduled', 'postponed', 'rescheduled', 'moved_online'] as const
+      : [...new Set([pick(EVENT_STATUSES), pick(EVENT_STATUSES)])];
+    const f: EventFilter = { fromMs, toMs, types, tags, tagsMatch, bbox, near, statuses };
     const key = filterKey(map.id, f);
     const expected = filterEvents(ref, { mapId, ...f }).map((e) => e.id);
     const direct = Array.from(findMatches(map, f, key, false, Infinity), (p) => map.events.id(p));
@@ -82,7 +86,7 @@ test('windows that begin and end on the edges of the time slabs, a millisecond e
     const anchor = pick(e.points);
     const area = rand() < 0.5 ? { near: { lat: anchor[1], lng: anchor[0], radiusM: 1 + Math.floor(rand() * 300_000) }, bbox: null }
       : { near: null, bbox: { west: anchor[0] - 3, south: anchor[1] - 2, east: anchor[0] + 3, north: anchor[1] + 2 } };
-    const f: EventFilter = { fromMs, toMs, types: null, tags: null, ...area };
+    const f: EventFilter = { fromMs, toMs, types: null, tags: null, ...area, statuses: null };
     const expected = filterEvents(ref, { mapId: F.map, ...f }).map((x) => x.id);
     const viaSlabs = Array.from(findMatches(map, f, filterKey(map.id, f), false, -1), (p) => map.events.id(p));
     assert.deepEqual(viaSlabs, expected, `${new Date(fromMs).toISOString()}..${new Date(toMs).toISOString()} ${JSON.stringify(area)}`);

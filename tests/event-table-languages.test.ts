@@ -31,6 +31,8 @@ function events(count: number, languages: readonly string[], seed: number, objec
       ...(rand() < 0.7 ? { description: text('Description', n) } : {}),
       ...(rand() < 0.5 ? { price: text('Price', n) } : {}),
       ...(rand() < 0.5 ? { url: `https://example.org/${n}` } : {}),
+      ...(rand() < 0.4 ? { organizer: { name: text('Organizer', n), ...(rand() < 0.5 ? { email: `o${n}@example.org` } : {}) } } : {}),
+      ...(rand() < 0.2 ? { status: 'cancelled' as const } : {}),
     };
   });
 }
@@ -52,6 +54,8 @@ function checkTable(table: EventTable, docs: EventT[], languages: readonly strin
       const pick = (value: EventT['title'] | undefined) => (lang === null ? every(value, def) : served(value, lang, def));
       assert.deepEqual([record.title, record.description, record.price], [pick(doc.title), pick(doc.description), pick(doc.price)], `${doc.id} ${lang}`);
       assert.equal(record.url, doc.url ?? null);
+      assert.deepEqual(record.organizer, doc.organizer ? { name: pick(doc.organizer.name), url: null, email: doc.organizer.email ?? null, phone: null } : null);
+      assert.equal(record.status, doc.status ?? 'scheduled');
     }
   }
 }

@@ -98,6 +98,13 @@ test('a record written as JSON text is exactly JSON.stringify of the record as s
   bundle.events[4].description = undefined;
   bundle.events[5].url = undefined;
   bundle.events[6].tags = [];
+  // Every visitor field, a text with quotes among them, and a repeated accessibility feature (served once).
+  Object.assign(bundle.events[7], {
+    status: 'rescheduled', previous_start: '2026-12-01T20:00:00+01:00', organizer: { name: 'Casa "do" Fado', url: 'https://fado.example/', phone: '+351 1' },
+    offers: { free: false, price: 12.5, currency: 'EUR', booking_url: 'https://fado.example/book', availability: 'limited_availability' },
+    attendance_mode: 'mixed', online_url: 'https://fado.example/live', capacity: 80, accessibility: ['captions', 'signLanguage', 'captions'],
+  });
+  Object.assign(bundle.events[8], { status: 'cancelled', offers: { free: true } });
   const parsed = parseBundle(JSON.stringify(bundle));
   const model = buildReadModel(contentDocs(parsed, 'x'));
   const events = model.maps.get(F.map)!.events;
@@ -108,12 +115,21 @@ test('a record written as JSON text is exactly JSON.stringify of the record as s
     const expected = {
       id: doc.id, map_id: doc.map_id, title: doc.title, description: doc.description ?? null, event_type: doc.event_type, tags: doc.tags,
       starts_at: utc(doc.starts_at), ends_at: utc(doc.ends_at), time_zone: events.timeZone, url: doc.url ?? null,
-      image_url: doc.image_url ?? null, price: doc.price ?? null, created_at: utc(doc.created_at),
+      image_url: doc.image_url ?? null, price: doc.price ?? null, status: doc.status ?? 'scheduled',
+      previous_start: doc.previous_start ? utc(doc.previous_start) : null,
+      organizer: doc.organizer ? { name: doc.organizer.name, url: doc.organizer.url ?? null, email: doc.organizer.email ?? null, phone: doc.organizer.phone ?? null } : null,
+      offers: doc.offers ? { free: doc.offers.free ?? null, price: doc.offers.price ?? null, currency: doc.offers.currency ?? null,
+        booking_url: doc.offers.booking_url ?? null, availability: doc.offers.availability ?? null } : null,
+      attendance_mode: doc.attendance_mode ?? null, online_url: doc.online_url ?? null, capacity: doc.capacity ?? null,
+      accessibility: [...new Set(doc.accessibility ?? [])], created_at: utc(doc.created_at),
       anchors: events.poiIds(i).map((id) => ({ id, type: model.pois.get(id)!.record.type })),
     };
     assert.equal(events.recordJson(i), JSON.stringify(expected));
     assert.equal(events.title(i), doc.title);
   }
+  const rescheduled = events.summary(events.positionOf(bundle.events[7].id));
+  assert.equal(rescheduled.previous_start, '2026-12-01T19:00:00Z');
+  assert.deepEqual(rescheduled.accessibility, ['captions', 'signLanguage']);
 });
 
 test('toUtc writes what Date.toISOString does, without zero milliseconds, over the whole range of dates', () => {

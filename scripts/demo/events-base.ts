@@ -12,6 +12,8 @@ export type Tag = (typeof TAGS)[number];
 export interface EvOpts {
   map: MapKey; key: string; title: Tr; type: string; start: number; end: number;
   pois: PoiInfo[]; tags: Tag[]; price: string; desc: Tr;
+  /** Status and visitor fields (docs/bundle-format.md), added as they are: they draw nothing from `r`. */
+  more?: Partial<EventT>;
 }
 
 const FREE: Tr = { en: 'Free', pt: 'Grátis', es: 'Gratis' };
@@ -45,6 +47,7 @@ export function makeEvent(r: Rng, o: EvOpts): EventT {
     image_url: `https://images.example.org/events/${o.type}-${(slugify(o.title.en).length % 8) + 1}.jpg`,
     price: text(o.map, priceText(o.price)),
     created_at: createdBefore(r, o.start),
+    ...o.more,
   };
 }
 

@@ -50,7 +50,23 @@ export function seriesEvents(r: Rng, index: PoiInfo[]): EventT[] {
     const lastDay = new Date(Date.UTC(y, m, 0)).getUTCDate();
     const lastDow = new Date(Date.UTC(y, m - 1, lastDay)).getUTCDay();
     const lastWed = lastDay - ((lastDow - 3 + 7) % 7);
+    // January 2027's night at the Clube is cancelled; the museum's February recital moved a week on, its April one
+    // online; the Tasca's March night postponed (no new date yet).
+    const clubeMore: Partial<EventT> = {
+      organizer: { name: 'Clube de Fado', url: 'https://clube-de-fado.example.org/' },
+      offers: { price: 35, currency: 'EUR', booking_url: 'https://clube-de-fado.example.org/book', availability: m % 4 === 0 ? 'sold_out' : 'in_stock' },
+      attendance_mode: 'offline', capacity: 90, ...(y === 2027 && m === 1 ? { status: 'cancelled' as const } : {}),
+    };
+    const museuStart = lisbon(y, m, secondThu, 19);
+    const museuMoved = y === 2027 && m === 2;
+    const museuMore: Partial<EventT> = {
+      organizer: { name: { en: 'Fado Museum', pt: 'Museu do Fado', es: 'Museo del Fado' }, url: 'https://museu-do-fado.example.org/' },
+      offers: { price: 8, currency: 'EUR', availability: 'in_stock' }, accessibility: ['signLanguage', 'largePrint'],
+      ...(museuMoved ? { status: 'rescheduled' as const, previous_start: new Date(museuStart).toISOString() } : {}),
+      ...(y === 2027 && m === 4 ? { status: 'moved_online' as const, attendance_mode: 'online' as const, online_url: 'https://museu-do-fado.example.org/live' } : {}),
+    };
     out.push(makeEvent(r, {
+      more: clubeMore,
       map: 'main', key: `fado-clube:${y}-${m}`, type: 'fado',
       title: { en: 'Fado Night at Clube de Fado', pt: 'Noite de Fado no Clube de Fado', es: 'Noche de fado en el Clube de Fado' },
       start: lisbon(y, m, firstFri, 21), end: lisbon(y, m, firstFri, 23, 30), pois: [clube], tags: ['live-music', 'night'], price: '€35',
@@ -59,14 +75,16 @@ export function seriesEvents(r: Rng, index: PoiInfo[]): EventT[] {
         es: 'Cena y una velada de fado tradicional bajo los arcos de piedra del Clube de Fado.' },
     }));
     out.push(makeEvent(r, {
+      more: museuMore,
       map: 'main', key: `fado-museu:${y}-${m}`, type: 'fado',
       title: { en: 'Fado at the Museum', pt: 'Fado no Museu', es: 'Fado en el museo' },
-      start: lisbon(y, m, secondThu, 19), end: lisbon(y, m, secondThu, 21), pois: [museu], tags: ['live-music', 'accessible'], price: '€8',
+      start: addDays(museuStart, museuMoved ? 7 : 0), end: addDays(lisbon(y, m, secondThu, 21), museuMoved ? 7 : 0), pois: [museu], tags: ['live-music', 'accessible'], price: '€8',
       desc: { en: 'An intimate fado recital followed by a short talk on the history of the genre.',
         pt: 'Um recital intimista de fado, seguido de uma breve conversa sobre a história do género.',
         es: 'Un recital íntimo de fado seguido de una breve charla sobre la historia del género.' },
     }));
     out.push(makeEvent(r, {
+      more: { offers: { free: true }, ...(y === 2027 && m === 3 ? { status: 'postponed' as const } : {}) },
       map: 'main', key: `fado-chico:${y}-${m}`, type: 'fado',
       title: { en: 'Fado Vadio Night', pt: 'Noite de Fado Vadio', es: 'Noche de fado vadio' },
       start: lisbon(y, m, lastWed, 21, 30), end: addDays(lisbon(y, m, lastWed, 1), 1), pois: [chico], tags: ['live-music', 'night', 'free'], price: 'Free',

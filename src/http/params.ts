@@ -209,6 +209,29 @@ export function coordinate(min: number, max: number, description: string) {
 }
 
 /** An optional value from a fixed set. */
+/**
+ * A comma list of some of `values` (case-insensitive; spaces, empty items and repeats dropped as in every list), or
+ * `all` alone for every one of them: the list, or the word `all`. A value not among them names itself and the values
+ * allowed.
+ */
+export function someOf<const T extends readonly [string, ...string[]]>(values: T, description: string) {
+  return v.optional(v.pipe(
+    v.string(),
+    v.transform((s) => splitList(s.toLowerCase())),
+    v.check((xs) => xs.length <= MAX_LIST_ITEMS, `must have at most ${MAX_LIST_ITEMS} items`),
+    v.rawCheck(({ dataset, addIssue }) => {
+      if (!dataset.typed) return;
+      const list = dataset.value;
+      if (list.includes('all') && list.length > 1) addIssue({ message: 'all stands alone: it already means every one of them' });
+      const unknown = [...new Set(list.filter((x) => x !== 'all' && !values.includes(x)))];
+      if (unknown.length > 0) addIssue({ message: `${unknown.map((x) => JSON.stringify(x)).join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not one of ${values.join(', ')} (or all)` });
+    }),
+    // An empty list (`status=`) is the parameter left out, as for the other lists.
+    v.transform((xs): 'all' | T[number][] | undefined => (xs.length === 0 ? undefined : xs[0] === 'all' ? 'all' : xs as T[number][])),
+    v.description(description),
+  ));
+}
+
 export function oneOf<const T extends readonly [string, ...string[]]>(values: T, description: string) {
   return v.optional(v.pipe(v.picklist(values, `must be one of ${values.join(', ')}`), v.description(description)));
 }

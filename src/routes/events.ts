@@ -6,7 +6,8 @@ import { filterKey, pageOfEvents, type EventFilter } from '../content/model/even
 import { sha256Hex } from '../content/bundle/parse.ts';
 import { cursorKey, decodeCursor, encodeCursor, type CursorState } from '../http/cursor.ts';
 import { HttpError, invalidParams, notFound, type ParamError } from '../http/errors.ts';
-import { bbox, int, near, oneOf, optionalInt, searchQuery, textList, timestamp, uuid, uuidList } from '../http/params.ts';
+import { bbox, int, near, oneOf, optionalInt, searchQuery, someOf, textList, timestamp, uuid, uuidList } from '../http/params.ts';
+import { EVENT_STATUSES, type EventStatus } from '../content/bundle/bundle-schema.ts';
 import { defineRoute, JsonBytes, PrivateReply, wholeSecond } from '../http/route.ts';
 import { ByteWriter } from '../utils/byte-writer.ts';
 import { EventSchema, PoiRecordSchema, Uuid } from './schemas.ts';
@@ -31,6 +32,19 @@ function checkWindowOrder(q: { from?: number; to?: number }, bad: Set<string>): 
 }
 
 
+/** The statuses served when `status` is not given: all but cancelled, so a client that knows nothing of status never shows a cancelled event as on. */
+export const DEFAULT_STATUSES: readonly EventStatus[] = EVENT_STATUSES.filter((s) => s !== 'cancelled');
+
+/** The `status` parameter of the event lists. */
+const statusParam = () => someOf(EVENT_STATUSES, `Comma-separated statuses (${EVENT_STATUSES.join(', ')}), or all. ` +
+  'Default: every status but cancelled');
+
+/** The statuses a `status` parameter keeps: null for all of them. */
+function statusesOf(status: 'all' | EventStatus[] | undefined): readonly EventStatus[] | null {
+  if (status === 'all') return null;
+  return status ?? DEFAULT_STATUSES;
+}
+
 function nextCursor(key: string, position: Omit<CursorState, 'k'>): string {
   return encodeCursor({ k: cursorKey(key, position), ...position });
 }
@@ -42,7 +56,8 @@ export const listEvents = defineRoute({
   summary: 'Events of a map, filtered and cursor-paged',
   description: 'An event matches the window when it overlaps it (starts_at <= to and ends_at >= from). ' +
     'Spatial filters match when any anchor point (a marker\'s point, every vertex of a path or polygon) lies in the box ' +
-    'or within the radius; events with no anchored POI never match a spatial filter. Pages are ordered by starts_at, then id.',
+    'or within the radius; events with no anchored POI never match a spatial filter. Cancelled events are left out unless ' +
+    '`status` asks for them. Pages are ordered by starts_at, then id.',
   tag: 'Events',
   pathParams: {},
   query: {
@@ -56,6 +71,7 @@ export const listEvents = defineRoute({
     bbox: bbox('west,south,east,north in degrees; west > east crosses the antimeridian'),
     near: near('lat,lng (latitude first); used with radius_m'),
     radius_m: optionalInt(1, MAX_RADIUS_M, `Radius in metres for near, from 1 to ${MAX_RADIUS_M}. Default ${DEFAULT_RADIUS_M}`),
+    status: statusParam(),
     limit: int(1, MAX_LIMIT, DEFAULT_LIMIT, `Page size, 1 to ${MAX_LIMIT}. Default ${DEFAULT_LIMIT}`),
     cursor: v.optional(v.pipe(
       v.string(),
@@ -96,7 +112,7 @@ export const listEvents = defineRoute({
     }
     const filter: EventFilter = {
       fromMs, toMs, types: query.event_types ?? null, tags: query.tags ?? null, tagsMatch: query.tags_match ?? 'any', bbox: query.bbox ?? null, q: query.q ?? null,
-      near: query.near ? { ...query.near, radiusM: query.radius_m ?? DEFAULT_RADIUS_M } : null,
+      near: query.near ? { ...query.near, radiusM: query.radius_m ?? DEFAULT_RADIUS_M } : null, statuses: statusesOf(query.status),
     };
     const key = filterKey(map.id, filter);
     if (state && state.k !== cursorKey(key, state)) {
@@ -121,7 +137,8 @@ export const upcomingByPoi = defineRoute({
   operationId: 'upcomingEventsByPoi',
   summary: 'Upcoming events grouped by POI',
   description: 'Every requested id is a key, in request order. An event is upcoming when it has not ended by `from` ' +
-    '(default now, to the whole second) and, when `to` is given, starts by `to`. An unknown or non-public POI maps to an empty array.',
+    '(default now, to the whole second) and, when `to` is given, starts by `to`; cancelled events are left out unless `status` ' +
+    'asks for them. An unknown or non-public POI maps to an empty array.',
   tag: 'Events',
   pathParams: {},
   query: {
@@ -129,6 +146,7 @@ export const upcomingByPoi = defineRoute({
     from: timestamp('Window start. Default: now, to the whole second'),
     to: timestamp('Window end; a date alone means the end of that day (23:59:59.999 UTC). Default: none', 'end'),
     limit_per_poi: int(1, 20, 5, 'Maximum events per POI, 1 to 20. Default 5'),
+    status: statusParam(),
   },
   crossCheck: checkWindowOrder,
   cacheClass: (q) => (q.from === undefined ? 'live' : 'content'),
@@ -141,10 +159,11 @@ export const upcomingByPoi = defineRoute({
     // POIs of several maps: negotiated against their maps' languages; a map without the language served gives its default.
     const served = language.forMaps(query.poi_ids.flatMap((id) => model.pois.mapOf(id) ?? []));
     const body: Record<string, unknown[]> = {};
+    const statuses = statusesOf(query.status);
     for (const id of query.poi_ids) {
       const mapId = model.pois.mapOf(id);
       const events = mapId === undefined ? undefined : model.maps.get(mapId)?.events;
-      body[id] = events ? events.upcomingAt(id, fromMs, toMs, query.limit_per_poi, events.languageIndex(served)) : [];
+      body[id] = events ? events.upcomingAt(id, fromMs, toMs, query.limit_per_poi, events.languageIndex(served), statuses && events.statusMask(statuses)) : [];
     }
     return body;
   },

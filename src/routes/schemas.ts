@@ -4,6 +4,7 @@
  * in a response is a documentation bug the tests catch.
  */
 import * as v from 'valibot';
+import { ACCESSIBILITY_FEATURES, ATTENDANCE_MODES, AVAILABILITIES, EVENT_STATUSES } from '../content/bundle/bundle-schema.ts';
 
 const Uuid = v.pipe(v.string(), v.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/), v.description('UUID, lowercase'));
 const Time = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/), v.description('RFC 3339 date-time in UTC'));
@@ -94,7 +95,19 @@ export const PublisherSchema = v.strictObject({
 export const EventSchema = v.strictObject({
   id: Uuid, map_id: Uuid, title: LText, description: NLText, event_type: v.string(), tags: v.array(v.string()),
   starts_at: Time, ends_at: Time, time_zone: v.pipe(v.string(), v.description("The map's IANA time zone")),
-  url: NStr, image_url: NStr, price: NLText, created_at: Time,
+  url: NStr, image_url: NStr, price: v.pipe(NLText, v.description('The price as text, for display (offers has it as a number)')),
+  status: v.pipe(v.picklist(EVENT_STATUSES), v.description("schema.org's EventStatusType: scheduled, cancelled, postponed, rescheduled or moved_online")),
+  previous_start: v.pipe(v.nullable(Time), v.description('The start a rescheduled (or postponed, or cancelled) event had before')),
+  organizer: v.nullable(v.strictObject({ name: LText, url: NStr, email: NStr, phone: NStr })),
+  offers: v.nullable(v.strictObject({
+    free: v.nullable(v.boolean()), price: v.nullable(v.number()), currency: v.pipe(NStr, v.description('ISO 4217')), booking_url: NStr,
+    availability: v.nullable(v.picklist(AVAILABILITIES)),
+  })),
+  attendance_mode: v.nullable(v.picklist(ATTENDANCE_MODES)),
+  online_url: v.pipe(NStr, v.description('Where to attend online')),
+  capacity: v.nullable(v.number()),
+  accessibility: v.pipe(v.array(v.picklist(ACCESSIBILITY_FEATURES)), v.description("schema.org accessibilityFeature values")),
+  created_at: Time,
   anchors: v.pipe(v.array(v.strictObject({ id: Uuid, type: PoiTypeSchema })), v.description('POIs the event is anchored to')),
 });
 

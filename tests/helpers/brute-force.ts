@@ -38,6 +38,8 @@ export interface RefEvent {
   anchors: RefPoi[];
   /** Every anchor point of every public anchored POI, [lng, lat]. */
   points: [number, number][];
+  /** The bundle's status, `scheduled` when it gives none. */
+  status: string;
 }
 
 /** What the reference knows about a bundle. */
@@ -61,7 +63,13 @@ export interface RefEventQuery {
   q?: string | readonly string[] | null;
   bbox?: RefBbox | null;
   near?: RefNear | null;
+  /** The statuses kept: absent, the lists' default (every one but cancelled); null, every one. */
+  statuses?: readonly string[] | null;
 }
+
+/** The statuses GET /events keeps when it is not told: every one but cancelled (docs/api-conventions.md). */
+export const refKeepsStatus = (status: string, statuses?: readonly string[] | null) =>
+  statuses === null || (statuses === undefined ? status !== 'cancelled' : statuses.includes(status));
 
 const lc = (s: string) => s.toLowerCase();
 const round7 = (x: number) => Math.round(x * 1e7) / 1e7;
@@ -131,6 +139,7 @@ export function buildReference(bundle: BundleT): Reference {
     events.push({
       id: lc(e.id), mapId, timeZone: zones.get(mapId)!, startMs: Date.parse(e.starts_at), endMs: Date.parse(e.ends_at),
       title: textsOf(e.title)[0], titles: textsOf(e.title), type: lc(e.event_type), tags: e.tags.map(lc), anchors, points: anchors.flatMap((p) => p.points),
+      status: e.status ?? 'scheduled',
     });
   }
   events.sort(compareKeyset);
@@ -175,16 +184,18 @@ export function filterEvents(ref: Reference, q: RefEventQuery): RefEvent[] {
     (!tags || (q.tagsMatch === 'all' ? tags.every((t) => e.tags.includes(t)) : e.tags.some((t) => tags.includes(t)))) &&
     (!q.q || e.titles.some((title) => nameMatches(title, typeof q.q === 'string' ? q.q : q.q!.join(' ')))) &&
     (!q.bbox || eventInBbox(e, q.bbox)) &&
-    (!q.near || eventNear(e, q.near)));
+    (!q.near || eventNear(e, q.near)) && refKeepsStatus(e.status, q.statuses));
 }
 
 /**
  * Upcoming events of one POI: anchored to it (public POI only), not ended by `fromMs`, started by `toMs`
  * when given; keyset order, at most `limit`.
  */
-export function upcomingForPoi(ref: Reference, poiId: string, fromMs: number, toMs: number | null, limit: number): RefEvent[] {
+export function upcomingForPoi(ref: Reference, poiId: string, fromMs: number, toMs: number | null, limit: number,
+  statuses?: readonly string[] | null): RefEvent[] {
   const id = lc(poiId);
   if (!ref.pois.has(id)) return [];
-  return ref.events.filter((e) => e.anchors.some((a) => a.id === id) && e.endMs >= fromMs && (toMs === null || e.startMs <= toMs))
+  return ref.events.filter((e) => e.anchors.some((a) => a.id === id) && e.endMs >= fromMs && (toMs === null || e.startMs <= toMs) &&
+    refKeepsStatus(e.status, statuses))
     .slice(0, limit);
 }

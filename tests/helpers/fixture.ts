@@ -182,9 +182,14 @@ export function makeFixture(options: { seed?: number; events?: number } = {}): B
     events.push({
       id: uuidFor(`event:${key}`), map_id: map, title: `Event ${key}`, event_type: pick(types),
       tags: [...new Set([pick(tags), ...(rand() < 0.5 ? [pick(tags)] : [])])], starts_at: iso(startMs), ends_at: iso(startMs + duration),
-      poi_ids: [...anchors], created_at: created,
+      poi_ids: [...anchors], created_at: created, ...statusOf(events.length, startMs),
     });
   };
+  // Some events cancelled, postponed or rescheduled, chosen by their place (not by the random draws, which would
+  // make every other record of the fixture another one).
+  const statusOf = (n: number, startMs: number): Partial<EventT> => n % 11 === 5 ? { status: 'cancelled' }
+    : n % 23 === 7 ? { status: 'postponed', previous_start: iso(startMs - 86_400_000) }
+    : n % 29 === 3 ? { status: 'rescheduled', previous_start: iso(startMs - 7 * 86_400_000) } : {};
   for (let i = 0; i < (options.events ?? 500); i++) event(`main:${i}`, F.map, mainPois, 3);
   for (let i = 0; i < 120; i++) event(`pacific:${i}`, F.pacific, pacificPois, 2);
   events.push({ id: uuidFor('event:draft-anchor'), map_id: F.map, title: 'Anchored to a draft POI', event_type: 'tour', tags: [],

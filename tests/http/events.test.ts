@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import * as v from 'valibot';
 import { gunzipSync } from 'node:zlib';
 import { getEvent, listEvents, upcomingByPoi } from '../../src/routes/events.ts';
-import type { BundleT } from '../../src/content/bundle/bundle-schema.ts';
+import { EVENT_STATUSES, type BundleT } from '../../src/content/bundle/bundle-schema.ts';
 import { openTarget, type TestTarget } from '../helpers/target.ts';
 import { F, makeFixture, mulberry32, uuidFor } from '../helpers/fixture.ts';
 import {
@@ -322,9 +322,15 @@ describe('GET /events against brute force', () => {
     const expected = ids(filterEvents(ref, q));
     assert.ok(expected.includes(DRAFT_ANCHOR_EVENT));
     assert.ok(!expected.includes(F.disabledEvent));
-    assert.equal(expected.length, ref.events.filter((e) => e.mapId === F.map).length);
+    assert.equal(expected.length, ref.events.filter((e) => e.mapId === F.map && e.status !== 'cancelled').length);
     await walkAndCheck([['map_id', F.map], ['from', new Date(RANGE_START).toISOString()], ['to', new Date(RANGE_END).toISOString()]],
       expected, () => 200);
+    // Cancelled events too, with status=all: every visible event of the map.
+    const every = ids(filterEvents(ref, { ...q, statuses: null }));
+    assert.equal(every.length, ref.events.filter((e) => e.mapId === F.map).length);
+    assert.ok(every.length > expected.length, 'the fixture cancels some events');
+    await walkAndCheck([['map_id', F.map], ['from', new Date(RANGE_START).toISOString()], ['to', new Date(RANGE_END).toISOString()], ['status', 'all']],
+      every, () => 200);
   });
 
   test('an event with no public anchor never matches a spatial filter', async () => {
@@ -391,7 +397,7 @@ describe('GET /events against brute force', () => {
     ];
     for (const [extra, q, marker] of cases) {
       const expected = filterEvents(ref, q);
-      const anchored = ref.events.filter((e) => e.mapId === F.map && e.anchors.some((a) => a.id === marker));
+      const anchored = ref.events.filter((e) => e.mapId === F.map && e.status !== 'cancelled' && e.anchors.some((a) => a.id === marker));
       assert.ok(anchored.length > 0, `the fixture anchors events to ${marker}`);
       for (const e of anchored) assert.ok(ids(expected).includes(e.id));
       await walkAndCheck([...window, ...extra], ids(expected), () => 50);
@@ -684,7 +690,7 @@ describe('GET /events limits and defaults', () => {
     // The boundary matters: an event is in when from is the UTC date it ends on, and out from the next date on,
     // which a local-time or end-of-day reading of the date would get wrong for events ending early or late in the day.
     const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-    const probes = ref.events.filter((e) => e.mapId === F.map && e.endMs > NOW).slice(0, 40);
+    const probes = ref.events.filter((e) => e.mapId === F.map && e.endMs > NOW && e.status !== 'cancelled').slice(0, 40);
     for (const e of probes) {
       const endDay = Math.floor(e.endMs / DAY) * DAY;
       const onDay = await t.json<EventsPage>(`/events?${qs([['map_id', F.map], ['from', day(endDay)], ['limit', '200']])}`);
@@ -782,6 +788,68 @@ describe('GET /events limits and defaults', () => {
 
   test('a repeated limit gets 400 naming limit', async () => {
     await expect400(`/events?map_id=${F.map}&limit=1&limit=2`, 'limit');
+  });
+});
+
+describe('event status', () => {
+  const wide: Params = [['map_id', F.map], ['from', new Date(RANGE_START).toISOString()], ['to', new Date(RANGE_END).toISOString()]];
+  const q = { mapId: F.map, fromMs: RANGE_START, toMs: RANGE_END };
+
+  test('the lists leave cancelled events out unless status asks for them; status takes a list or all, as brute force says', async () => {
+    const cases: [string | null, readonly string[] | null | undefined][] = [
+      [null, undefined], ['', undefined], ['all', null], ['cancelled', ['cancelled']], [' Postponed, rescheduled ,', ['postponed', 'rescheduled']],
+      ['scheduled,scheduled', ['scheduled']], ['moved_online', ['moved_online']], ['ALL', null],
+    ];
+    for (const [value, statuses] of cases) {
+      const expected = ids(filterEvents(ref, { ...q, statuses }));
+      const got = await walkAndCheck(value === null ? wide : [...wide, ['status', value]], expected, () => 200);
+      if (value === 'cancelled') assert.ok(got.length > 0, 'the fixture cancels some events');
+    }
+    // Every event is in exactly one status: the lists of each add up to all of them.
+    const all = filterEvents(ref, { ...q, statuses: null }).length;
+    const each = EVENT_STATUSES.map((s) => filterEvents(ref, { ...q, statuses: [s] }).length);
+    assert.equal(each.reduce((a, b) => a + b, 0), all);
+  });
+
+  test('a record says its status, and a rescheduled or postponed one the start it had before', async () => {
+    const { body } = await t.json<EventsPage>(`/events?${qs([...wide, ['status', 'postponed,rescheduled'], ['limit', '200']])}`);
+    assert.ok(body.events.length > 0);
+    for (const e of body.events) {
+      const doc = bundle.events.find((d) => d.id === e.id)!;
+      assert.equal(e.status, doc.status);
+      assert.equal(Date.parse(e.previous_start as string), Date.parse(doc.previous_start!));
+    }
+  });
+
+  test('a status the service does not know gets 400 naming status, the value and the statuses it takes', async () => {
+    for (const [bad, said] of [['canceled', /"canceled" is not one of scheduled, cancelled, postponed, rescheduled, moved_online/],
+      ['all,cancelled', /all stands alone/], ['live,gone', /"live", "gone" are not one of/]] as const) {
+      const { status, body } = await t.json<Problem>(`/events?${qs([...wide, ['status', bad]])}`);
+      assert.equal(status, 400, bad);
+      const reason = body.errors?.find((e) => e.name === 'status')?.reason ?? '';
+      assert.match(reason, said, bad);
+    }
+    await expect400(`/events/upcoming-by-poi?poi_ids=${F.disabledMarker}&status=over`, 'status');
+  });
+
+  test('a cursor is bound to the statuses it was made with', async () => {
+    const page = await t.json<EventsPage>(`/events?${qs([...wide, ['status', 'all'], ['limit', '5']])}`);
+    assert.ok(page.body.next_cursor);
+    await expect400(`/events?${qs([...wide, ['limit', '5'], ['cursor', page.body.next_cursor!]])}`, 'cursor');
+    const same = await t.json<EventsPage>(`/events?${qs([...wide, ['status', 'ALL'], ['limit', '5'], ['cursor', page.body.next_cursor!]])}`);
+    assert.equal(same.status, 200);
+  });
+
+  test('upcoming-by-poi leaves cancelled events out unless status asks for them', async () => {
+    const cancelled = ref.events.find((e) => e.status === 'cancelled' && e.anchors.length > 0 && e.endMs >= NOW)!;
+    const poi = cancelled.anchors[0].id;
+    for (const [value, statuses] of [[null, undefined], ['all', null], ['cancelled', ['cancelled']]] as const) {
+      const { status, body } = await t.json<Record<string, { id: string }[]>>(
+        `/events/upcoming-by-poi?poi_ids=${poi}&limit_per_poi=20${value ? `&status=${value}` : ''}`);
+      assert.equal(status, 200);
+      assert.deepEqual(ids(body[poi]), ids(upcomingForPoi(ref, poi, NOW, null, 20, statuses)), String(value));
+      assert.equal(ids(body[poi]).includes(cancelled.id), value !== null, String(value));
+    }
   });
 });
 
@@ -924,6 +992,7 @@ describe('GET /events/:id', () => {
       const doc = docs.get(e.id)!;
       assert.equal(body.title, doc.title);
       assert.equal(body.event_type, doc.event_type);
+      assert.equal(body.status, doc.status ?? 'scheduled');
       assert.deepEqual(body.tags, doc.tags);
       assert.equal(body.time_zone, e.timeZone);
       assert.equal(Date.parse(body.starts_at as string), e.startMs);
@@ -1003,7 +1072,7 @@ describe('event records', () => {
       const expected = filterEvents(ref, { mapId, fromMs: RANGE_START, toMs: RANGE_END });
       let cursor: string | null = null;
       do {
-        const res = await t.get(`/events?map_id=${mapId}&from=2026-01-01&to=2030-01-01&limit=200${cursor ? `&cursor=${cursor}` : ''}`);
+        const res = await t.get(`/events?map_id=${mapId}&from=2026-01-01&to=2030-01-01&limit=200&status=all${cursor ? `&cursor=${cursor}` : ''}`);
         assert.match(res.headers.get('content-type') ?? '', /^application\/json; charset=utf-8$/);
         const body = (await res.json()) as EventsPage;
         for (const e of body.events) {
@@ -1011,6 +1080,8 @@ describe('event records', () => {
           const r = ref.eventsById.get(e.id)!;
           assert.equal(e.time_zone, zones.get(mapId));
           for (const field of ['starts_at', 'ends_at', 'created_at']) assert.match(e[field] as string, RFC3339_UTC, `${e.id} ${field}`);
+          if (e.previous_start !== null) assert.match(e.previous_start as string, RFC3339_UTC, `${e.id} previous_start`);
+          assert.equal(e.status, r.status);
           assert.equal(Date.parse(e.starts_at as string), r.startMs);
           assert.equal(Date.parse(e.ends_at as string), r.endMs);
         }

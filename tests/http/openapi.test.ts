@@ -31,9 +31,10 @@ const SPEC: Record<string, Record<string, Param>> = {
   '/publisher/{publisher_id}': { publisher_id: PATH },
   '/publisher/{publisher_id}/maps': { publisher_id: PATH, lng: OPT, lat: OPT },
   '/events': {
-    map_id: REQ, from: OPT, to: OPT, event_types: OPT, tags: OPT, tags_match: OPT, q: OPT, bbox: OPT, near: OPT, radius_m: OPT, limit: OPT, cursor: OPT,
+    map_id: REQ, from: OPT, to: OPT, event_types: OPT, tags: OPT, tags_match: OPT, q: OPT, bbox: OPT, near: OPT, radius_m: OPT, status: OPT,
+    limit: OPT, cursor: OPT,
   },
-  '/events/upcoming-by-poi': { poi_ids: REQ, from: OPT, to: OPT, limit_per_poi: OPT },
+  '/events/upcoming-by-poi': { poi_ids: REQ, from: OPT, to: OPT, limit_per_poi: OPT, status: OPT },
   '/events/{id}': { id: PATH },
   '/maps/{map_id}/pois': { map_id: PATH, tags: REQ, q: OPT, start: OPT, end: OPT },
   '/maps/{map_id}/markers': { map_id: PATH, version_id: OPT },
@@ -320,6 +321,8 @@ async function buildProbes(): Promise<Probe[]> {
   const first = page.events[0];
   const { lat, lng } = main.map_data.center;
   add('/events', {}, { map_id: M, ...wide, event_types: first.event_type, limit: '200' });
+  // Every status, so the records of changed events (previous_start) are checked too.
+  add('/events', {}, { map_id: M, ...wide, status: 'all', limit: '200' });
   if (first.tags.length > 0) add('/events', {}, { map_id: M, ...wide, tags: first.tags.join(','), limit: '5' });
   add('/events', {}, { map_id: M, ...wide, bbox: `${lng - 1},${lat - 1},${lng + 1},${lat + 1}`, limit: '200' });
   add('/events', {}, { map_id: M, ...wide, near: `${lat},${lng}`, radius_m: '50000', limit: '200' });

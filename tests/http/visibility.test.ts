@@ -141,7 +141,8 @@ function crawl() {
       for (const c of currentCategories) await visit(`/places-of-interest/tags-pois-orders?map_id=${m}&path_id=${c}`);
       let cursor: string | null = null;
       do {
-        const page: any = await visit(`/events?map_id=${m}&${WIDE}&limit=200${cursor ? `&cursor=${cursor}` : ''}`);
+        // Every status: a cancelled event of an enabled map is served when asked for (status=all).
+        const page: any = await visit(`/events?map_id=${m}&${WIDE}&limit=200&status=all${cursor ? `&cursor=${cursor}` : ''}`);
         for (const e of page?.events ?? []) events.add(e.id);
         cursor = page?.next_cursor ?? null;
       } while (cursor);

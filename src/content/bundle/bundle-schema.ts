@@ -227,6 +227,45 @@ export const Polygon = v.object({
   }),
 });
 
+/**
+ * Where an event stands, as schema.org's `EventStatusType` says it (`EventScheduled`, `EventCancelled`, …) in the
+ * service's own spelling. Default `scheduled`.
+ */
+export const EVENT_STATUSES = ['scheduled', 'cancelled', 'postponed', 'rescheduled', 'moved_online'] as const;
+export type EventStatus = typeof EVENT_STATUSES[number];
+
+/** How people attend, as schema.org's `EventAttendanceModeEnumeration` (offline, online, mixed). */
+export const ATTENDANCE_MODES = ['offline', 'online', 'mixed'] as const;
+
+/** Whether tickets or places are left, as schema.org's `ItemAvailability` values an event's offer takes. */
+export const AVAILABILITIES = ['in_stock', 'limited_availability', 'sold_out', 'pre_order'] as const;
+
+/**
+ * What an event offers people with a disability: schema.org's `accessibilityFeature` values that apply to an event
+ * (what is performed, shown or printed), spelled as schema.org spells them.
+ */
+export const ACCESSIBILITY_FEATURES = ['audioDescription', 'captions', 'signLanguage', 'transcript', 'largePrint', 'braille',
+  'tactileGraphic', 'highContrastDisplay'] as const;
+
+const picklistOf = <T extends readonly [string, ...string[]]>(values: T) => v.picklist(values, `must be one of ${values.join(', ')}`);
+
+/** Who runs an event. */
+export const Organizer = v.object({
+  name: LText,
+  url: OptUrl,
+  email: OptText,
+  phone: OptText,
+});
+
+/** What taking part costs, and where to book. */
+export const Offers = v.object({
+  free: v.optional(v.pipe(v.boolean(), v.description('True when taking part costs nothing'))),
+  price: v.optional(v.pipe(v.number(), v.finite(), v.minValue(0, 'must not be negative'), v.description('The price, in `currency`'))),
+  currency: v.optional(v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, 'must be an ISO 4217 currency code such as EUR'))),
+  booking_url: OptUrl,
+  availability: v.optional(picklistOf(AVAILABILITIES)),
+});
+
 /** A time-bound event on a map, located by the POIs anchored to it. */
 export const Event = v.object({
   id: Id,
@@ -242,6 +281,14 @@ export const Event = v.object({
   image_url: OptUrl,
   price: OptLText,
   created_at: Timestamp,
+  status: v.optional(v.pipe(picklistOf(EVENT_STATUSES), v.description('Default "scheduled"'))),
+  previous_start: v.optional(v.pipe(Timestamp, v.description('The start it had before: required when rescheduled, allowed when postponed or cancelled'))),
+  organizer: v.optional(Organizer),
+  offers: v.optional(Offers),
+  attendance_mode: v.optional(picklistOf(ATTENDANCE_MODES)),
+  online_url: v.optional(v.pipe(Url, v.description('Where to attend online: required when attendance_mode is online or mixed, or the status moved_online'))),
+  capacity: v.optional(v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1, 'must be at least 1'), v.description('How many people can attend'))),
+  accessibility: v.optional(v.array(picklistOf(ACCESSIBILITY_FEATURES))),
 });
 
 /** A POI entry of a list. */

@@ -466,6 +466,7 @@ function referenceChecker(b: BundleT): ReferenceChecker {
     if (Date.parse(e.ends_at as string) < Date.parse(e.starts_at as string)) {
       problem(`${at}.ends_at`, `${showValue(e.ends_at)} is earlier than starts_at ${showValue(e.starts_at)}`);
     }
+    statusRules(e, at, problem);
   };
 
   const finish = () => {
@@ -479,4 +480,34 @@ function referenceChecker(b: BundleT): ReferenceChecker {
     });
   };
   return { problems, events, finish };
+}
+
+/**
+ * The rules between an event's status and visitor fields (docs/bundle-format.md, Events): a rescheduled event says
+ * when it was to start, and only a changed one may; an event attended online says where; a price says its currency.
+ */
+function statusRules(e: Rec, at: string, problem: (path: string, text: string) => void): void {
+  const status = typeof e.status === 'string' ? e.status : 'scheduled';
+  if (status === 'rescheduled' && e.previous_start === undefined) {
+    problem(`${at}.previous_start`, 'is required when the status is rescheduled: the start the event had before');
+  }
+  if (e.previous_start !== undefined && (status === 'scheduled' || status === 'moved_online')) {
+    problem(`${at}.previous_start`, `is only for an event rescheduled, postponed or cancelled, not ${status}`);
+  }
+  if (status === 'rescheduled' && typeof e.previous_start === 'string' && Date.parse(e.previous_start) === Date.parse(e.starts_at as string)) {
+    problem(`${at}.previous_start`, `${showValue(e.previous_start)} is starts_at itself: a rescheduled event has a new start`);
+  }
+  const mode = e.attendance_mode;
+  if (e.online_url === undefined && (mode === 'online' || mode === 'mixed' || status === 'moved_online')) {
+    problem(`${at}.online_url`, `is required when ${status === 'moved_online' ? 'the status is moved_online' : `attendance_mode is ${String(mode)}`}: where to attend`);
+  }
+  if (e.online_url !== undefined && mode === 'offline' && status !== 'moved_online') {
+    problem(`${at}.online_url`, 'is given for an event whose attendance_mode is offline: make it online or mixed, or leave the URL out');
+  }
+  if (isRecord(e.offers)) {
+    const { price, currency, free } = e.offers;
+    if (typeof price === 'number' && currency === undefined) problem(`${at}.offers.currency`, 'is required with a price (an ISO 4217 code such as EUR)');
+    if (currency !== undefined && price === undefined) problem(`${at}.offers.currency`, 'is given without a price');
+    if (free === true && typeof price === 'number' && price > 0) problem(`${at}.offers.free`, `is true, yet the price is ${price}`);
+  }
 }

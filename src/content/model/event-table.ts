@@ -10,8 +10,8 @@
  * every language (`langs=all`): a record is written in any language by copying bytes. A map of one language whose
  * texts are all plain keeps no second copy: its rare `langs=all` records are made from the first.
  */
-import type { EventT } from '../bundle/bundle-schema.ts';
-import { writeUtc } from '../rfc3339.ts';
+import { EVENT_STATUSES, type EventStatus, type EventT } from '../bundle/bundle-schema.ts';
+import { toUtc, writeUtc } from '../rfc3339.ts';
 import { ByteWriter, utf8Bytes } from '../../utils/byte-writer.ts';
 import { RecentRecords } from './recent-records.ts';
 import { findString, slotCount, slotsSteps, StringColumn } from './string-column.ts';
@@ -33,12 +33,14 @@ export interface EventDictionaries {
 interface EventColumns {
   idBytes: Uint8Array; idOffsets: Uint32Array;
   // Per event, one piece per language of the map, each `"title":…,"description":…` TEXT_SEPARATOR
-  // `"url":…,"image_url":…,"price":…`; piece k of event i is string i * languages + k.
+  // `"url":…,"image_url":…,"price":…,"status":…` and the other visitor fields (`tailOf`); piece k of event i is
+  // string i * languages + k.
   textBytes: Uint8Array; textOffsets: Uint32Array;
   // Per event, the piece with every language (texts as objects), or nothing at all (both empty): see `allTexts`.
   allBytes: Uint8Array; allOffsets: Uint32Array;
   startMs: Float64Array; endMs: Float64Array; createdMs: Float64Array;
   typeCode: Uint32Array;
+  statusCode: Uint8Array; // index into EVENT_STATUSES
   tagStart: Uint32Array; tagCode: Uint32Array; // event i's tags: tagCode[tagStart[i] .. tagStart[i + 1])
   anchorStart: Uint32Array; anchorPoi: Uint32Array; // event i's anchors: codes of anchored POIs
   // The anchored POIs by code: ids (UTF-8), and kinds (indexes into POI_TYPES). Columns rather than a dictionary in
@@ -61,7 +63,7 @@ const NO_LOOKUPS: Lookups = { idSlots: new Int32Array(0), poiSlots: new Int32Arr
 const COLUMN_TYPES = {
   idBytes: Uint8Array, idOffsets: Uint32Array, textBytes: Uint8Array, textOffsets: Uint32Array,
   allBytes: Uint8Array, allOffsets: Uint32Array, startMs: Float64Array, endMs: Float64Array, createdMs: Float64Array, typeCode: Uint32Array,
-  tagStart: Uint32Array, tagCode: Uint32Array, anchorStart: Uint32Array, anchorPoi: Uint32Array,
+  statusCode: Uint8Array, tagStart: Uint32Array, tagCode: Uint32Array, anchorStart: Uint32Array, anchorPoi: Uint32Array,
   poiIdBytes: Uint8Array, poiIdOffsets: Uint32Array, poiTypeCode: Uint8Array,
   idSlots: Int32Array, poiSlots: Int32Array, poiEventStart: Uint32Array, poiEvents: Int32Array,
 } as const;
@@ -199,11 +201,11 @@ export class EventTable {
    * The events anchored to a POI that have not ended by `fromMs` and start by `toMs`, at most `limit`, in keyset
    * order, as records in the language at `lang` (GET /events/upcoming-by-poi).
    */
-  upcomingAt(poiId: string, fromMs: number, toMs: number, limit: number, lang = 0): Record<string, unknown>[] {
+  upcomingAt(poiId: string, fromMs: number, toMs: number, limit: number, lang = 0, statuses: Uint8Array | null = null): Record<string, unknown>[] {
     const out: Record<string, unknown>[] = [];
     for (const i of this.positionsOfPoi(poiId)) {
       if (this.startMs[i] > toMs || out.length >= limit) break;
-      if (this.endMs[i] >= fromMs) out.push(this.summary(i, lang));
+      if (this.endMs[i] >= fromMs && (statuses === null || this.hasStatus(i, statuses))) out.push(this.summary(i, lang));
     }
     return out;
   }
@@ -264,6 +266,24 @@ export class EventTable {
   hasType(i: number, mask: Uint8Array): boolean {
     return mask[this.columns.typeCode[i]] === 1;
   }
+
+  /** A mask over status codes (EVENT_STATUSES): which are one of these. */
+  statusMask(statuses: readonly EventStatus[]): Uint8Array {
+    return Uint8Array.from(EVENT_STATUSES, (s) => (statuses.includes(s) ? 1 : 0));
+  }
+
+  /** True when event i's status is in the mask. */
+  hasStatus(i: number, mask: Uint8Array): boolean {
+    return mask[this.columns.statusCode[i]] === 1;
+  }
+
+  /** True when every event's status is in the mask (a filter by it would keep them all). */
+  allHaveStatus(mask: Uint8Array): boolean {
+    return (this.statusesPresent ??= EVENT_STATUSES.map((_, code) => this.columns.statusCode.includes(code))).every((present, code) => !present || mask[code] === 1);
+  }
+
+  /** Which statuses occur in the table, by code (found the first time a filter asks). */
+  private statusesPresent: boolean[] | null = null;
 
   /**
    * Event titles made searchable (text-search.ts), each folded the first time a search by name tests it, then
@@ -486,7 +506,7 @@ export class EventTable {
 function* checkShape(head: TableHead, c: EventColumns): Steps<void> {
   const n = head.length;
   const fail = (what: string) => { throw new Error(`event tables are inconsistent: ${what}`); };
-  for (const name of ['startMs', 'endMs', 'createdMs', 'typeCode'] as const) if (c[name].length !== n) fail(name);
+  for (const name of ['startMs', 'endMs', 'createdMs', 'typeCode', 'statusCode'] as const) if (c[name].length !== n) fail(name);
   for (const name of ['idOffsets', 'tagStart', 'anchorStart'] as const) if (c[name].length !== n + 1) fail(name);
   if (!Array.isArray(head.languages) || head.languages.length === 0) fail('languages');
   if (c.textOffsets.length !== n * head.languages.length + 1) fail('textOffsets');
@@ -498,7 +518,8 @@ function* checkShape(head: TableHead, c: EventColumns): Steps<void> {
   const pois = c.poiTypeCode.length;
   if (c.poiIdOffsets.length !== pois + 1 || c.poiIdOffsets[pois] !== c.poiIdBytes.length) fail('anchored POIs');
   for (let k = 0; k < pois; k++) if (c.poiIdOffsets[k] > c.poiIdOffsets[k + 1]) fail('anchored POIs');
-  for (const [codes, size] of [[c.typeCode, types.length], [c.tagCode, tags.length], [c.anchorPoi, pois], [c.poiTypeCode, POI_TYPES.length]] as const) {
+  for (const [codes, size] of [[c.typeCode, types.length], [c.statusCode, EVENT_STATUSES.length], [c.tagCode, tags.length], [c.anchorPoi, pois],
+    [c.poiTypeCode, POI_TYPES.length]] as const) {
     for (let i = 0; i < codes.length; i++) {
       if (codes[i] >= size) fail('codes');
       if ((i & (STRIDE - 1)) === 0) yield;
@@ -580,6 +601,7 @@ export class EventTableBuilder {
   private readonly endMs = new Growable((n) => new Float64Array(n));
   private readonly createdMs = new Growable((n) => new Float64Array(n));
   private readonly typeCode = new Growable((n) => new Uint32Array(n));
+  private readonly statusCode = new Growable((n) => new Uint8Array(n));
   private readonly tagStart = new Growable((n) => new Uint32Array(n));
   private readonly tagCode = new Growable((n) => new Uint32Array(n));
   private readonly anchorStart = new Growable((n) => new Uint32Array(n));
@@ -635,12 +657,11 @@ export class EventTableBuilder {
     this.idBytes.pushUtf8(doc.id);
     this.idOffsets.push(this.idBytes.length);
     const [fallback] = this.languages;
-    const urls = { url: orNull(doc.url), image_url: orNull(doc.image_url) };
     const plain = (value: EventT['title'] | undefined) => value === undefined || typeof value === 'string';
-    if (this.languages.length === 1 && plain(doc.title) && plain(doc.description) && plain(doc.price)) {
+    if (this.languages.length === 1 && plain(doc.title) && plain(doc.description) && plain(doc.price) && plain(doc.organizer?.name)) {
       // One language and plain texts (every bundle of the first release): one piece, as before languages came.
       const head = JSON.stringify({ title: doc.title, description: orNull(doc.description) });
-      const tail = JSON.stringify({ ...urls, price: orNull(doc.price) });
+      const tail = JSON.stringify(tailOf(doc, (text) => orNull(text as string | undefined)));
       this.pushPiece(this.textBytes, this.textOffsets, head, tail);
       if (this.all) {
         this.all.bytes.pushUtf8(withEveryLanguage(`${head.slice(1, -1)}${TEXT_SEPARATOR}${tail.slice(1, -1)}`, fallback));
@@ -650,26 +671,34 @@ export class EventTableBuilder {
       const local = (value: EventT['title'] | undefined) => (value === undefined ? null : new LocalText(value, fallback, this.languages));
       const title = local(doc.title)!;
       const description = local(doc.description);
-      const price = local(doc.price);
+      const texts = new Map<EventT['title'], LocalText>();
+      const localOf = (value: EventT['title'] | undefined) => {
+        if (value === undefined) return null;
+        let text = texts.get(value);
+        if (!text) texts.set(value, (text = local(value)!));
+        return text;
+      };
       // One piece per language; the JSON of each written as it is served.
       for (let k = 0; k < this.languages.length; k++) {
         const pick = (text: LocalText | null) => (text === null ? null : text.in(this.languages[k]));
         this.pushPiece(this.textBytes, this.textOffsets, JSON.stringify({ title: pick(title), description: pick(description) }),
-          JSON.stringify({ ...urls, price: pick(price) }));
+          JSON.stringify(tailOf(doc, (value) => pick(localOf(value)))));
       }
       // The piece with every language, kept once a text has a language other than the default (or the map several).
       const all = (text: LocalText | null) => (text === null ? null : text.values);
-      const onlyDefault = [title, description, price].every((t) => t === null || (Object.keys(t.values).length === 1 && t.values[fallback] !== undefined));
+      const onlyDefault = [title, description, localOf(doc.price), localOf(doc.organizer?.name)]
+        .every((t) => t === null || (Object.keys(t.values).length === 1 && t.values[fallback] !== undefined));
       const kept = this.all ?? (onlyDefault ? null : this.keepAll());
       if (kept) {
         this.pushPiece(kept.bytes, kept.offsets, JSON.stringify({ title: all(title), description: all(description) }),
-          JSON.stringify({ ...urls, price: all(price) }));
+          JSON.stringify(tailOf(doc, (value) => all(localOf(value)))));
       }
     }
     this.startMs.push(startMs);
     this.endMs.push(Date.parse(doc.ends_at));
     this.createdMs.push(Date.parse(doc.created_at));
     this.typeCode.push(this.code('types', doc.event_type));
+    this.statusCode.push(EVENT_STATUSES.indexOf(doc.status ?? 'scheduled'));
     for (const tag of doc.tags) this.tagCode.push(this.code('tags', tag));
     this.tagStart.push(this.tagCode.length);
     for (const id of anchors) this.anchorPoi.push(this.code('pois', id));
@@ -683,7 +712,7 @@ export class EventTableBuilder {
       poiIdBytes: pois.bytes, poiIdOffsets: pois.offsets, poiTypeCode: Uint8Array.from(this.pois, (id) => POI_TYPES.indexOf(poiType(id))),
       idBytes: this.idBytes.view, idOffsets: this.idOffsets.view, textBytes: this.textBytes.view, textOffsets: this.textOffsets.view,
       allBytes: this.all?.bytes.view ?? new Uint8Array(0), allOffsets: this.all?.offsets.view ?? new Uint32Array(0), startMs: this.startMs.view, endMs: this.endMs.view, createdMs: this.createdMs.view, typeCode: this.typeCode.view,
-      tagStart: this.tagStart.view, tagCode: this.tagCode.view, anchorStart: this.anchorStart.view, anchorPoi: this.anchorPoi.view,
+      statusCode: this.statusCode.view, tagStart: this.tagStart.view, tagCode: this.tagCode.view, anchorStart: this.anchorStart.view, anchorPoi: this.anchorPoi.view,
       ...NO_LOOKUPS,
     };
     return EventTable.fromColumns({ mapId: this.mapId, timeZone: this.timeZone, length: this.length, dictionaries: this.dictionaries, languages: this.languages },
@@ -720,7 +749,7 @@ function inKeysetOrder(c: EventColumns, segments: number): EventColumns {
     }
     return [out, outOffsets];
   };
-  const pick = <A extends Float64Array | Uint32Array>(values: A): A => {
+  const pick = <A extends Float64Array | Uint32Array | Uint8Array>(values: A): A => {
     const out = new (values.constructor as new (n: number) => A)(n);
     for (let i = 0; i < n; i++) out[i] = values[order[i]];
     return out;
@@ -740,7 +769,7 @@ function inKeysetOrder(c: EventColumns, segments: number): EventColumns {
   const [allBytes, allOffsets] = c.allOffsets.length > 0 ? reorder(c.allBytes, c.allOffsets) : [c.allBytes, c.allOffsets];
   const [anchorPoi, anchorStart] = reorder(c.anchorPoi, c.anchorStart);
   return { idBytes, idOffsets, textBytes, textOffsets, allBytes, allOffsets, startMs: pick(c.startMs), endMs: pick(c.endMs), createdMs: pick(c.createdMs),
-    typeCode: pick(c.typeCode), tagStart, tagCode, anchorStart, anchorPoi, poiIdBytes: c.poiIdBytes, poiIdOffsets: c.poiIdOffsets,
+    typeCode: pick(c.typeCode), statusCode: pick(c.statusCode), tagStart, tagCode, anchorStart, anchorPoi, poiIdBytes: c.poiIdBytes, poiIdOffsets: c.poiIdOffsets,
     poiTypeCode: c.poiTypeCode, ...NO_LOOKUPS };
 }
 
@@ -751,11 +780,42 @@ function inKeysetOrder(c: EventColumns, segments: number): EventColumns {
 function withEveryLanguage(piece: string, lang: string): string {
   const split = piece.indexOf(TEXT_SEPARATOR);
   const head = JSON.parse(`{${piece.slice(0, split)}}`) as { title: string; description: string | null };
-  const tail = JSON.parse(`{${piece.slice(split + 1)}}`) as { url: string | null; image_url: string | null; price: string | null };
+  const tail = JSON.parse(`{${piece.slice(split + 1)}}`) as EventTail<string>;
   const wrap = (text: string | null) => (text === null ? null : { [lang]: text });
   const allHead = JSON.stringify({ title: wrap(head.title), description: wrap(head.description) });
-  const allTail = JSON.stringify({ url: tail.url, image_url: tail.image_url, price: wrap(tail.price) });
+  const allTail = JSON.stringify({ ...tail, price: wrap(tail.price), organizer: tail.organizer && { ...tail.organizer, name: wrap(tail.organizer.name) } });
   return `${allHead.slice(1, -1)}${TEXT_SEPARATOR}${allTail.slice(1, -1)}`;
+}
+
+/** The second piece of an event's record (after the texts of its head), with its texts as `T`. */
+interface EventTail<T> {
+  url: string | null;
+  image_url: string | null;
+  price: T | null;
+  status: EventStatus;
+  previous_start: string | null;
+  organizer: { name: T | null; url: string | null; email: string | null; phone: string | null } | null;
+  offers: { free: boolean | null; price: number | null; currency: string | null; booking_url: string | null; availability: string | null } | null;
+  attendance_mode: string | null;
+  online_url: string | null;
+  capacity: number | null;
+  accessibility: string[];
+}
+
+/**
+ * The second piece of event `doc`'s record, its texts given by `text` (a language's, or every language's): the
+ * fields a bundle may leave out are served as null (an empty list for `accessibility`), as everywhere in the API.
+ */
+function tailOf<T>(doc: EventT, text: (value: EventT['title'] | undefined) => T | null): EventTail<T> {
+  const { organizer: o, offers: f } = doc;
+  return {
+    url: orNull(doc.url), image_url: orNull(doc.image_url), price: text(doc.price),
+    status: doc.status ?? 'scheduled', previous_start: doc.previous_start === undefined ? null : toUtc(Date.parse(doc.previous_start)),
+    organizer: o ? { name: text(o.name), url: orNull(o.url), email: orNull(o.email), phone: orNull(o.phone) } : null,
+    offers: f ? { free: orNull(f.free), price: orNull(f.price), currency: orNull(f.currency), booking_url: orNull(f.booking_url), availability: orNull(f.availability) } : null,
+    attendance_mode: orNull(doc.attendance_mode), online_url: orNull(doc.online_url), capacity: orNull(doc.capacity),
+    accessibility: doc.accessibility ? [...new Set(doc.accessibility)] : [],
+  };
 }
 
 /**
@@ -769,7 +829,7 @@ const COMMA = 0x2c;
 const scratch = new ByteWriter(4096);
 
 /** Changes whenever the encoding does, so a snapshot in an older encoding is rebuilt, not misread. */
-export const TABLE_FORMAT = 6;
+export const TABLE_FORMAT = 7;
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 /** The next multiple of 8 (typed arrays in shared bytes start on 8-byte boundaries). */
 export const align8 = (n: number) => (n + 7) & ~7;
