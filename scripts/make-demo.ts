@@ -16,6 +16,7 @@ import { buildAssociations, buildLists, listId, xmasAssociation } from './demo/l
 import { MAPS, PUBLISHERS } from './demo/maps.ts';
 import { selfCheck } from './demo/checks.ts';
 import { SESSIONS_FORMAT } from '../src/content/sessions.ts';
+import { expandSeries, occurrenceId } from '../src/content/series.ts';
 
 const OUT = new URL('../data/demo-bundle.json', import.meta.url);
 const SESSIONS_OUT = new URL('../data/demo-sessions.json', import.meta.url);
@@ -50,15 +51,24 @@ const eventId = (key: string): string => {
   if (!events.some((e) => e.id === id)) throw new Error(`saved event ${key} does not exist`);
   return id;
 };
+/** The id of the occurrence of series `key` that the rule starts at `start` (an RFC 3339 time). */
+const occurrence = (key: string, start: string): string => {
+  const series = events.find((e) => e.id === eventId(key))!;
+  const id = occurrenceId(series.id, Date.parse(start));
+  if (!expandSeries(series, 'Europe/Lisbon', ANCHOR_MS).occurrences.some((o) => o.id === id)) throw new Error(`series ${key} has no occurrence at ${start}`);
+  return id;
+};
 const sessions: SessionT[] = [
   {
     token_sha256: sha256hex('demo-session-token'), account_id: uuid('account:demo'), expires_at: '2099-12-31T23:59:59Z',
-    saved_event_ids: ['feira-da-ladra:2026-11-03', 'fado-clube:2026-11', 'sunday-tour:2026-11-08', 'exhibition:azulejo-five-centuries',
-      'festas-2027:arraial-alfama', 'oneoff:100', 'exhibition:lisbon-1755', 'festas-2028:marchas'].map(eventId),
+    // A whole series (every Feira da Ladra), single occurrences of others, and events of their own.
+    saved_event_ids: [eventId('feira-da-ladra'), occurrence('fado-clube', '2026-11-06T21:00:00Z'),
+      occurrence('sunday-tour:belem-riverside-walk', '2026-11-08T10:00:00Z'),
+      ...['exhibition:azulejo-five-centuries', 'festas-2027:arraial-alfama', 'oneoff:100', 'exhibition:lisbon-1755', 'festas-2028:marchas'].map(eventId)],
   },
   {
     token_sha256: sha256hex('expired-session-token'), account_id: uuid('account:expired'), expires_at: '2025-01-01T00:00:00Z',
-    saved_event_ids: [eventId('feira-da-ladra:2026-11-07')],
+    saved_event_ids: [occurrence('feira-da-ladra', '2026-11-07T09:00:00Z')],
   },
 ];
 

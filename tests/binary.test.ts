@@ -158,7 +158,8 @@ function logLines(output: string, msg: string): Record<string, unknown>[] {
 const demo = await readDemoBundle();
 const mainMap = demo.maps.find((m) => m.enabled && m.versions.length > 1)!;
 const marker = demo.markers.find((m) => m.map_id === mainMap.id && !m.version_ids)!;
-const event = demo.events.find((e) => e.map_id === mainMap.id)!;
+// An event of its own: a series' answer lists its next occurrences from now, and the binary runs on the real clock.
+const event = demo.events.find((e) => e.map_id === mainMap.id && !e.recurrence)!;
 /** An explicit window: the binary runs on the real clock (no flags), the in-process apps on a pinned one. */
 const EVENT_WINDOW = 'from=2026-11-01T00:00:00Z&to=2028-12-31T00:00:00Z&limit=10';
 /** The demo walk; the first path is the one timed to its first 200 (it needs the content loaded). */

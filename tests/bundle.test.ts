@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { contentDocs, SqlStore } from '../src/content/store/sql-store.ts';
 import { buildReadModel } from '../src/content/model/read-model.ts';
 import { BundleError, validateBundle, type BundleProblem } from '../src/content/bundle/validate-bundle.ts';
-import { ACCESSIBILITY_FEATURES } from '../src/content/bundle/bundle-schema.ts';
+import { ACCESSIBILITY_FEATURES, type BundleT } from '../src/content/bundle/bundle-schema.ts';
 import type { Db } from '../src/db/db.ts';
 import { openDb } from '../src/db/pglite.ts';
 import { connectPostgres } from '../src/db/postgres.ts';
@@ -328,8 +328,11 @@ for (const [kind, openStore] of Object.entries(STORES)) describe(`writing conten
   let db: Db;
   let close: () => Promise<void>;
   let store: SqlStore;
-  const first = validateBundle(makeFixture());
-  const second = validateBundle(makeFixture({ seed: 7 }));
+  /** The fixture with a recurring series, so every table of a version has rows. */
+  const withSeries = (b: BundleT): BundleT => ({ ...b, events: [...b.events, { ...b.events[0], id: uuidFor('event:series'), title: 'Weekly',
+    starts_at: '2027-01-05T10:00:00Z', ends_at: '2027-01-05T11:00:00Z', recurrence: { rule: 'FREQ=WEEKLY;COUNT=10' } }] });
+  const first = validateBundle(withSeries(makeFixture()));
+  const second = validateBundle(withSeries(makeFixture({ seed: 7 })));
   /** The current version's schema, for queries on its tables. */
   const schema = async () => versionSchema((await store.current())!.version);
 
@@ -346,7 +349,8 @@ for (const [kind, openStore] of Object.entries(STORES)) describe(`writing conten
     const before = await fingerprint(db);
     const nonEmpty = Object.entries(before).filter(([k, f]) => k.startsWith('cv_') && !f.startsWith('0:')).length;
     assert.equal(nonEmpty, TABLES.length, 'the fixture fills every table, so each insert is a separate step');
-    // 10 tables, one COPY of events and one of anchors (staged), then the catalogue row and the current pointer.
+    // The tables, a COPY of events and one of anchors, the series and their occurrences' COPYs (staged), then the
+    // catalogue row and the current pointer.
     for (const n of [1, 2, 8, TABLES.length, TABLES.length + 1, TABLES.length + 2]) {
       const flaky = failingOnInsert(db, n);
       await assert.rejects((await SqlStore.open(flaky)).writeVersion(second, 'second'), new RegExp(`injected failure on insert ${n}`));
@@ -387,8 +391,9 @@ for (const [kind, openStore] of Object.entries(STORES)) describe(`writing conten
 
   test('a version\'s events are read back in pages, each event exactly once, whatever the page size', async () => {
     const v = (await store.current())!;
-    const expected = first.events.map((e) => e.id.toLowerCase()).sort();
-    for (const size of [1, 7, first.events.length - 1, first.events.length, first.events.length + 1]) {
+    // The events as stored: the series' occurrences in place of the series.
+    const expected = contentDocs(first, '').events.map((e) => e.id.toLowerCase()).sort();
+    for (const size of [1, 7, expected.length - 1, expected.length, expected.length + 1]) {
       const pages: number[] = [];
       const ids: string[] = [];
       await store.readEvents(v.version, (page) => {

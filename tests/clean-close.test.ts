@@ -35,7 +35,7 @@ function setUp(seed?: number): { dataDir: string; bundle: string; sessions: Sess
 async function servedBy(store: ContentStore, model: ReadModel, sessions: SessionT[]): Promise<unknown> {
   const events = [...model.maps.values()].flatMap((m) => Array.from({ length: m.events.length }, (_, i) => m.events.summary(i)));
   const ids = [...new Set(sessions.flatMap((s) => s.saved_event_ids)), randomUUID()];
-  const answers = await Promise.all(sessions.flatMap((s) => ids.map((id) => store.lookupSession(s.token_sha256, id, F.now))));
+  const answers = await Promise.all(sessions.flatMap((s) => ids.map((id) => store.lookupSession(s.token_sha256, [id], F.now))));
   return { version: model.version, checksum: model.checksum, events, sessions: store.sessionCount, answers };
 }
 

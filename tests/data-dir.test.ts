@@ -154,11 +154,11 @@ describe('sessions', () => {
       await store.publish({ path: bundle });
       const event = fixture.sessions[0].saved_event_ids[0].toLowerCase();
       const hash = fixture.sessions[0].token_sha256;
-      assert.deepEqual(await store.lookupSession(hash, event, F.now), { account_id: fixture.sessions[0].account_id.toLowerCase(), is_saved: true });
+      assert.deepEqual(await store.lookupSession(hash, [event], F.now), { account_id: fixture.sessions[0].account_id.toLowerCase(), is_saved: true });
       await store.publish({ path: writeBundle(dataDir, 7) });
-      assert.equal((await store.lookupSession(hash, event, F.now))?.is_saved, true, 'a content publish keeps the sessions');
+      assert.equal((await store.lookupSession(hash, [event], F.now))?.is_saved, true, 'a content publish keeps the sessions');
       await store.setSessions([]);
-      assert.equal(await store.lookupSession(hash, event, F.now), null, 'a new sessions file replaces them');
+      assert.equal(await store.lookupSession(hash, [event], F.now), null, 'a new sessions file replaces them');
     } finally {
       await store.close();
     }

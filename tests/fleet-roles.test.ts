@@ -89,7 +89,7 @@ test('a publisher that owns the database and a replica that can only read, as do
   assert.equal(first.code, 0, first.stderr);
   const served = await waitFor(replica, 'the replica serves the first version', (b) => b.version === 1);
   assert.equal(served.database.error, null);
-  const saved = await fetch(`${replica.base}/events/e9fb62be-942f-53d6-9ad0-355aa18033ca`, { headers: { authorization: 'Bearer demo-session-token' } });
+  const saved = await fetch(`${replica.base}/events/a8e53f5d-23b9-5801-9a77-63ddafe3fbd1`, { headers: { authorization: 'Bearer demo-session-token' } });
   assert.equal((await saved.json()).is_saved, true, 'the replica reads the sessions the publisher loaded');
 
   // A later version is a new schema: the default privileges let the replica read it too.

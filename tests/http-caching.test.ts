@@ -22,7 +22,7 @@ const DEMO = {
   map: '8a434eb5-da02-5a4d-9418-14bc57c86c50',
   marker: 'e5810d23-f0db-5cec-8426-91a6a6cf88c2',
   event: '179d4d26-d7e6-57b7-94c3-dad40fdbcd1a',
-  savedEvent: 'e9fb62be-942f-53d6-9ad0-355aa18033ca',
+  savedEvent: 'a8e53f5d-23b9-5801-9a77-63ddafe3fbd1',
   token: 'demo-session-token',
 };
 const BIG = `/maps/${DEMO.map}?info=true&markers=true&all_categories=true`;

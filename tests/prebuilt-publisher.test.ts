@@ -86,7 +86,7 @@ describe('content built ahead', () => {
   test('a bundle of other content opens a real store, with the sessions, and serves it; a bad one is refused as anywhere', async () => {
     const token = sessions[0].token_sha256;
     const event = sessions[0].saved_event_ids[0];
-    const before = await store.lookupSession(token, event, new Date());
+    const before = await store.lookupSession(token, [event], new Date());
     assert.equal(before?.is_saved, true);
     const edited = JSON.parse(demo);
     edited.events[0].title = `${edited.events[0].title} (edited)`;
@@ -94,7 +94,7 @@ describe('content built ahead', () => {
     assert.equal(opened.length, 1, 'the real publisher opened, once');
     assert.notEqual(model.checksum, payload.checksum);
     assert.equal(store.lastPublish?.outcome, 'published');
-    assert.deepEqual(await store.lookupSession(token, event, new Date()), before, 'the sessions went to the real store');
+    assert.deepEqual(await store.lookupSession(token, [event], new Date()), before, 'the sessions went to the real store');
     assert.equal((await opened[0].readSessions()).length, sessions.length);
 
     await assert.rejects(store.publish('{"format": "nope"}', 'bad'), BundleError);

@@ -17,7 +17,7 @@ import { testDatabase } from './helpers/postgres.ts';
 import { runToExit, startServer, type RunningServer } from './helpers/server.ts';
 
 /** The demo event the demo session saved (README, "Demo ids"). */
-const SAVED_EVENT = 'e9fb62be-942f-53d6-9ad0-355aa18033ca';
+const SAVED_EVENT = 'a8e53f5d-23b9-5801-9a77-63ddafe3fbd1';
 const BEARER = { authorization: 'Bearer demo-session-token' };
 
 /** How many rows the sessions tables hold. */

@@ -15,7 +15,7 @@ import { RUNTIME_NAMES, startServer, tmpdirFor } from './helpers/server.ts';
 const demo = await readDemoBundle();
 const MAP = demo.maps.find((m) => m.enabled && m.versions.length > 1)!.id;
 const MARKER = demo.markers.find((m) => m.map_id === MAP && !m.version_ids)!.id;
-const SAVED_EVENT = 'e9fb62be-942f-53d6-9ad0-355aa18033ca';
+const SAVED_EVENT = 'a8e53f5d-23b9-5801-9a77-63ddafe3fbd1';
 const RENAMED = demo.events.find((e) => e.map_id === MAP)!;
 const DEMO_SESSIONS = new URL('../data/demo-sessions.json', import.meta.url).pathname;
 

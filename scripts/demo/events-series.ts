@@ -1,48 +1,79 @@
 /** Recurring and seasonal events of the main map: Feira da Ladra, tours, fado nights, Festas de Lisboa, exhibitions. */
 import type { EventT } from '../../src/content/bundle/bundle-schema.ts';
-import { type Rng, addDays, int, lisbon, pick, ANCHOR_MS } from './ids.ts';
+import { type Rng, addDays, int, iso, lisbon, pick, uuid, ANCHOR_MS, END_MS } from './ids.ts';
 import type { PoiInfo } from './pois.ts';
 import { days, finder, makeEvent, months, pool, ymd } from './events-base.ts';
-import { fill, type Tr } from './i18n.ts';
+import { fill, text, type Tr } from './i18n.ts';
+import { slugify as slug } from './ctx.ts';
+
+/** Every series of the demo runs to the end of its window (UTC, as RRULE's UNTIL is written). */
+const UNTIL = new Date(END_MS).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
 
 export function seriesEvents(r: Rng, index: PoiInfo[]): EventT[] {
   const find = finder(index);
   const out: EventT[] = [];
   const feira = find('main', 'Feira da Ladra (Campo de Santa Clara)');
 
-  // Feira da Ladra: every Tuesday and Saturday, 09:00–18:00 local.
+  /**
+   * A series from its occurrences as they were once made one by one: the first becomes the series (its id from
+   * `key`, its URL the page of the series), the others are still drawn, so every random choice after them (tags,
+   * creation times, the random events) stays as it was.
+   */
+  const asSeries = (occurrences: EventT[], key: string, rule: string, more: Partial<EventT> = {}): EventT => {
+    const [first] = occurrences;
+    return { ...first, id: uuid(`event:main:${key}`), url: first.url!.replace(/-\d{4}-\d{2}-\d{2}$/, ''), recurrence: { rule: `${rule};UNTIL=${UNTIL}` }, ...more };
+  };
+
+  // Feira da Ladra: every Tuesday and Saturday, 09:00–18:00 local; cancelled on Boxing Day, a day late after New
+  // Year, and a Christmas market the Saturday before Christmas.
+  const feiraTitle: Tr = { en: 'Feira da Ladra Flea Market', pt: 'Feira da Ladra', es: 'Rastro de la Feira da Ladra' };
+  const feiraDays: EventT[] = [];
   for (const { y, m, d, dow } of days()) {
     if (dow !== 2 && dow !== 6) continue;
-    out.push(makeEvent(r, {
-      map: 'main', key: `feira-da-ladra:${ymd(y, m, d)}`, type: 'market',
-      title: { en: 'Feira da Ladra Flea Market', pt: 'Feira da Ladra', es: 'Rastro de la Feira da Ladra' },
+    feiraDays.push(makeEvent(r, {
+      map: 'main', key: `feira-da-ladra:${ymd(y, m, d)}`, type: 'market', title: feiraTitle,
       start: lisbon(y, m, d, 9), end: lisbon(y, m, d, 18), pois: [feira], tags: ['free', 'outdoor'], price: 'Free',
       desc: { en: "Lisbon's oldest flea market fills Campo de Santa Clara with antiques, vinyl and azulejos.",
         pt: 'A mais antiga feira da ladra de Lisboa enche o Campo de Santa Clara de antiguidades, discos de vinil e azulejos.',
         es: 'El mercadillo más antiguo de Lisboa llena el Campo de Santa Clara de antigüedades, vinilos y azulejos.' },
     }));
   }
+  out.push(asSeries(feiraDays, 'feira-da-ladra', 'FREQ=WEEKLY;BYDAY=TU,SA', {
+    overrides: [
+      { original_start: iso(lisbon(2026, 12, 19, 9)), ends_at: iso(lisbon(2026, 12, 19, 20)),
+        title: text('main', { en: 'Feira da Ladra Christmas Market', pt: 'Feira da Ladra de Natal', es: 'Mercadillo navideño de la Feira da Ladra' }) },
+      { original_start: iso(lisbon(2026, 12, 26, 9)), status: 'cancelled' },
+      { original_start: iso(lisbon(2027, 1, 2, 9)), starts_at: iso(lisbon(2027, 1, 3, 9)), status: 'rescheduled' },
+    ],
+  }));
 
-  // Weekly guided walking tours on Sunday mornings, rotating through four routes.
+  // Guided walking tours on Sunday mornings, the four routes in turn: a series each, every fourth Sunday.
   const tours = ['Alfama Walk', 'Belém Riverside Walk', 'Graça Miradouros Walk', 'Chiado–Baixa Walk'].map((n) => find('main', n, 'path'));
+  const tourDays: EventT[][] = tours.map(() => []);
   let week = 0;
   for (const { y, m, d, dow } of days()) {
     if (dow !== 0) continue;
-    const route = tours[week++ % tours.length];
-    out.push(makeEvent(r, {
+    const k = week++ % tours.length;
+    const route = tours[k];
+    tourDays[k].push(makeEvent(r, {
       map: 'main', key: `sunday-tour:${ymd(y, m, d)}`, type: 'tour',
       title: fill({ en: 'Guided Tour: {route}', pt: 'Visita Guiada: {route}', es: 'Visita guiada: {route}' }, { route: route.label }),
       start: lisbon(y, m, d, 10), end: lisbon(y, m, d, 12, 30), pois: [route], tags: ['outdoor', 'accessible'], price: '€15',
       desc: fill({ en: 'A licensed guide leads the {route} with stories of the city; meet at the start of the route.',
         pt: 'Um guia credenciado conduz o {route} com histórias da cidade; encontro no início do percurso.',
         es: 'Un guía oficial dirige el {route} con historias de la ciudad; el punto de encuentro es el inicio de la ruta.' }, { route: route.label }),
+      more: { offers: { price: 15, currency: 'EUR', booking_url: 'https://lisbon-city-guide.example.org/tours/book', availability: 'in_stock' }, capacity: 25 },
     }));
   }
+  tours.forEach((route, k) => out.push(asSeries(tourDays[k], `sunday-tour:${slug(route.name)}`, 'FREQ=WEEKLY;INTERVAL=4;BYDAY=SU')));
 
-  // Monthly fado nights at three venues.
+  // Monthly fado nights at three venues: the Clube's first Friday, the museum's second Thursday, the Tasca's last
+  // Wednesday. January 2027's night at the Clube is cancelled; the museum's February recital moved a week on, its
+  // April one online; the Tasca's March night postponed (no new date yet).
   const clube = find('main', 'Clube de Fado');
   const museu = find('main', 'Museu do Fado');
   const chico = find('main', 'Tasca do Chico');
+  const nights: Record<'clube' | 'museu' | 'chico', EventT[]> = { clube: [], museu: [], chico: [] };
   for (const [y, m] of months()) {
     const first = new Date(Date.UTC(y, m - 1, 1)).getUTCDay();
     const firstFri = 1 + ((5 - first + 7) % 7);
@@ -50,49 +81,49 @@ export function seriesEvents(r: Rng, index: PoiInfo[]): EventT[] {
     const lastDay = new Date(Date.UTC(y, m, 0)).getUTCDate();
     const lastDow = new Date(Date.UTC(y, m - 1, lastDay)).getUTCDay();
     const lastWed = lastDay - ((lastDow - 3 + 7) % 7);
-    // January 2027's night at the Clube is cancelled; the museum's February recital moved a week on, its April one
-    // online; the Tasca's March night postponed (no new date yet).
-    const clubeMore: Partial<EventT> = {
-      organizer: { name: 'Clube de Fado', url: 'https://clube-de-fado.example.org/' },
-      offers: { price: 35, currency: 'EUR', booking_url: 'https://clube-de-fado.example.org/book', availability: m % 4 === 0 ? 'sold_out' : 'in_stock' },
-      attendance_mode: 'offline', capacity: 90, ...(y === 2027 && m === 1 ? { status: 'cancelled' as const } : {}),
-    };
-    const museuStart = lisbon(y, m, secondThu, 19);
-    const museuMoved = y === 2027 && m === 2;
-    const museuMore: Partial<EventT> = {
-      organizer: { name: { en: 'Fado Museum', pt: 'Museu do Fado', es: 'Museo del Fado' }, url: 'https://museu-do-fado.example.org/' },
-      offers: { price: 8, currency: 'EUR', availability: 'in_stock' }, accessibility: ['signLanguage', 'largePrint'],
-      ...(museuMoved ? { status: 'rescheduled' as const, previous_start: new Date(museuStart).toISOString() } : {}),
-      ...(y === 2027 && m === 4 ? { status: 'moved_online' as const, attendance_mode: 'online' as const, online_url: 'https://museu-do-fado.example.org/live' } : {}),
-    };
-    out.push(makeEvent(r, {
-      more: clubeMore,
+    nights.clube.push(makeEvent(r, {
       map: 'main', key: `fado-clube:${y}-${m}`, type: 'fado',
       title: { en: 'Fado Night at Clube de Fado', pt: 'Noite de Fado no Clube de Fado', es: 'Noche de fado en el Clube de Fado' },
       start: lisbon(y, m, firstFri, 21), end: lisbon(y, m, firstFri, 23, 30), pois: [clube], tags: ['live-music', 'night'], price: '€35',
       desc: { en: 'Dinner and an evening of traditional fado under the stone arches of Clube de Fado.',
         pt: 'Jantar e uma noite de fado tradicional sob as arcadas de pedra do Clube de Fado.',
         es: 'Cena y una velada de fado tradicional bajo los arcos de piedra del Clube de Fado.' },
+      more: { organizer: { name: 'Clube de Fado', url: 'https://clube-de-fado.example.org/' },
+        offers: { price: 35, currency: 'EUR', booking_url: 'https://clube-de-fado.example.org/book', availability: 'limited_availability' },
+        attendance_mode: 'offline', capacity: 90 },
     }));
-    out.push(makeEvent(r, {
-      more: museuMore,
+    nights.museu.push(makeEvent(r, {
       map: 'main', key: `fado-museu:${y}-${m}`, type: 'fado',
       title: { en: 'Fado at the Museum', pt: 'Fado no Museu', es: 'Fado en el museo' },
-      start: addDays(museuStart, museuMoved ? 7 : 0), end: addDays(lisbon(y, m, secondThu, 21), museuMoved ? 7 : 0), pois: [museu], tags: ['live-music', 'accessible'], price: '€8',
+      start: lisbon(y, m, secondThu, 19), end: lisbon(y, m, secondThu, 21), pois: [museu], tags: ['live-music', 'accessible'], price: '€8',
       desc: { en: 'An intimate fado recital followed by a short talk on the history of the genre.',
         pt: 'Um recital intimista de fado, seguido de uma breve conversa sobre a história do género.',
         es: 'Un recital íntimo de fado seguido de una breve charla sobre la historia del género.' },
+      more: { organizer: { name: { en: 'Fado Museum', pt: 'Museu do Fado', es: 'Museo del Fado' }, url: 'https://museu-do-fado.example.org/' },
+        offers: { price: 8, currency: 'EUR', availability: 'in_stock' }, accessibility: ['signLanguage', 'largePrint'] },
     }));
-    out.push(makeEvent(r, {
-      more: { offers: { free: true }, ...(y === 2027 && m === 3 ? { status: 'postponed' as const } : {}) },
+    nights.chico.push(makeEvent(r, {
       map: 'main', key: `fado-chico:${y}-${m}`, type: 'fado',
       title: { en: 'Fado Vadio Night', pt: 'Noite de Fado Vadio', es: 'Noche de fado vadio' },
       start: lisbon(y, m, lastWed, 21, 30), end: addDays(lisbon(y, m, lastWed, 1), 1), pois: [chico], tags: ['live-music', 'night', 'free'], price: 'Free',
       desc: { en: 'Amateur fado singers take turns at the microphone in this Bairro Alto tasca.',
         pt: 'Fadistas amadores revezam-se ao microfone nesta tasca do Bairro Alto.',
         es: 'Cantantes aficionados de fado se turnan ante el micrófono en esta tasca del Bairro Alto.' },
+      more: { offers: { free: true } },
     }));
   }
+  out.push(asSeries(nights.clube, 'fado-clube', 'FREQ=MONTHLY;BYDAY=1FR', {
+    overrides: [{ original_start: iso(lisbon(2027, 1, 1, 21)), status: 'cancelled' }],
+  }));
+  out.push(asSeries(nights.museu, 'fado-museu', 'FREQ=MONTHLY;BYDAY=2TH', {
+    overrides: [
+      { original_start: iso(lisbon(2027, 2, 11, 19)), starts_at: iso(lisbon(2027, 2, 18, 19)), status: 'rescheduled' },
+      { original_start: iso(lisbon(2027, 4, 8, 19)), status: 'moved_online', attendance_mode: 'online', online_url: 'https://museu-do-fado.example.org/live' },
+    ],
+  }));
+  out.push(asSeries(nights.chico, 'fado-chico', 'FREQ=MONTHLY;BYDAY=-1WE', {
+    overrides: [{ original_start: iso(lisbon(2027, 3, 31, 21, 30)), status: 'postponed' }],
+  }));
 
   // Festas de Lisboa, every June.
   const alfama = find('main', 'Alfama', 'polygon');

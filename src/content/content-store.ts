@@ -43,7 +43,7 @@ export interface ServedContent {
    * a version is served, so their copies leave it out.
    */
   readonly unavailable?: string | null;
-  lookupSession(tokenSha256: string, eventId: string, now: Date): Promise<SessionAnswer | null>;
+  lookupSession(tokenSha256: string, eventIds: readonly string[], now: Date): Promise<SessionAnswer | null>;
 }
 
 /** How to open a content store. */
@@ -334,9 +334,12 @@ export class ContentStore implements ServedContent {
     return this.sessionIndex.size;
   }
 
-  /** The unexpired session with this token hash and whether its account saved the event; null when there is none. */
-  async lookupSession(tokenSha256: string, eventId: string, now: Date): Promise<SessionAnswer | null> {
-    return this.liveSessions ? this.liveSessions.lookup(tokenSha256, eventId, now) : this.sessionIndex.lookup(tokenSha256, eventId, now);
+  /**
+   * The unexpired session with this token hash and whether its account saved one of the events (an occurrence or its
+   * series); null when there is none.
+   */
+  async lookupSession(tokenSha256: string, eventIds: readonly string[], now: Date): Promise<SessionAnswer | null> {
+    return this.liveSessions ? this.liveSessions.lookup(tokenSha256, eventIds, now) : this.sessionIndex.lookup(tokenSha256, eventIds, now);
   }
 
   /** Waits for the publish in progress, then closes the store. */

@@ -17,7 +17,7 @@ import { openDb, type OpenOptions } from '../db/pglite.ts';
 import { connectPostgres } from '../db/postgres.ts';
 import { BUNDLE_FORMAT, type EventT, type SessionT } from './bundle/bundle-schema.ts';
 import { checksumOf, parseBundle, readBundleBytes, splitBundle, type BundleSource } from './bundle/parse.ts';
-import { BundleError, BundleValidator, type BundleProblem } from './bundle/validate-bundle.ts';
+import { BundleError, BundleValidator, validateWithWarnings, type BundleProblem, type ValidatorOptions } from './bundle/validate-bundle.ts';
 import { WarningCollector } from './bundle/check.ts';
 import type { VersionWarnings } from './bundle/findings.ts';
 import { buildPayload, findCache, modelFromPayload, pruneCaches, readCache, cachePath, writeCache, type ModelPayload } from './model/model-cache.ts';
@@ -52,6 +52,8 @@ export interface PublisherOptions {
   emptyDatabase?: Blob;
   /** Refuse a bundle with any warning of check (`--strict`), as if each were a problem. */
   strict?: boolean;
+  /** Days a series without an end is expanded after the publish in which it last changed (SERIES_HORIZON_DAYS unless given). */
+  seriesHorizonDays?: number;
   /**
    * This process already holds the data directory's lock (its serving thread took it: src/content/content-store.ts),
    * which the publisher then neither takes nor releases.
@@ -214,6 +216,11 @@ export class Publisher implements PublisherPort {
   /** True once the store's migrations are applied (PGlite: when it opens; PostgreSQL: before the first operation). */
   private migrated: boolean;
   private readonly options: PublisherOptions;
+
+  /** How a bundle's series are judged and expanded: their horizon. */
+  private get seriesOptions(): ValidatorOptions {
+    return this.options.seriesHorizonDays === undefined ? {} : { seriesHorizonDays: this.options.seriesHorizonDays };
+  }
   /** What the last staging had to do to fit (older versions dropped), reported by the commit that follows. */
   private stageWarnings: string[] = [];
   /** Warnings of damaged stores moved aside, not yet reported (by the next stage or prepare). */
@@ -369,11 +376,12 @@ export class Publisher implements PublisherPort {
     if (!split) {
       const bundle = parseBundle(bytes);
       const collector = new WarningCollector(JSON.parse(new TextDecoder().decode(bytes)));
+      collector.addFindings(validateWithWarnings(bundle, this.seriesOptions).warnings);
       onWarnings(collector);
       refuseWarnings(strict, collector);
-      return this.store.stageVersion(bundle, [bundle.events]);
+      return this.store.stageVersion(bundle, [bundle.events], this.seriesOptions);
     }
-    const validator = new BundleValidator(split.head);
+    const validator = new BundleValidator(split.head, this.seriesOptions);
     const collector = new WarningCollector(split.head);
     onWarnings(collector);
     const report = (events_staged: number) => this.onProgress?.({ events_staged });
@@ -382,6 +390,7 @@ export class Publisher implements PublisherPort {
         for (const { offset, items } of split!.chunks(EVENT_CHUNK)) {
           const events = validator.addEvents(items, offset);
           collector.addEvents(items, offset);
+          collector.addFindings(validator.takeWarnings());
           if (!validator.ok) continue;
           yield events;
           // Resumed once the store has written the chunk.
@@ -399,7 +408,7 @@ export class Publisher implements PublisherPort {
     if (!validator.ok) {
       for (const _ of validated()) { /* checks every event, writes nothing, throws the problems */ }
     }
-    return this.store.stageVersion(validator.head, validated());
+    return this.store.stageVersion(validator.head, validated(), this.seriesOptions);
   }
 
   async prepare(): Promise<Prepared> {

@@ -60,11 +60,11 @@ export class SessionIndex {
     this.size = this.byToken.size;
   }
 
-  /** The unexpired session with this token hash and whether it saved the event; null when there is none. */
-  lookup(tokenSha256: string, eventId: string, now: Date): SessionAnswer | null {
+  /** The unexpired session with this token hash and whether it saved one of the events; null when there is none. */
+  lookup(tokenSha256: string, eventIds: readonly string[], now: Date): SessionAnswer | null {
     const s = this.byToken.get(tokenSha256);
     if (!s || s.expiresMs <= now.getTime()) return null;
-    return { account_id: s.account_id, is_saved: s.saved.has(eventId) };
+    return { account_id: s.account_id, is_saved: eventIds.some((id) => s.saved.has(id)) };
   }
 }
 
@@ -83,10 +83,10 @@ export class LiveSessions {
     this.db = connectPostgres(databaseUrl, { max: 4, connectTimeoutS: 2, applicationName: 'destination-map-content sessions' });
   }
 
-  /** The unexpired session with this token hash and whether it saved the event; null when there is none. */
-  async lookup(tokenSha256: string, eventId: string, now: Date): Promise<SessionAnswer | null> {
+  /** The unexpired session with this token hash and whether it saved one of the events; null when there is none. */
+  async lookup(tokenSha256: string, eventIds: readonly string[], now: Date): Promise<SessionAnswer | null> {
     try {
-      const { rows } = await this.db.query<SessionAnswer>(SESSIONS.savedEvent, [tokenSha256, eventId, now.toISOString()]);
+      const { rows } = await this.db.query<SessionAnswer>(SESSIONS.savedEvent, [tokenSha256, eventIds, now.toISOString()]);
       return rows[0] ? { account_id: rows[0].account_id, is_saved: rows[0].is_saved } : null;
     } catch (err) {
       if (isConnectionError(err)) throw new SessionsUnavailableError(`the sessions database cannot be reached (${(err as Error).message})`);

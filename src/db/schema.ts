@@ -70,6 +70,15 @@ export function versionSchema(version: number): string {
   return `cv_${version}`;
 }
 
+/**
+ * The recurring series of a version (src/content/series.ts): each as the bundle gives it, and the time its expansion
+ * counts its horizon from (the publish in which it last changed). Its occurrences are rows of `events`. Versions
+ * published before series came have no such table: readers look for it (`SERIES.present`), and the tracking of
+ * changes makes it first (`SERIES.ensure`).
+ */
+const EVENT_SERIES_TABLE = `CREATE TABLE IF NOT EXISTS event_series (id uuid NOT NULL, map_id uuid NOT NULL, expanded_from timestamptz NOT NULL,
+  doc jsonb NOT NULL)`;
+
 /** The tables of one content version, without keys (they are added after the load). */
 export const VERSION_TABLES = `
 CREATE TABLE publishers (id uuid NOT NULL, doc jsonb NOT NULL);
@@ -83,6 +92,7 @@ CREATE TABLE poi_categories (poi_id uuid NOT NULL, category_id uuid NOT NULL);
 CREATE TABLE events (id uuid NOT NULL, map_id uuid NOT NULL, event_type text NOT NULL, tags text[] NOT NULL,
   starts_at timestamptz NOT NULL, ends_at timestamptz NOT NULL, doc json NOT NULL);
 CREATE TABLE event_anchors (event_id uuid NOT NULL, poi_id uuid NOT NULL, ord int NOT NULL);
+${EVENT_SERIES_TABLE};
 CREATE TABLE lists (id uuid NOT NULL, map_id uuid NOT NULL, verified boolean NOT NULL, doc jsonb NOT NULL);
 CREATE TABLE associations (id uuid NOT NULL, poi_id uuid NOT NULL, associated_poi_id uuid NOT NULL, list_id uuid, doc jsonb NOT NULL);
 `;
@@ -100,6 +110,7 @@ ALTER TABLE poi_categories ADD PRIMARY KEY (poi_id, category_id);
 ALTER TABLE events ADD PRIMARY KEY (id);
 CREATE INDEX events_map_start ON events (map_id, starts_at, id);
 ALTER TABLE event_anchors ADD PRIMARY KEY (event_id, poi_id);
+ALTER TABLE event_series ADD PRIMARY KEY (id);
 ALTER TABLE lists ADD PRIMARY KEY (id);
 ALTER TABLE associations ADD PRIMARY KEY (id);
 `;
@@ -107,7 +118,7 @@ ALTER TABLE associations ADD PRIMARY KEY (id);
 /** Content tables in load order. */
 export const TABLES = [
   'publishers', 'maps', 'map_versions', 'icons', 'categories', 'pois', 'item_versions',
-  'poi_categories', 'events', 'event_anchors', 'lists', 'associations',
+  'poi_categories', 'events', 'event_anchors', 'event_series', 'lists', 'associations',
 ] as const;
 
 /**
@@ -136,6 +147,8 @@ export const INSERT = {
       AS x(id uuid, map_id uuid, event_type text, tags jsonb, starts_at timestamptz, ends_at timestamptz, doc jsonb)`,
   event_anchors: `INSERT INTO event_anchors (event_id, poi_id, ord) SELECT event_id, poi_id, ord
     FROM jsonb_to_recordset($1::text::jsonb) AS x(event_id uuid, poi_id uuid, ord int)`,
+  event_series: `INSERT INTO event_series (id, map_id, expanded_from, doc) SELECT id, map_id, expanded_from, doc
+    FROM jsonb_to_recordset($1::text::jsonb) AS x(id uuid, map_id uuid, expanded_from timestamptz, doc jsonb)`,
   lists: `INSERT INTO lists (id, map_id, verified, doc) SELECT id, map_id, verified, doc
     FROM jsonb_to_recordset($1::text::jsonb) AS x(id uuid, map_id uuid, verified boolean, doc jsonb)`,
   associations: `INSERT INTO associations (id, poi_id, associated_poi_id, list_id, doc)
@@ -147,6 +160,23 @@ export const INSERT = {
 export const COPY_IN = {
   events: `COPY events (id, map_id, event_type, tags, starts_at, ends_at, doc) FROM STDIN`,
   event_anchors: `COPY event_anchors (event_id, poi_id, ord) FROM STDIN`,
+} as const;
+
+/** Recurring series (see EVENT_SERIES_TABLE), with the search path at a version's schema. */
+export const SERIES = {
+  /** Whether the version has the table (a version published before series came has none). */
+  present: `SELECT to_regclass('event_series') IS NOT NULL AS present`,
+  /** Gives a version published before series came an empty table, so the tracking of changes reads every version alike. */
+  ensure: EVENT_SERIES_TABLE,
+  /**
+   * A series unchanged since the version `previous` (a schema name made by versionSchema) keeps the time its horizon
+   * counts from; answers every series of `$1` with that time.
+   */
+  carryOver: (previous: string) => `WITH kept AS (UPDATE event_series n SET expanded_from = p.expanded_from FROM ${previous}.event_series p
+    WHERE n.id = ANY($1::uuid[]) AND p.id = n.id AND p.doc = n.doc RETURNING n.id)
+    SELECT id::text AS id, expanded_from FROM event_series WHERE id = ANY($1::uuid[]) AND id NOT IN (SELECT id FROM kept)
+    UNION ALL SELECT n.id::text, p.expanded_from FROM ${previous}.event_series p JOIN kept n ON n.id = p.id`,
+  all: `SELECT doc, expanded_from FROM event_series ORDER BY id`,
 } as const;
 
 /** Content version schemas that are in no catalogue row: a publish that was staged but never made current. */
@@ -217,10 +247,10 @@ export const SESSIONS = {
   all: `SELECT s.token_sha256, s.account_id::text AS account_id, s.expires_at,
     coalesce((SELECT array_agg(e.event_id::text ORDER BY e.event_id) FROM saved_events e WHERE e.account_id = s.account_id), '{}') AS saved
     FROM sessions s ORDER BY s.token_sha256`,
-  /** An unexpired session by token hash, and whether its account saved the event. */
+  /** An unexpired session by token hash, and whether its account saved one of the events `$2` (an occurrence and its series). */
   savedEvent: `
 SELECT s.account_id::text AS account_id,
-       EXISTS (SELECT 1 FROM saved_events e WHERE e.account_id = s.account_id AND e.event_id = $2::uuid) AS is_saved
+       EXISTS (SELECT 1 FROM saved_events e WHERE e.account_id = s.account_id AND e.event_id = ANY($2::uuid[])) AS is_saved
 FROM sessions s WHERE s.token_sha256 = $1 AND s.expires_at > $3::timestamptz`,
 } as const;
 
@@ -244,6 +274,7 @@ UNION ALL SELECT 'icon', id, NULL, hashtextextended(doc::text, 0) FROM icons
 UNION ALL SELECT 'category', c.id, c.map_id, hashtextextended(c.doc::text || '|' || coalesce(p.ids, ''), 0) FROM categories c LEFT JOIN published p ON p.item_id = c.id
 UNION ALL SELECT 'poi', o.id, o.map_id, hashtextextended(o.doc::text || '|' || coalesce(p.ids, ''), 0) FROM pois o LEFT JOIN published p ON p.item_id = o.id
 UNION ALL SELECT 'event', id, map_id, hashtextextended(doc::text, 0) FROM events
+UNION ALL SELECT 'event', id, map_id, hashtextextended(doc::text, 0) FROM event_series
 UNION ALL SELECT 'list', id, map_id, hashtextextended(doc::text, 0) FROM lists
 UNION ALL SELECT 'association', a.id, o.map_id, hashtextextended(a.doc::text, 0) FROM associations a JOIN pois o ON o.id = a.poi_id`,
   storeId: `SELECT store_id::text AS store_id FROM store_identity`,

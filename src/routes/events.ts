@@ -10,9 +10,10 @@ import { bbox, int, near, oneOf, optionalInt, searchQuery, someOf, textList, tim
 import { EVENT_STATUSES, type EventStatus } from '../content/bundle/bundle-schema.ts';
 import { defineRoute, JsonBytes, PrivateReply, wholeSecond } from '../http/route.ts';
 import { ByteWriter } from '../utils/byte-writer.ts';
-import { EventSchema, PoiRecordSchema, Uuid } from './schemas.ts';
+import { EventSchema, PoiRecordSchema, SeriesSchema, Uuid } from './schemas.ts';
 import { findMap } from './shared.ts';
-import { findEvent } from '../content/model/read-model.ts';
+import { findEvent, findSeries } from '../content/model/read-model.ts';
+import { seriesRecord } from '../content/model/series-record.ts';
 import { SessionsUnavailableError } from '../content/sessions.ts';
 
 /** Default window length when `to` is omitted. */
@@ -175,31 +176,52 @@ const BEARER_RE = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)$/i;
 export const getEvent = defineRoute({
   path: '/events/:id',
   operationId: 'getEvent',
-  summary: 'One event with all of its anchored POIs',
-  description: 'With `Authorization: Bearer <token>` of a valid account session the body adds `is_saved` and is ' +
-    '`Cache-Control: private`. An invalid or expired token gets 401.',
+  summary: 'One event with all of its anchored POIs, or a recurring series with its next occurrences',
+  description: 'An occurrence of a series is an event like any other, with `series_id` and `original_start`; the id of the ' +
+    'series itself answers the series: its record, its `recurrence` (the rule as RRULE and in words) and its `next_occurrences`. ' +
+    'With `Authorization: Bearer <token>` of a valid account session the body adds `is_saved` (an occurrence is saved when it ' +
+    'or its series is) and is `Cache-Control: private`. An invalid or expired token gets 401.',
   tag: 'Events',
   pathParams: { id: uuid('Event UUID') },
   query: {},
   headers: { vary: 'Authorization' },
-  response: v.strictObject({
-    ...EventSchema.entries,
-    pois: v.pipe(v.array(PoiRecordSchema), v.description('Full records of the anchored POIs')),
-    is_saved: v.optional(v.pipe(v.boolean(), v.description('Only for account-session callers'))),
-  }),
+  response: v.union([
+    v.strictObject({
+      ...EventSchema.entries,
+      pois: v.pipe(v.array(PoiRecordSchema), v.description('Full records of the anchored POIs')),
+      is_saved: v.optional(v.pipe(v.boolean(), v.description('Only for account-session callers'))),
+    }),
+    v.strictObject({
+      ...SeriesSchema.entries,
+      pois: v.pipe(v.array(PoiRecordSchema), v.description('Full records of the anchored POIs')),
+      is_saved: v.optional(v.pipe(v.boolean(), v.description('Only for account-session callers'))),
+    }),
+  ]),
   errors: [401, 404, 503],
   async handle({ header, params, model, store, now, language }) {
+    let body: Record<string, unknown>;
+    // The ids whose saving marks this one saved: an occurrence's and its series'.
+    let savedIds: string[];
     const found = findEvent(model, params.id);
-    if (!found) throw notFound(`Event ${params.id}`);
-    const { map, position } = found;
-    const lang = map.events.languageIndex(language.forMap(map.id));
-    const body: Record<string, unknown> = { ...map.events.summary(position, lang), pois: map.events.poiIds(position).map((id) => model.pois.get(id)!.record) };
+    if (found) {
+      const { map, position } = found;
+      const lang = map.events.languageIndex(language.forMap(map.id));
+      body = { ...map.events.summary(position, lang), pois: map.events.poiIds(position).map((id) => model.pois.get(id)!.record) };
+      const series = map.events.seriesOf(position);
+      savedIds = series === null ? [params.id] : [params.id, series];
+    } else {
+      const series = findSeries(model, params.id);
+      if (!series) throw notFound(`Event ${params.id}`);
+      const served = language.forMap(series.map.id);
+      body = seriesRecord(model, series.map, series.series, now.getTime(), series.map.events.languageIndex(served), served);
+      savedIds = [params.id];
+    }
     const auth = header('authorization');
     if (auth === null) return body;
     const token = BEARER_RE.exec(auth.trim())?.[1];
     let session: Awaited<ReturnType<typeof store.lookupSession>> = null;
     try {
-      session = token ? await store.lookupSession(sha256Hex(token), map.events.id(position), now) : null;
+      session = token ? await store.lookupSession(sha256Hex(token), savedIds, now) : null;
     } catch (err) {
       // Never a guess at is_saved: the caller may try again.
       if (err instanceof SessionsUnavailableError) throw new HttpError(503, 'Account sessions cannot be checked right now; try again shortly.', { headers: { 'retry-after': '5' } });

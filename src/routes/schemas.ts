@@ -107,8 +107,26 @@ export const EventSchema = v.strictObject({
   online_url: v.pipe(NStr, v.description('Where to attend online')),
   capacity: v.nullable(v.number()),
   accessibility: v.pipe(v.array(v.picklist(ACCESSIBILITY_FEATURES)), v.description("schema.org accessibilityFeature values")),
+  series_id: v.pipe(v.nullable(Uuid), v.description('The recurring series this event is an occurrence of; null for an event of its own')),
+  original_start: v.pipe(v.nullable(Time), v.description("The start the series' rule gives this occurrence (an override may have moved it)")),
   created_at: Time,
   anchors: v.pipe(v.array(v.strictObject({ id: Uuid, type: PoiTypeSchema })), v.description('POIs the event is anchored to')),
+});
+
+/** A recurring series, as GET /events/{series id} answers it. */
+export const SeriesSchema = v.strictObject({
+  ...EventSchema.entries,
+  starts_at: v.pipe(Time, v.description('The start of its first occurrence')),
+  ends_at: v.pipe(Time, v.description('The end of its first occurrence')),
+  recurrence: v.strictObject({
+    rule: v.pipe(v.string(), v.description('The RFC 5545 RRULE, on the map\'s local clock from starts_at')),
+    text: v.pipe(v.string(), v.description('The rule in words: in the language served where rrule-temporal has it, else English')),
+    rdates: v.array(Time), exdates: v.array(Time),
+    expanded_from: v.pipe(v.nullable(Time), v.description('For a series without an end, the publish in which it last changed: it is expanded to a horizon counted from it. Null for a series with an end')),
+    occurrence_count: v.number(),
+    last_start: v.pipe(v.nullable(Time), v.description('The latest start of its occurrences')),
+  }),
+  next_occurrences: v.pipe(v.array(EventSchema), v.description('Its occurrences that have not ended, at most 10, every status')),
 });
 
 /** A list as summarised in a window. */

@@ -5,6 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseTimestamp } from '../content/rfc3339.ts';
+import { parseHorizonDays, SERIES_HORIZON_DAYS } from '../content/series.ts';
 import { LOG_LEVELS, type LogLevel } from '../utils/log.ts';
 import type { AssetLoader } from '../pages/assets.ts';
 import { normaliseBasePath, normalisePublicUrl, type AppDeps } from '../app.ts';
@@ -26,6 +27,8 @@ export interface ServerConfig {
   watch: boolean;
   /** Refuse a bundle with any warning of check, as if each were a problem (serving keeps the last good version). */
   strict: boolean;
+  /** Days a recurring series without an end is expanded after the publish in which it last changed (SERIES_HORIZON_DAYS unless set). */
+  seriesHorizonDays?: number;
   logLevel: LogLevel;
   /** `*`, or the origins CORS allows. */
   corsOrigins: '*' | string[];
@@ -123,6 +126,8 @@ Options (each also read from the environment variable in brackets; a flag wins):
                        default: the demo's sessions with the demo bundle, else the stored sessions
   --watch              publish again when the bundle or sessions file changes [WATCH]
   --strict             refuse a bundle with any warning of check, as a problem is refused [STRICT]
+  --series-horizon-days <n>  how far a recurring series without an end is expanded: days after the publish in
+                       which it last changed, 1 to 3650 [SERIES_HORIZON_DAYS]   default: ${SERIES_HORIZON_DAYS}
   --log-level <level>  ${LOG_LEVELS.join(', ')} [LOG_LEVEL]   default: info
                        info writes one JSON access-log line per request, with its request id.
   --cors-origin <list> * or comma-separated origins allowed by CORS [CORS_ORIGIN]   default: *
@@ -162,7 +167,8 @@ version is served (with the last publish's outcome), 503 before.
 
 /** Every flag that takes a value. */
 const FLAGS = ['bundle', 'port', 'host', 'base-path', 'data-dir', 'log-level', 'cors-origin', 'fixed-time', 'sessions', 'database-url',
-  'headers-timeout', 'request-timeout', 'keep-alive-timeout', 'max-connections', 'shutdown-timeout', 'workers', 'kiosk', 'tiles', 'public-url'];
+  'headers-timeout', 'request-timeout', 'keep-alive-timeout', 'max-connections', 'shutdown-timeout', 'workers', 'kiosk', 'tiles', 'public-url',
+  'series-horizon-days'];
 /** Flags that take no value. */
 const SWITCHES = ['watch', 'strict'];
 
@@ -226,6 +232,9 @@ export function parseConfig(args: readonly string[], env: Record<string, string 
   if (workersText !== 'auto' && (!/^\d+$/.test(workersText) || workers < 1 || workers > MAX_WORKERS)) {
     throw new ConfigError(`workers must be auto or a whole number from 1 to ${MAX_WORKERS}, not "${workersText}"`);
   }
+  const horizonText = pick('series-horizon-days', 'SERIES_HORIZON_DAYS');
+  const horizon = horizonText === undefined ? undefined : parseHorizonDays(horizonText);
+  if (typeof horizon === 'string') throw new ConfigError(`series-horizon-days ${horizon}`);
   const kiosk = pick('kiosk', 'KIOSK');
   if (kiosk !== undefined && !/^[A-Za-z0-9_-]{1,128}$/.test(kiosk)) throw new ConfigError(`kiosk must be a map id, not "${kiosk}"`);
   const tiles = pick('tiles', 'TILES_URL');
@@ -253,6 +262,7 @@ export function parseConfig(args: readonly string[], env: Record<string, string 
     ...(pick('sessions', 'SESSIONS_PATH') ? { sessionsPath: pick('sessions', 'SESSIONS_PATH') } : {}),
     watch: parseSwitch(pick('watch', 'WATCH'), 'watch'),
     strict: parseSwitch(pick('strict', 'STRICT'), 'strict'),
+    ...(horizon !== undefined ? { seriesHorizonDays: horizon } : {}),
   };
 }
 

@@ -4,7 +4,9 @@
  * already has (a CRM id, a slug) gets the same id for the same key on every export, in any language that has
  * SHA-1, with no memory of earlier runs.
  */
-import { createHash } from 'node:crypto';
+import { makeUuidV5 } from '../utils/uuid.ts';
+
+export { makeUuidV5 };
 
 /** RFC 9562's namespace for names that are URLs (and URNs). */
 export const URL_NAMESPACE = '6ba7b811-9dad-11d1-80b4-00c04fd430c8';
@@ -13,16 +15,6 @@ export const URL_NAMESPACE = '6ba7b811-9dad-11d1-80b4-00c04fd430c8';
 export const ID_NAMESPACE = 'f3aac1b7-6077-5d07-871a-940a5deb0c6e';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** The version 5 UUID of `name` (its UTF-8 bytes, as given) in `namespace`: SHA-1 of the namespace's 16 bytes and the name. */
-export function makeUuidV5(namespace: string, name: string): string {
-  if (!UUID_RE.test(namespace)) throw new RangeError(`a namespace must be a UUID, not "${namespace}"`);
-  const hash = createHash('sha1').update(Buffer.from(namespace.replace(/-/g, ''), 'hex')).update(name, 'utf8').digest();
-  hash[6] = (hash[6] & 0x0f) | 0x50;
-  hash[8] = (hash[8] & 0x3f) | 0x80;
-  const hex = hash.subarray(0, 16).toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
-}
 
 /** Usage of the subcommand. */
 export function idUsage(command = 'npm start --'): string {

@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { BundleError } from '../content/bundle/validate-bundle.ts';
 import type { SessionT } from '../content/bundle/bundle-schema.ts';
 import { Publisher } from '../content/publisher.ts';
+import { parseHorizonDays } from '../content/series.ts';
 import { parseSessions } from '../content/sessions.ts';
 import { KEEP_VERSIONS_POSTGRES } from '../content/store/sql-store.ts';
 import { isConnectionError } from '../db/postgres.ts';
@@ -88,7 +89,10 @@ export async function runPublish(args: readonly string[], env: Record<string, st
       return { exitCode: 1, message: `error: cannot read the sessions file ${values.sessions}: ${(err as Error).message}; nothing was published` };
     }
   }
-  const publisher = await Publisher.open({ databaseUrl: url, strict: values.strict === true || /^(1|true|yes)$/i.test(env.STRICT ?? '') });
+  const horizon = env.SERIES_HORIZON_DAYS === undefined ? undefined : parseHorizonDays(env.SERIES_HORIZON_DAYS);
+  if (typeof horizon === 'string') return { exitCode: 2, message: `error: SERIES_HORIZON_DAYS ${horizon}` };
+  const publisher = await Publisher.open({ databaseUrl: url, strict: values.strict === true || /^(1|true|yes)$/i.test(env.STRICT ?? ''),
+    ...(horizon !== undefined ? { seriesHorizonDays: horizon } : {}) });
   const began = performance.now();
   const ms = () => Math.round(performance.now() - began);
   // What was done before a failure, so that its message does not claim that nothing was.

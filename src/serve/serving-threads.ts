@@ -113,9 +113,9 @@ export class ServingThreads {
       })));
       const peer = new RpcPeer(worker);
       peers.push(peer);
-      peer.serve(async (method, [tokenSha256, eventId, nowMs]) => {
+      peer.serve(async (method, [tokenSha256, eventIds, nowMs]) => {
         if (method !== 'lookupSession') throw new Error(`a serving thread called ${method}`);
-        return { result: await store.lookupSession(tokenSha256 as string, eventId as string, new Date(nowMs as number)) };
+        return { result: await store.lookupSession(tokenSha256 as string, eventIds as string[], new Date(nowMs as number)) };
       });
       peer.on('stopped', () => void worker.terminate());
       listening.push(new Promise<void>((resolve, reject) => {
@@ -181,8 +181,8 @@ class ContentMirror implements ServedContent {
     return this.served.ready;
   }
 
-  lookupSession(tokenSha256: string, eventId: string, now: Date): Promise<SessionAnswer | null> {
-    return this.peer.call<SessionAnswer | null>('lookupSession', tokenSha256, eventId, now.getTime());
+  lookupSession(tokenSha256: string, eventIds: readonly string[], now: Date): Promise<SessionAnswer | null> {
+    return this.peer.call<SessionAnswer | null>('lookupSession', tokenSha256, eventIds, now.getTime());
   }
 
   /** Resolves once every version received so far is built and served. */

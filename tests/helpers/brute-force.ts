@@ -2,7 +2,8 @@
  * Linear-scan reference implementations over a raw bundle, written independently of src/ (no KDBush,
  * no geokdbush, no read model), so the service's indexed answers can be checked against them.
  */
-import type { BundleT } from '../../src/content/bundle/bundle-schema.ts';
+import type { BundleT, StoredEvent } from '../../src/content/bundle/bundle-schema.ts';
+import { expandSeries } from '../../src/content/series.ts';
 import { textsOf } from './texts.ts';
 
 /** Earth radius used for great-circle distances, in metres. */
@@ -125,13 +126,19 @@ export function publicPois(bundle: BundleT): Map<string, RefPoi> {
   return out;
 }
 
-/** Builds the reference: public POIs and visible events (map enabled), events in keyset order. */
-export function buildReference(bundle: BundleT): Reference {
+/**
+ * Builds the reference: public POIs and visible events (map enabled), events in keyset order. A recurring series is
+ * its occurrences (src/content/series.ts, an independent check of which is tests/series.test.ts), a series without an
+ * end expanded from `anchors` (by series id; default now: what a first publish does).
+ */
+export function buildReference(bundle: BundleT, anchors: ReadonlyMap<string, number> = new Map()): Reference {
   const pois = publicPois(bundle);
   const { enabledMaps } = versionInfo(bundle);
   const zones = new Map(bundle.maps.map((m) => [lc(m.id), m.time_zone]));
   const events: RefEvent[] = [];
-  for (const e of bundle.events) {
+  const stored: StoredEvent[] = bundle.events.flatMap((e) => (e.recurrence
+    ? expandSeries(e, zones.get(lc(e.map_id)) ?? 'UTC', anchors.get(lc(e.id)) ?? Date.now()).occurrences : [e]));
+  for (const e of stored) {
     const mapId = lc(e.map_id);
     if (!enabledMaps.has(mapId)) continue;
     const anchorIds = [...new Set(e.poi_ids.map(lc))].filter((id) => pois.has(id));

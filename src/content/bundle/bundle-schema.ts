@@ -266,6 +266,28 @@ export const Offers = v.object({
   availability: v.optional(picklistOf(AVAILABILITIES)),
 });
 
+/** How an event recurs: RFC 5545's RRULE, RDATE and EXDATE, on its map's local clock (docs/bundle-format.md, Recurring series). */
+export const Recurrence = v.object({
+  rule: v.pipe(v.string(), v.minLength(1, 'must not be empty'),
+    v.description('An RFC 5545 RRULE value such as FREQ=WEEKLY;BYDAY=TU,SA, on the map\'s local clock from starts_at')),
+  rdates: v.optional(v.pipe(v.array(Timestamp), v.description('Starts of occurrences the rule does not make'))),
+  exdates: v.optional(v.pipe(v.array(Timestamp), v.description('Starts of occurrences the rule makes that do not take place'))),
+});
+
+/** One occurrence of a series changed, named by its original start (as RFC 5545's RECURRENCE-ID does). */
+export const Override = v.object({
+  original_start: v.pipe(Timestamp, v.description('The start the rule gives the occurrence')),
+  starts_at: v.optional(Timestamp),
+  ends_at: v.optional(Timestamp),
+  title: v.optional(LText),
+  description: OptLText,
+  status: v.optional(picklistOf(EVENT_STATUSES)),
+  previous_start: v.optional(Timestamp),
+  poi_ids: v.optional(v.array(Id)),
+  attendance_mode: v.optional(picklistOf(ATTENDANCE_MODES)),
+  online_url: v.optional(v.pipe(Url, v.description('Where to attend this occurrence online (one moved online, say)'))),
+});
+
 /** A time-bound event on a map, located by the POIs anchored to it. */
 export const Event = v.object({
   id: Id,
@@ -289,6 +311,8 @@ export const Event = v.object({
   online_url: v.optional(v.pipe(Url, v.description('Where to attend online: required when attendance_mode is online or mixed, or the status moved_online'))),
   capacity: v.optional(v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1, 'must be at least 1'), v.description('How many people can attend'))),
   accessibility: v.optional(v.array(picklistOf(ACCESSIBILITY_FEATURES))),
+  recurrence: v.optional(Recurrence),
+  overrides: v.optional(v.pipe(v.array(Override), v.description('Occurrences of the series changed one by one; only with recurrence'))),
 });
 
 /** A POI entry of a list. */
@@ -356,6 +380,11 @@ export type MarkerT = v.InferOutput<typeof Marker>;
 export type PathT = v.InferOutput<typeof Path>;
 export type PolygonT = v.InferOutput<typeof Polygon>;
 export type EventT = v.InferOutput<typeof Event>;
+/**
+ * An event as the store keeps it: a single event of the bundle, or an occurrence of a series (src/content/series.ts),
+ * which names its series and its original start.
+ */
+export type StoredEvent = EventT & { series_id?: string; original_start?: string };
 export type ListT = v.InferOutput<typeof List>;
 export type AssociationT = v.InferOutput<typeof Association>;
 export type SessionT = v.InferOutput<typeof Session>;

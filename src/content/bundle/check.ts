@@ -13,7 +13,7 @@ import { canonicalTag } from '../model/local-text.ts';
 import { KEPT_WARNINGS, type Finding, type VersionWarnings } from './findings.ts';
 
 export type { Finding } from './findings.ts';
-import { BundleError, describeLocation, formatJsonPath, showValue, validateBundle } from './validate-bundle.ts';
+import { BundleError, describeLocation, formatJsonPath, showValue, validateWithWarnings } from './validate-bundle.ts';
 
 
 /** How many records of each kind a bundle holds (counted even in a refused bundle). */
@@ -75,13 +75,14 @@ export function checkBundle(source: string | Uint8Array): CheckReport {
     return { ok: false, problems: [{ path: '$', message: describeJsonError(text, err as Error) }], warnings: [], summary: summarize(undefined) };
   }
   const problems: Finding[] = [];
+  const warnings = findWarnings(input);
   try {
-    validateBundle(input);
+    warnings.push(...validateWithWarnings(input).warnings);
   } catch (err) {
     if (!(err instanceof BundleError)) throw err;
     problems.push(...err.problems);
   }
-  return { ok: problems.length === 0, problems, warnings: findWarnings(input), summary: summarize(input) };
+  return { ok: problems.length === 0, problems, warnings, summary: summarize(input) };
 }
 
 /** Every warning about a parsed bundle (see the module comment): what the loader accepts but is probably a mistake. */
@@ -113,6 +114,11 @@ export class WarningCollector {
     events.length = offset;
     events.push(...items);
     this.add([...findUnknownKeys({ events }), ...findTranslationGaps({ maps: this.maps, events }, false)]);
+  }
+
+  /** Takes warnings found elsewhere (the series', by the validator). */
+  addFindings(findings: readonly Finding[]): void {
+    this.add(findings);
   }
 
   /** The warnings so far. */

@@ -9,6 +9,8 @@
 import * as v from 'valibot';
 import { Bundle, Event, type BundleT, type EventT } from './bundle-schema.ts';
 import { canonicalTag } from '../model/local-text.ts';
+import { expandSeries, SERIES_HORIZON_DAYS } from '../series.ts';
+import type { Finding } from './findings.ts';
 
 /** One thing wrong with a bundle. */
 export interface BundleProblem {
@@ -143,12 +145,25 @@ function describeIssue(issue: v.BaseIssue<unknown>): Statement {
 
 /** Validates structure, then references, geometry, ids and timestamps; returns the typed bundle or throws. */
 export function validateBundle(input: unknown): BundleT {
+  return validateWithWarnings(input).bundle;
+}
+
+/** `validateBundle`, with what the validation itself warns about (the series': see src/content/series.ts). */
+export function validateWithWarnings(input: unknown, options: ValidatorOptions = {}): { bundle: BundleT; warnings: Finding[] } {
   const events = isRecord(input) && Array.isArray(input.events) ? input.events : null;
-  const validator = new BundleValidator(events ? { ...input as Rec, events: [] } : input);
+  const validator = new BundleValidator(events ? { ...input as Rec, events: [] } : input, options);
   const typed = events ? validator.addEvents(events, 0, input) : [];
   const problems = validator.finish();
   if (problems.length > 0) throw new BundleError(problems);
-  return { ...validator.head, events: typed };
+  return { bundle: { ...validator.head, events: typed }, warnings: validator.takeWarnings() };
+}
+
+/** How the validator judges series. */
+export interface ValidatorOptions {
+  /** Days a series without an end is expanded (SERIES_HORIZON_DAYS unless given). */
+  seriesHorizonDays?: number;
+  /** The time series are judged at, as if published then (default now). */
+  nowMs?: number;
 }
 
 /**
@@ -162,8 +177,14 @@ export class BundleValidator {
   private readonly seen = new Set<string>();
   private readonly refs: ReferenceChecker | null;
   private readonly output: Omit<BundleT, 'events'> | null;
+  /** Each map's time zone, by lowercase id: a series runs on its map's clock. */
+  private readonly timeZones: Map<string, string>;
+  private readonly options: ValidatorOptions;
+  /** What the series warn about, until taken. */
+  private warnings: Finding[] = [];
 
-  constructor(head: unknown) {
+  constructor(head: unknown, options: ValidatorOptions = {}) {
+    this.options = options;
     const parsed = v.safeParse(Bundle, head, { abortEarly: false });
     this.report(head, parsed.issues, []);
     // Still run the cross-record checks over what did parse, so one pass reports everything it can; a value
@@ -171,6 +192,14 @@ export class BundleValidator {
     this.refs = isRecord(parsed.output) ? referenceChecker(parsed.output as BundleT) : null;
     this.output = parsed.success ? parsed.output : null;
     if (this.refs) this.keep(this.refs.problems.splice(0));
+    const maps = isRecord(parsed.output) && Array.isArray(parsed.output.maps) ? parsed.output.maps as Rec[] : [];
+    this.timeZones = new Map(maps.filter((m) => typeof m.id === 'string' && typeof m.time_zone === 'string')
+      .map((m) => [(m.id as string).toLowerCase(), m.time_zone as string]));
+  }
+
+  /** The warnings of the series checked since the last call. */
+  takeWarnings(): Finding[] {
+    return this.warnings.splice(0);
   }
 
   /** The validated bundle without its events (throws when the head has problems). */
@@ -198,7 +227,28 @@ export class BundleValidator {
       this.refs.events(items, offset, rootOf);
       this.keep(this.refs.problems.splice(0));
     }
+    // The series of the events that have their structure (each alone when some of the chunk do not).
+    items.forEach((item, i) => {
+      if (!isRecord(item) || (item.recurrence === undefined && item.overrides === undefined)) return;
+      const typed = parsed.success ? parsed.output[i] : v.safeParse(Event, item).output;
+      if (parsed.success || v.is(Event, item)) this.checkSeries(typed as EventT, offset + i, rootOf);
+    });
     return parsed.success ? parsed.output : [];
+  }
+
+  /** Refuses what is wrong with series `e` (at `$.events[index]`) and keeps what it warns about. */
+  private checkSeries(e: EventT, index: number, rootOf: () => unknown): void {
+    const at = `$.events[${index}]`;
+    const statement = (path: string, text: string) => ({ path, message: describeProblem(rootOf(), path, { text, predicate: true }) });
+    if (!e.recurrence) {
+      this.keep([statement(`${at}.overrides`, 'are only for a series: give the event a recurrence, or leave them out')]);
+      return;
+    }
+    const timeZone = this.timeZones.get(e.map_id.toLowerCase());
+    if (timeZone === undefined) return; // the unknown map is reported where it is named
+    const expansion = expandSeries(e, timeZone, this.options.nowMs ?? Date.now(), this.options.seriesHorizonDays ?? SERIES_HORIZON_DAYS);
+    this.keep(expansion.problems.map((p) => statement(`${at}.${p.path}`, p.message)));
+    this.warnings.push(...expansion.warnings.map((w) => statement(`${at}.${w.path}`, w.message)));
   }
 
   /** The checks that need every event (the sessions' saved events); returns every problem found. */

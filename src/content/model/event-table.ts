@@ -10,7 +10,7 @@
  * every language (`langs=all`): a record is written in any language by copying bytes. A map of one language whose
  * texts are all plain keeps no second copy: its rare `langs=all` records are made from the first.
  */
-import { EVENT_STATUSES, type EventStatus, type EventT } from '../bundle/bundle-schema.ts';
+import { EVENT_STATUSES, type EventStatus, type EventT, type StoredEvent } from '../bundle/bundle-schema.ts';
 import { toUtc, writeUtc } from '../rfc3339.ts';
 import { ByteWriter, utf8Bytes } from '../../utils/byte-writer.ts';
 import { RecentRecords } from './recent-records.ts';
@@ -27,6 +27,8 @@ const decoder = new TextDecoder();
 export interface EventDictionaries {
   types: string[];
   tags: string[]; // as written in the bundle; filters compare them lowercased
+  /** The series the table's occurrences belong to (src/content/series.ts), by code. */
+  series: string[];
 }
 
 /** The typed-array columns of a table, one entry per event unless said otherwise. */
@@ -41,6 +43,7 @@ interface EventColumns {
   startMs: Float64Array; endMs: Float64Array; createdMs: Float64Array;
   typeCode: Uint32Array;
   statusCode: Uint8Array; // index into EVENT_STATUSES
+  seriesCode: Int32Array; // index into the series dictionary, -1 for an event of its own
   tagStart: Uint32Array; tagCode: Uint32Array; // event i's tags: tagCode[tagStart[i] .. tagStart[i + 1])
   anchorStart: Uint32Array; anchorPoi: Uint32Array; // event i's anchors: codes of anchored POIs
   // The anchored POIs by code: ids (UTF-8), and kinds (indexes into POI_TYPES). Columns rather than a dictionary in
@@ -51,21 +54,23 @@ interface EventColumns {
   idSlots: Int32Array; // open addressing: hash of id -> position + 1 (0 = empty)
   poiSlots: Int32Array; // the same for the anchored POIs' ids -> code + 1
   poiEventStart: Uint32Array; poiEvents: Int32Array; // POI k's events: poiEvents[poiEventStart[k] .. poiEventStart[k + 1])
+  seriesEventStart: Uint32Array; seriesEvents: Int32Array; // series k's occurrences, the same way
 }
 
 /** The lookups of a table (see EventColumns). */
-type Lookups = Pick<EventColumns, 'idSlots' | 'poiSlots' | 'poiEventStart' | 'poiEvents'>;
+type Lookups = Pick<EventColumns, 'idSlots' | 'poiSlots' | 'poiEventStart' | 'poiEvents' | 'seriesEventStart' | 'seriesEvents'>;
 
 /** Lookups not made yet: what a builder's columns carry. */
-const NO_LOOKUPS: Lookups = { idSlots: new Int32Array(0), poiSlots: new Int32Array(0), poiEventStart: new Uint32Array(0), poiEvents: new Int32Array(0) };
+const NO_LOOKUPS: Lookups = { idSlots: new Int32Array(0), poiSlots: new Int32Array(0), poiEventStart: new Uint32Array(0), poiEvents: new Int32Array(0),
+  seriesEventStart: new Uint32Array(0), seriesEvents: new Int32Array(0) };
 
 /** Which typed array each column is, to read a table back. */
 const COLUMN_TYPES = {
   idBytes: Uint8Array, idOffsets: Uint32Array, textBytes: Uint8Array, textOffsets: Uint32Array,
   allBytes: Uint8Array, allOffsets: Uint32Array, startMs: Float64Array, endMs: Float64Array, createdMs: Float64Array, typeCode: Uint32Array,
-  statusCode: Uint8Array, tagStart: Uint32Array, tagCode: Uint32Array, anchorStart: Uint32Array, anchorPoi: Uint32Array,
+  statusCode: Uint8Array, seriesCode: Int32Array, tagStart: Uint32Array, tagCode: Uint32Array, anchorStart: Uint32Array, anchorPoi: Uint32Array,
   poiIdBytes: Uint8Array, poiIdOffsets: Uint32Array, poiTypeCode: Uint8Array,
-  idSlots: Int32Array, poiSlots: Int32Array, poiEventStart: Uint32Array, poiEvents: Int32Array,
+  idSlots: Int32Array, poiSlots: Int32Array, poiEventStart: Uint32Array, poiEvents: Int32Array, seriesEventStart: Uint32Array, seriesEvents: Int32Array,
 } as const;
 type ColumnName = keyof typeof COLUMN_TYPES;
 const COLUMN_NAMES = Object.keys(COLUMN_TYPES) as ColumnName[];
@@ -75,7 +80,7 @@ interface TableHead { mapId: string; timeZone: string; length: number; dictionar
 
 
 /** One event as the builder takes it: the validated record and its public anchors (deduplicated, in bundle order). */
-export interface EventInput { doc: EventT; startMs: number; anchors: string[] }
+export interface EventInput { doc: StoredEvent; startMs: number; anchors: string[] }
 
 const orNull = <T>(x: T | undefined | null): T | null => (x === undefined ? null : x);
 
@@ -104,6 +109,8 @@ export class EventTable {
   private readonly poiSlots: Int32Array;
   private readonly poiEventStart: Uint32Array; // see EventColumns
   private readonly poiEvents: Int32Array;
+  /** Series id -> its code in the series dictionary. */
+  private readonly seriesCodes: Map<string, number>;
 
   private constructor(head: TableHead, columns: EventColumns, longestEventMs: number) {
     this.mapId = head.mapId;
@@ -123,6 +130,7 @@ export class EventTable {
     this.longestEventMs = longestEventMs;
     this.anchorIds = new StringColumn(columns.poiIdBytes, columns.poiIdOffsets);
     ({ idSlots: this.idSlots, poiSlots: this.poiSlots, poiEventStart: this.poiEventStart, poiEvents: this.poiEvents } = columns);
+    this.seriesCodes = new Map(this.dict.series.map((id, k) => [id, k]));
   }
 
   /**
@@ -159,7 +167,16 @@ export class EventTable {
       for (let a = anchorStart[i]; a < anchorStart[i + 1]; a++) poiEvents[fill[anchorPoi[a]]++] = i;
       if ((i & (STRIDE - 1)) === 0) yield;
     }
-    return { idSlots, poiSlots, poiEventStart, poiEvents };
+    // Occurrences per series, in keyset order.
+    const seriesCount = head.dictionaries.series.length;
+    const { seriesCode } = columns;
+    const seriesEventStart = new Uint32Array(seriesCount + 1);
+    for (let i = 0; i < n; i++) if (seriesCode[i] >= 0) seriesEventStart[seriesCode[i] + 1]++;
+    for (let k = 0; k < seriesCount; k++) seriesEventStart[k + 1] += seriesEventStart[k];
+    const seriesEvents = new Int32Array(seriesEventStart[seriesCount]);
+    const seriesFill = seriesEventStart.slice(0, seriesCount);
+    for (let i = 0; i < n; i++) if (seriesCode[i] >= 0) seriesEvents[seriesFill[seriesCode[i]]++] = i;
+    return { idSlots, poiSlots, poiEventStart, poiEvents, seriesEventStart, seriesEvents };
   }
 
   /** Builds the table of one map from its events, in any order. */
@@ -208,6 +225,18 @@ export class EventTable {
       if (this.endMs[i] >= fromMs && (statuses === null || this.hasStatus(i, statuses))) out.push(this.summary(i, lang));
     }
     return out;
+  }
+
+  /** Positions of the occurrences of a series (by its id), in keyset order: empty for an id that names none. */
+  occurrencesOf(seriesId: string): Int32Array {
+    const k = this.seriesCodes.get(seriesId);
+    return k === undefined ? new Int32Array(0) : this.columns.seriesEvents.subarray(this.columns.seriesEventStart[k], this.columns.seriesEventStart[k + 1]);
+  }
+
+  /** The id of the series event i is an occurrence of, or null. */
+  seriesOf(i: number): string | null {
+    const k = this.columns.seriesCode[i];
+    return k < 0 ? null : this.dict.series[k];
   }
 
   /** Positions of the events anchored to a POI, in keyset order. */
@@ -506,7 +535,11 @@ export class EventTable {
 function* checkShape(head: TableHead, c: EventColumns): Steps<void> {
   const n = head.length;
   const fail = (what: string) => { throw new Error(`event tables are inconsistent: ${what}`); };
-  for (const name of ['startMs', 'endMs', 'createdMs', 'typeCode', 'statusCode'] as const) if (c[name].length !== n) fail(name);
+  for (const name of ['startMs', 'endMs', 'createdMs', 'typeCode', 'statusCode', 'seriesCode'] as const) if (c[name].length !== n) fail(name);
+  const seriesCount = Array.isArray(head.dictionaries.series) ? head.dictionaries.series.length : fail('series');
+  for (let i = 0; i < n; i++) if (c.seriesCode[i] < -1 || c.seriesCode[i] >= seriesCount!) fail('seriesCode');
+  if (c.seriesEventStart.length !== seriesCount! + 1 || c.seriesEventStart[seriesCount!] !== c.seriesEvents.length) fail('seriesEventStart');
+  for (let i = 0; i < c.seriesEvents.length; i++) if (c.seriesEvents[i] < 0 || c.seriesEvents[i] >= n) fail('seriesEvents');
   for (const name of ['idOffsets', 'tagStart', 'anchorStart'] as const) if (c[name].length !== n + 1) fail(name);
   if (!Array.isArray(head.languages) || head.languages.length === 0) fail('languages');
   if (c.textOffsets.length !== n * head.languages.length + 1) fail('textOffsets');
@@ -541,7 +574,7 @@ function* checkShape(head: TableHead, c: EventColumns): Steps<void> {
 }
 
 /** A typed array that grows as values are appended (capacity doubles); `view` is the filled part, not a copy. */
-class Growable<A extends Float64Array | Uint32Array | Uint8Array> {
+class Growable<A extends Float64Array | Uint32Array | Uint8Array | Int32Array> {
   private readonly make: (n: number) => A;
   private array: A;
   length = 0;
@@ -587,10 +620,10 @@ export class EventTableBuilder {
   private readonly mapId: string;
   private readonly timeZone: string;
   private readonly languages: string[];
-  private readonly dictionaries: EventDictionaries = { types: [], tags: [] };
+  private readonly dictionaries: EventDictionaries = { types: [], tags: [], series: [] };
   /** The anchored POIs' ids, by code. */
   private readonly pois: string[] = [];
-  private readonly codes = { types: new Map<string, number>(), tags: new Map<string, number>(), pois: new Map<string, number>() };
+  private readonly codes = { types: new Map<string, number>(), tags: new Map<string, number>(), pois: new Map<string, number>(), series: new Map<string, number>() };
   private readonly idBytes = new Growable((n) => new Uint8Array(n), 1 << 16);
   private readonly idOffsets = new Growable((n) => new Uint32Array(n));
   private readonly textBytes = new Growable((n) => new Uint8Array(n), 1 << 16);
@@ -602,6 +635,7 @@ export class EventTableBuilder {
   private readonly createdMs = new Growable((n) => new Float64Array(n));
   private readonly typeCode = new Growable((n) => new Uint32Array(n));
   private readonly statusCode = new Growable((n) => new Uint8Array(n));
+  private readonly seriesCode = new Growable((n) => new Int32Array(n));
   private readonly tagStart = new Growable((n) => new Uint32Array(n));
   private readonly tagCode = new Growable((n) => new Uint32Array(n));
   private readonly anchorStart = new Growable((n) => new Uint32Array(n));
@@ -699,6 +733,7 @@ export class EventTableBuilder {
     this.createdMs.push(Date.parse(doc.created_at));
     this.typeCode.push(this.code('types', doc.event_type));
     this.statusCode.push(EVENT_STATUSES.indexOf(doc.status ?? 'scheduled'));
+    this.seriesCode.push(doc.series_id === undefined ? -1 : this.code('series', doc.series_id.toLowerCase()));
     for (const tag of doc.tags) this.tagCode.push(this.code('tags', tag));
     this.tagStart.push(this.tagCode.length);
     for (const id of anchors) this.anchorPoi.push(this.code('pois', id));
@@ -712,14 +747,14 @@ export class EventTableBuilder {
       poiIdBytes: pois.bytes, poiIdOffsets: pois.offsets, poiTypeCode: Uint8Array.from(this.pois, (id) => POI_TYPES.indexOf(poiType(id))),
       idBytes: this.idBytes.view, idOffsets: this.idOffsets.view, textBytes: this.textBytes.view, textOffsets: this.textOffsets.view,
       allBytes: this.all?.bytes.view ?? new Uint8Array(0), allOffsets: this.all?.offsets.view ?? new Uint32Array(0), startMs: this.startMs.view, endMs: this.endMs.view, createdMs: this.createdMs.view, typeCode: this.typeCode.view,
-      statusCode: this.statusCode.view, tagStart: this.tagStart.view, tagCode: this.tagCode.view, anchorStart: this.anchorStart.view, anchorPoi: this.anchorPoi.view,
+      statusCode: this.statusCode.view, seriesCode: this.seriesCode.view, tagStart: this.tagStart.view, tagCode: this.tagCode.view, anchorStart: this.anchorStart.view, anchorPoi: this.anchorPoi.view,
       ...NO_LOOKUPS,
     };
     return EventTable.fromColumns({ mapId: this.mapId, timeZone: this.timeZone, length: this.length, dictionaries: this.dictionaries, languages: this.languages },
       this.sorted ? columns : inKeysetOrder(columns, this.languages.length));
   }
 
-  private code(kind: 'types' | 'tags' | 'pois', value: string): number {
+  private code(kind: 'types' | 'tags' | 'pois' | 'series', value: string): number {
     const index = this.codes[kind];
     let code = index.get(value);
     if (code === undefined) index.set(value, (code = (kind === 'pois' ? this.pois : this.dictionaries[kind]).push(value) - 1));
@@ -749,7 +784,7 @@ function inKeysetOrder(c: EventColumns, segments: number): EventColumns {
     }
     return [out, outOffsets];
   };
-  const pick = <A extends Float64Array | Uint32Array | Uint8Array>(values: A): A => {
+  const pick = <A extends Float64Array | Uint32Array | Uint8Array | Int32Array>(values: A): A => {
     const out = new (values.constructor as new (n: number) => A)(n);
     for (let i = 0; i < n; i++) out[i] = values[order[i]];
     return out;
@@ -769,7 +804,7 @@ function inKeysetOrder(c: EventColumns, segments: number): EventColumns {
   const [allBytes, allOffsets] = c.allOffsets.length > 0 ? reorder(c.allBytes, c.allOffsets) : [c.allBytes, c.allOffsets];
   const [anchorPoi, anchorStart] = reorder(c.anchorPoi, c.anchorStart);
   return { idBytes, idOffsets, textBytes, textOffsets, allBytes, allOffsets, startMs: pick(c.startMs), endMs: pick(c.endMs), createdMs: pick(c.createdMs),
-    typeCode: pick(c.typeCode), statusCode: pick(c.statusCode), tagStart, tagCode, anchorStart, anchorPoi, poiIdBytes: c.poiIdBytes, poiIdOffsets: c.poiIdOffsets,
+    typeCode: pick(c.typeCode), statusCode: pick(c.statusCode), seriesCode: pick(c.seriesCode), tagStart, tagCode, anchorStart, anchorPoi, poiIdBytes: c.poiIdBytes, poiIdOffsets: c.poiIdOffsets,
     poiTypeCode: c.poiTypeCode, ...NO_LOOKUPS };
 }
 
@@ -800,13 +835,15 @@ interface EventTail<T> {
   online_url: string | null;
   capacity: number | null;
   accessibility: string[];
+  series_id: string | null;
+  original_start: string | null;
 }
 
 /**
  * The second piece of event `doc`'s record, its texts given by `text` (a language's, or every language's): the
  * fields a bundle may leave out are served as null (an empty list for `accessibility`), as everywhere in the API.
  */
-function tailOf<T>(doc: EventT, text: (value: EventT['title'] | undefined) => T | null): EventTail<T> {
+export function tailOf<T>(doc: StoredEvent, text: (value: EventT['title'] | undefined) => T | null): EventTail<T> {
   const { organizer: o, offers: f } = doc;
   return {
     url: orNull(doc.url), image_url: orNull(doc.image_url), price: text(doc.price),
@@ -815,6 +852,8 @@ function tailOf<T>(doc: EventT, text: (value: EventT['title'] | undefined) => T 
     offers: f ? { free: orNull(f.free), price: orNull(f.price), currency: orNull(f.currency), booking_url: orNull(f.booking_url), availability: orNull(f.availability) } : null,
     attendance_mode: orNull(doc.attendance_mode), online_url: orNull(doc.online_url), capacity: orNull(doc.capacity),
     accessibility: doc.accessibility ? [...new Set(doc.accessibility)] : [],
+    series_id: doc.series_id === undefined ? null : doc.series_id.toLowerCase(),
+    original_start: doc.original_start === undefined ? null : toUtc(Date.parse(doc.original_start)),
   };
 }
 
@@ -829,7 +868,7 @@ const COMMA = 0x2c;
 const scratch = new ByteWriter(4096);
 
 /** Changes whenever the encoding does, so a snapshot in an older encoding is rebuilt, not misread. */
-export const TABLE_FORMAT = 7;
+export const TABLE_FORMAT = 8;
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 /** The next multiple of 8 (typed arrays in shared bytes start on 8-byte boundaries). */
 export const align8 = (n: number) => (n + 7) & ~7;

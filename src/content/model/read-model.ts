@@ -69,6 +69,8 @@ export interface MapView {
   events: EventTable; // by starts_at, then id
   eventIndex: EventIndex; // where `events` are
   matchCache: Map<string, Int32Array>; // filter key -> matching positions in `events`
+  /** The map's recurring series by id (their occurrences are in `events`: `events.occurrencesOf`). */
+  series: Map<string, SeriesDoc>;
 }
 
 /** A verified list. */
@@ -192,7 +194,12 @@ export interface ContentDocs {
   events: EventT[];
   lists: ListT[];
   associations: AssociationT[];
+  /** The recurring series as the bundle gives them (their occurrences are among `events`), and when their horizons count from. */
+  series: SeriesDoc[];
 }
+
+/** A recurring series as kept: the bundle's record, and the time its horizon counts from (src/content/series.ts). */
+export interface SeriesDoc { doc: EventT; expanded_from: string }
 
 /** What a read model is built from: ContentDocs, whose POI rows may each be parsed only when asked for (a payload's). */
 export type ModelDocs = Omit<ContentDocs, 'pois'> & { pois: readonly PoiRow[] | PoiRows };
@@ -363,9 +370,10 @@ export function* readModelSteps(docs: ModelDocs, eventTables?: readonly EventTab
         .map((c) => ({ id: c.id, kind: c.kind, title: textOfMap(c.title, m.id), body: textOf(c.body, m.id), url: orNull(c.url),
           image_url: orNull(c.image_url), sort_order: c.sort_order })),
       sponsors: m.sponsors.map((sp) => ({ name: sp.name, url: orNull(sp.url), logo_url: orNull(sp.logo_url), tier: orNull(sp.tier) })),
-      lists: [], events: NO_EVENTS, eventIndex: NO_PLACES, matchCache: new Map(), categoryPoiOrder: new Map(),
+      lists: [], events: NO_EVENTS, eventIndex: NO_PLACES, matchCache: new Map(), categoryPoiOrder: new Map(), series: new Map(),
     });
   }
+  for (const s of docs.series ?? []) maps.get(s.doc.map_id.toLowerCase())?.series.set(s.doc.id.toLowerCase(), s);
   for (const c of categoryDocs) if (c.poi_order) maps.get(c.map_id)?.categoryPoiOrder.set(c.id, [...new Set(c.poi_order)]);
 
   // Lists: verified lists of enabled maps, items limited to public POIs.
@@ -461,6 +469,15 @@ export function poiRecords(model: Pick<ReadModel, 'pois'>, pois: ArrayLike<numbe
 }
 
 /** The map and position of the event with this id, or null. */
+/** The recurring series with this (lowercase) id, of an enabled map, or null. */
+export function findSeries(model: ReadModel, id: string): { map: MapView; series: SeriesDoc } | null {
+  for (const map of model.maps.values()) {
+    const series = map.series.get(id);
+    if (series) return { map, series };
+  }
+  return null;
+}
+
 export function findEvent(model: ReadModel, id: string): { map: MapView; position: number } | null {
   for (const map of model.maps.values()) {
     const position = map.events.positionOf(id);

@@ -5,11 +5,12 @@
  */
 import type { Db, DbTx } from '../../db/db.ts';
 import {
-  APPLIED_MIGRATIONS, MIGRATIONS_PRESENT, COPY_IN, EVENT_PAGE, INSERT, LOCKS, MIGRATIONS, MIGRATIONS_TABLE, RECORD_MIGRATION, SELECT, SESSIONS, STAGED_SCHEMAS, TABLES,
-  TRACKING, VERSION_KEYS, VERSION_TABLES, VERSIONS, versionSchema,
+  APPLIED_MIGRATIONS, MIGRATIONS_PRESENT, COPY_IN, EVENT_PAGE, INSERT, LOCKS, MIGRATIONS, MIGRATIONS_TABLE, RECORD_MIGRATION, SELECT, SERIES, SESSIONS,
+  STAGED_SCHEMAS, TABLES, TRACKING, VERSION_KEYS, VERSION_TABLES, VERSIONS, versionSchema,
 } from '../../db/schema.ts';
 import { changeToken, HISTORY_DAYS, type ChangeInfo, type ChangeKind, type RecordChange, type RecordState, type RecordType } from '../changes.ts';
-import type { BundleT, EventT, SessionT } from '../bundle/bundle-schema.ts';
+import type { BundleT, EventT, SessionT, StoredEvent } from '../bundle/bundle-schema.ts';
+import { expandSeries, SERIES_HORIZON_DAYS } from '../series.ts';
 import type { VersionWarnings } from '../bundle/findings.ts';
 import type { ContentDocs, PoiType } from '../model/read-model.ts';
 
@@ -61,7 +62,13 @@ export interface VersionInfo { version: number; checksum: string; published_at: 
 export interface SessionRow { token_sha256: string; account_id: string; expires_at: string; saved: string[] }
 
 /** The records of a validated bundle as the read model takes them (its events, unless others are given). */
-export function contentDocs(bundle: Omit<BundleT, 'events'> & { events?: EventT[] }, checksum: string, events: EventT[] = bundle.events ?? []): ContentDocs {
+export function contentDocs(bundle: Omit<BundleT, 'events'> & { events?: EventT[] }, checksum: string, given: EventT[] = bundle.events ?? []): ContentDocs {
+  // Series expanded from now, as a first publish would (a store counts each from the publish in which it last changed).
+  const nowMs = Date.now();
+  const zones = new Map(bundle.maps.map((m) => [lc(m.id), m.time_zone]));
+  const series = given.filter((e) => e.recurrence).map((doc) => ({ doc, expanded_from: new Date(nowMs).toISOString() }));
+  const events: StoredEvent[] = series.length === 0 ? given : [...given.filter((e) => !e.recurrence),
+    ...series.flatMap(({ doc }) => expandSeries(doc, zones.get(lc(doc.map_id)) ?? 'UTC', nowMs).occurrences)];
   const versionsOf = new Map(bundle.maps.map((m) => [lc(m.id), m.versions.map((ver) => lc(ver.id))]));
   // "version_ids omitted" means every version of the item's map: materialise it so queries stay simple.
   const itemVersions: { item_id: string; version_id: string }[] = [];
@@ -78,7 +85,55 @@ export function contentDocs(bundle: Omit<BundleT, 'events'> & { events?: EventT[
   bundle.categories.forEach(addVersions);
   pois.forEach((p) => addVersions(p.doc));
   return { checksum, publishers: bundle.publishers, maps: bundle.maps, icons: bundle.icons, categories: bundle.categories,
-    pois, itemVersions, events, lists: bundle.lists, associations: bundle.associations };
+    pois, itemVersions, events, lists: bundle.lists, associations: bundle.associations, series };
+}
+
+/**
+ * Writes the series of a staged version (search path at its schema): `take` keeps a chunk's series and answers its
+ * other events; `expand` writes the series taken and answers their occurrences, each series' horizon counted from
+ * the publish in which it last changed (see `stageVersion`).
+ */
+async function seriesWriter(tx: DbTx, head: Omit<BundleT, 'events'>, options: { seriesHorizonDays?: number; nowMs?: number }) {
+  const nowMs = options.nowMs ?? Date.now();
+  const zones = new Map(head.maps.map((m) => [lc(m.id), m.time_zone]));
+  // The version served now, if it has series to carry the horizons of.
+  const { rows: [current] } = await tx.query<{ version: number }>(VERSIONS.current);
+  let previous: string | null = null;
+  if (current) {
+    const schema = versionSchema(Number(current.version));
+    const { rows: [{ present }] } = await tx.query<{ present: boolean }>(`SELECT to_regclass('${schema}.event_series') IS NOT NULL AS present`);
+    if (present) previous = schema;
+  }
+  let taken: EventT[] = [];
+  return {
+    take(chunk: readonly EventT[]): readonly EventT[] {
+      if (!chunk.some((e) => e.recurrence)) return chunk;
+      taken = chunk.filter((e) => e.recurrence);
+      return chunk.filter((e) => !e.recurrence);
+    },
+    async expand(): Promise<StoredEvent[]> {
+      if (taken.length === 0) return [];
+      const now = new Date(nowMs).toISOString();
+      for (let i = 0; i < taken.length; i += INSERT_BATCH) {
+        await tx.query(INSERT.event_series, [JSON.stringify(taken.slice(i, i + INSERT_BATCH).map((doc) => ({ id: doc.id, map_id: doc.map_id, expanded_from: now, doc })))]);
+      }
+      const anchors = new Map<string, number>();
+      if (previous) {
+        const { rows } = await tx.query<{ id: string; expanded_from: Date | string }>(SERIES.carryOver(previous), [taken.map((e) => lc(e.id))]);
+        for (const r of rows) anchors.set(r.id, new Date(r.expanded_from).getTime());
+      }
+      const out: StoredEvent[] = [];
+      for (const doc of taken) {
+        const expansion = expandSeries(doc, zones.get(lc(doc.map_id))!, anchors.get(lc(doc.id)) ?? nowMs, options.seriesHorizonDays ?? SERIES_HORIZON_DAYS);
+        if (expansion.problems.length > 0) {
+          throw new Error(`series ${doc.id}: ${expansion.problems.map((p) => `${p.path} ${p.message}`).join('; ')}`);
+        }
+        out.push(...expansion.occurrences);
+      }
+      taken = [];
+      return out;
+    },
+  };
 }
 
 /** The content store over one database connection. */
@@ -177,8 +232,14 @@ export class SqlStore {
    * making it a version: it is invisible until `commitVersion`. `events` come a chunk at a time and are loaded
    * with COPY; an error thrown while they are read (a refused event) rolls everything back. A version staged
    * earlier and never committed is dropped first. Answers the staged version's number.
+   *
+   * A recurring series is kept as it is given (`event_series`) and its occurrences are written as events
+   * (src/content/series.ts). A series without an end is expanded to its horizon, counted from the publish in which
+   * it last changed: from now for a series new or changed since the current version, else from the time the current
+   * version counted it from (`seriesHorizonDays`, SERIES_HORIZON_DAYS unless given; `nowMs`, the publish's time).
    */
-  async stageVersion(head: Omit<BundleT, 'events'>, events: Iterable<readonly EventT[]> | AsyncIterable<readonly EventT[]>): Promise<number> {
+  async stageVersion(head: Omit<BundleT, 'events'>, events: Iterable<readonly EventT[]> | AsyncIterable<readonly EventT[]>,
+    options: { seriesHorizonDays?: number; nowMs?: number } = {}): Promise<number> {
     await this.dropStaged();
     const docs = contentDocs(head, '');
     const rows: Record<(typeof TABLES)[number], () => unknown[]> = {
@@ -193,6 +254,7 @@ export class SqlStore {
       poi_categories: () => docs.pois.flatMap(({ doc }) => [...new Set(doc.category_ids.map(lc))].map((c) => ({ poi_id: doc.id, category_id: c }))),
       events: () => [], // loaded with COPY below, a chunk at a time
       event_anchors: () => [],
+      event_series: () => [], // with the events
       lists: () => head.lists.map((doc) => ({ id: doc.id, map_id: doc.map_id, verified: doc.verified, doc })),
       associations: () => head.associations.map((doc) => ({ id: doc.id, poi_id: doc.poi_id, associated_poi_id: doc.associated_poi_id,
         list_id: doc.list_id, doc })),
@@ -206,9 +268,17 @@ export class SqlStore {
         const list = rows[table]();
         for (let i = 0; i < list.length; i += INSERT_BATCH) await tx.query(INSERT[table], [JSON.stringify(list.slice(i, i + INSERT_BATCH))]);
       }
+      const series = await seriesWriter(tx, head, options);
       for await (const chunk of events) {
-        for (let i = 0; i < chunk.length; i += INSERT_BATCH) {
-          const batch = chunk.slice(i, i + INSERT_BATCH);
+        const singles = series.take(chunk);
+        for (let i = 0; i < singles.length; i += INSERT_BATCH) {
+          const batch = singles.slice(i, i + INSERT_BATCH);
+          await tx.copyIn(COPY_IN.events, eventLines(batch));
+          await tx.copyIn(COPY_IN.event_anchors, anchorLines(batch));
+        }
+        const occurrences = await series.expand();
+        for (let i = 0; i < occurrences.length; i += INSERT_BATCH) {
+          const batch = occurrences.slice(i, i + INSERT_BATCH);
           await tx.copyIn(COPY_IN.events, eventLines(batch));
           await tx.copyIn(COPY_IN.event_anchors, anchorLines(batch));
         }
@@ -325,6 +395,9 @@ export class SqlStore {
         events: [],
         lists: await docs(SELECT.lists),
         associations: await docs(SELECT.associations),
+        series: (await tx.query<{ present: boolean }>(SERIES.present)).rows[0].present
+          ? (await tx.query<{ doc: EventT; expanded_from: Date | string }>(SERIES.all)).rows.map((r) => ({ doc: r.doc, expanded_from: new Date(r.expanded_from).toISOString() }))
+          : [],
       };
     });
   }
@@ -423,6 +496,7 @@ async function trackChange(tx: DbTx, version: number, kind: ChangeKind, madeAt: 
   await tx.query(TRACKING.identify);
   const { rows: [{ change }] } = await tx.query<{ change: number }>(TRACKING.next, [version, kind, madeAt]);
   await tx.exec(`SET LOCAL search_path TO ${versionSchema(version)}, public`);
+  await tx.exec(SERIES.ensure);
   await tx.exec(`CREATE TEMP TABLE next_records ON COMMIT DROP AS ${TRACKING.records}`);
   await tx.exec('SET LOCAL search_path TO public');
   await tx.exec('ANALYZE next_records');

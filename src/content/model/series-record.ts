@@ -1,0 +1,56 @@
+/**
+ * A recurring series as GET /events/{series id} answers it: the series' own record (the fields of an event, its
+ * first start and end), its recurrence (the rule as given and in words, its extra and excluded dates) and its next
+ * occurrences. Its occurrences were expanded when the version was published (src/content/series.ts); nothing is
+ * expanded here.
+ */
+import { RRuleTemporal } from 'rrule-temporal';
+import { toText } from 'rrule-temporal/totext';
+import { localText } from './local-text.ts';
+import { tailOf } from './event-table.ts';
+import { toUtc } from '../rfc3339.ts';
+import { icalWall, wallTimeAt } from '../../utils/zoned-time.ts';
+import type { MapView, ReadModel, SeriesDoc } from './read-model.ts';
+
+/** How many occurrences from now a series answer lists. */
+export const NEXT_OCCURRENCES = 10;
+
+/** Languages whose words `rrule-temporal` writes a rule in; any other gets English. */
+const RULE_TEXT_LANGUAGES = ['en', 'es', 'fr', 'de', 'ar', 'he', 'hi', 'yue', 'zh'];
+
+/**
+ * The answer about series `s` of `map`, its texts as LocalTexts (written in the request's language), its next
+ * occurrences from `nowMs` as records in language piece `lang` of the map's event table, the rule's words in `served`.
+ */
+export function seriesRecord(model: ReadModel, map: MapView, s: SeriesDoc, nowMs: number, lang: number, served: string | null): Record<string, unknown> {
+  const { doc } = s;
+  const { default: fallback, offered } = map.languages;
+  const text = (value: Parameters<typeof localText>[0]) => localText(value, fallback, offered);
+  const pois = [...new Set(doc.poi_ids.map((id) => id.toLowerCase()))].map((id) => model.pois.get(id)).filter((p) => p !== undefined && p.record.map_id === map.id);
+  const events = map.events;
+  const occurrences = events.occurrencesOf(doc.id.toLowerCase());
+  const next: Record<string, unknown>[] = [];
+  for (let k = 0; k < occurrences.length && next.length < NEXT_OCCURRENCES; k++) {
+    if (events.endMs[occurrences[k]] >= nowMs) next.push(events.summary(occurrences[k], lang));
+  }
+  const rule = doc.recurrence!.rule.replace(/^RRULE:/i, '').toUpperCase();
+  const wall = icalWall(wallTimeAt(Date.parse(doc.starts_at), events.timeZone));
+  const locale = served?.split('-')[0] ?? fallback;
+  const words = toText(new RRuleTemporal({ rruleString: `DTSTART;TZID=${events.timeZone}:${wall}\nRRULE:${rule}`, cache: false }),
+    RULE_TEXT_LANGUAGES.includes(locale) ? locale : 'en', { excludeTzAbbreviation: true });
+  return {
+    id: doc.id, map_id: doc.map_id, title: text(doc.title), description: text(doc.description), event_type: doc.event_type, tags: doc.tags,
+    starts_at: toUtc(Date.parse(doc.starts_at)), ends_at: toUtc(Date.parse(doc.ends_at)), time_zone: events.timeZone,
+    ...tailOf(doc, text), created_at: toUtc(Date.parse(doc.created_at)),
+    anchors: pois.map((p) => ({ id: p!.record.id, type: p!.record.type })),
+    recurrence: {
+      rule, text: words, rdates: (doc.recurrence!.rdates ?? []).map((d) => toUtc(Date.parse(d))),
+      exdates: (doc.recurrence!.exdates ?? []).map((d) => toUtc(Date.parse(d))),
+      // Only a series without an end has a horizon to count from.
+      expanded_from: /(^|;)(COUNT|UNTIL)=/.test(rule) ? null : toUtc(Date.parse(s.expanded_from)), occurrence_count: occurrences.length,
+      last_start: occurrences.length > 0 ? toUtc(events.startMs[occurrences[occurrences.length - 1]]) : null,
+    },
+    next_occurrences: next,
+    pois: pois.map((p) => p!.record),
+  };
+}
