@@ -106,7 +106,7 @@ describe('checkBundle', () => {
     const report = check(b);
     const message = (path: string) => findingAt(report.problems, path).message;
     assert.equal(message('$.events[6].starts_at'),
-      'event "Event main:6" ($.events[6]): starts_at must be an RFC 3339 date-time with Z or an offset, got "2027-13-01"');
+      'event "Event main:6" ($.events[6]): starts_at must be a real calendar date, got "2027-13-01"');
     assert.equal(message('$.events[7].ends_at'),
       'event "Event main:7" ($.events[7]): ends_at must be a real calendar date-time, got "2027-02-30T10:00:00Z"');
     assert.equal(message('$.markers[2].lat'), `marker "${b.markers[2].name}" ($.markers[2]): lat: latitude must be within [-90, 90], got 91`);
@@ -129,7 +129,7 @@ describe('checkBundle', () => {
     b.events[3].starts_at = '2027-01-01T10:00:00'; // no offset: not RFC 3339, and so no real date-time either
     const report = check(b);
     assert.deepEqual(report.problems.map((p) => p.path), ['$.events[3].starts_at']);
-    assert.match(report.problems[0].message, /with Z or an offset, got "2027-01-01T10:00:00"$/);
+    assert.match(report.problems[0].message, /with Z or an offset \(or, for an all-day event, a date such as 2027-06-12\), got "2027-01-01T10:00:00"$/);
   });
 
   test('cross-record problems name the record and the id they name', () => {

@@ -121,7 +121,7 @@ test('a record written as JSON text is exactly JSON.stringify of the record as s
       offers: doc.offers ? { free: doc.offers.free ?? null, price: doc.offers.price ?? null, currency: doc.offers.currency ?? null,
         booking_url: doc.offers.booking_url ?? null, availability: doc.offers.availability ?? null } : null,
       attendance_mode: doc.attendance_mode ?? null, online_url: doc.online_url ?? null, capacity: doc.capacity ?? null,
-      accessibility: [...new Set(doc.accessibility ?? [])], series_id: null, original_start: null, created_at: utc(doc.created_at),
+      accessibility: [...new Set(doc.accessibility ?? [])], series_id: null, original_start: null, all_day: false, start_date: null, end_date: null, created_at: utc(doc.created_at),
       anchors: events.poiIds(i).map((id) => ({ id, type: model.pois.get(id)!.record.type })),
     };
     assert.equal(events.recordJson(i), JSON.stringify(expected));

@@ -12,11 +12,14 @@ import ICAL from 'ical.js';
 import type { BundleT, EventT } from '../src/content/bundle/bundle-schema.ts';
 import { BundleError, validateBundle } from '../src/content/bundle/validate-bundle.ts';
 import { checkBundle } from '../src/content/bundle/check.ts';
-import { expandSeries, MAX_OCCURRENCES, occurrenceId, ruleProblems, SERIES_HORIZON_DAYS } from '../src/content/series.ts';
+import { expandSeries, MAX_OCCURRENCES, occurrenceId, ruleProblems, SERIES_HORIZON_DAYS, storedEvents } from '../src/content/series.ts';
 import { instantsOfWall, wallTimeAt, type WallTime } from '../src/utils/zoned-time.ts';
 import { makeUuidV5 } from '../src/utils/uuid.ts';
 import { runId } from '../src/serve/id.ts';
 import { openTestApp, type TestApp } from './helpers/app.ts';
+import { emptyDatabase } from './helpers/store.ts';
+import { openDb } from '../src/db/pglite.ts';
+import { SqlStore } from '../src/content/store/sql-store.ts';
 import { buildReference, filterEvents, upcomingForPoi } from './helpers/brute-force.ts';
 import { F, makeFixture, mulberry32, uuidFor } from './helpers/fixture.ts';
 
@@ -432,6 +435,30 @@ describe('a series is expanded once per version, its horizon counted from the pu
     }
   });
 
+  test('a series carried over from an earlier publish is warned about when its horizon nears, with the time it counts from', async () => {
+    const db = await openDb({ snapshot: await emptyDatabase() });
+    const store = await SqlStore.open(db);
+    try {
+      const b = validateBundle(makeFixture({ events: 10 }));
+      const id = uuidFor('series:near-horizon');
+      b.events.push({ ...b.events[0], id, title: 'Daily walk', starts_at: '2026-12-01T10:00:00Z', ends_at: '2026-12-01T11:00:00Z', recurrence: { rule: 'FREQ=DAILY' } });
+      const t0 = Date.parse('2026-11-28T00:00:00Z');
+      const stage = async (nowMs: number, checksum: string) => {
+        const warnings: string[] = [];
+        const version = await store.stageVersion(b, [b.events], { nowMs, seriesHorizonDays: 120, onWarning: (f) => warnings.push(f.message) });
+        await store.commitVersion(version, checksum, b.format);
+        return warnings;
+      };
+      assert.deepEqual(await stage(t0, 'first'), [], 'new: its horizon is 120 days away');
+      // Published again 40 days on, unchanged: its horizon still counts from the first publish, 80 days away.
+      const later = await stage(t0 + 40 * DAY, 'second');
+      assert.equal(later.length, 1);
+      assert.match(later[0], new RegExp(`series ${id} \\(Daily walk\\) has no end, and its occurrences stop at its horizon, 2027-03-28T00:00:00Z`));
+    } finally {
+      await db.close();
+    }
+  });
+
   test('a series without an end stops at its horizon: two years by default', () => {
     const doc = series({ starts_at: '2026-12-01T09:00:00Z', ends_at: '2026-12-01T10:00:00Z', recurrence: { rule: 'FREQ=DAILY' } });
     const got = expandSeries(doc, 'Europe/Lisbon', ANCHOR);
@@ -442,5 +469,75 @@ describe('a series is expanded once per version, its horizon counted from the pu
     // 1 to 27 December at 09:00: the horizon is 28 December 00:00 UTC.
     assert.equal(short.occurrences.length, 27);
     assert.ok(short.warnings.some((w) => /stop at its horizon/.test(w.message)), 'a horizon within 90 days is warned about');
+  });
+});
+
+describe('all-day events', () => {
+  test('a single all-day event spans its days in its map\'s zone, and a series of them keeps to local midnight across the clock changes', () => {
+    const single = storedEvents(series({ starts_at: '2027-03-27', ends_at: '2027-03-28', all_day: true, recurrence: undefined }), 'Europe/Lisbon', ANCHOR);
+    assert.deepEqual(single.map((e) => [e.starts_at, e.ends_at, e.all_day, e.start_date, e.end_date]),
+      // Two days: the clocks go forward in the second, so it ends at 23:00 UTC.
+      [['2027-03-27T00:00:00Z', '2027-03-28T23:00:00Z', true, '2027-03-27', '2027-03-28']]);
+    const yearly = expandSeries(series({ starts_at: '2027-06-01', ends_at: '2027-06-30', all_day: true, recurrence: { rule: 'FREQ=YEARLY;COUNT=3' },
+      overrides: [{ original_start: '2028-06-01', starts_at: '2028-06-03', ends_at: '2028-06-29' }] }), 'Europe/Lisbon', ANCHOR);
+    assert.deepEqual(yearly.problems, []);
+    assert.deepEqual(yearly.occurrences.map((o) => [o.original_start, o.start_date, o.end_date, o.starts_at, o.ends_at, o.id === occurrenceId(o.series_id!, o.original_start!)]), [
+      ['2027-06-01', '2027-06-01', '2027-06-30', '2027-05-31T23:00:00Z', '2027-06-30T23:00:00Z', true],
+      ['2028-06-01', '2028-06-03', '2028-06-29', '2028-06-02T23:00:00Z', '2028-06-29T23:00:00Z', true],
+      ['2029-06-01', '2029-06-01', '2029-06-30', '2029-05-31T23:00:00Z', '2029-06-30T23:00:00Z', true],
+    ]);
+    // Weekly all-day, both changes crossed: every occurrence starts at local midnight.
+    const weekly = expandSeries(series({ starts_at: '2027-01-02', ends_at: '2027-01-02', all_day: true, recurrence: { rule: 'FREQ=WEEKLY;COUNT=52' } }), 'Europe/Lisbon', ANCHOR);
+    for (const o of weekly.occurrences) {
+      const w = wallTimeAt(Date.parse(o.starts_at), 'Europe/Lisbon');
+      assert.deepEqual([w.hour, w.minute, `${w.year}-${p2(w.month)}-${p2(w.day)}`], [0, 0, o.start_date], o.starts_at);
+    }
+    assert.equal(weekly.occurrences.length, 52);
+  });
+
+  test('check wants dates for an all-day event and times for any other, and dates in an all-day series', () => {
+    const b = makeFixture({ events: 10 });
+    const base = b.events[0];
+    b.events.push({ ...base, id: uuidFor('allday:1'), all_day: true, starts_at: '2027-06-01T10:00:00Z', ends_at: '2027-06-02' },
+      { ...base, id: uuidFor('allday:2'), starts_at: '2027-06-01', ends_at: '2027-06-02' },
+      { ...base, id: uuidFor('allday:3'), all_day: true, starts_at: '2027-06-01', ends_at: '2027-06-01',
+        recurrence: { rule: 'FREQ=WEEKLY', exdates: ['2027-06-08T00:00:00Z'] } });
+    let problems: { path: string; message: string }[] = [];
+    try { validateBundle(b); } catch (err) { problems = (err as BundleError).problems; }
+    const n = b.events.length;
+    const expect = (path: string, message: RegExp) => assert.ok(problems.some((p) => p.path === path && message.test(p.message)),
+      `${path} ~ ${message}\n${problems.map((p) => `${p.path}: ${p.message}`).join('\n')}`);
+    expect(`$.events[${n - 3}].starts_at`, /must be a date \(YYYY-MM-DD\): the event is all-day/);
+    expect(`$.events[${n - 2}].starts_at`, /is a date alone: give a time/);
+    expect(`$.events[${n - 1}].recurrence.exdates[0]`, /must be a date \(YYYY-MM-DD\): the series is all-day/);
+  });
+
+  test('over HTTP: an all-day event and an all-day series are served with their days, and windows match them as brute force says', async () => {
+    const b = makeFixture();
+    const pois = b.events.find((e) => e.map_id === F.map && e.poi_ids.length > 0)!.poi_ids;
+    const FESTIVAL = uuidFor('allday:festival');
+    const FAIR = uuidFor('allday:fair');
+    b.events.push({ id: FESTIVAL, map_id: F.map, title: 'Summer festival', event_type: 'festival', tags: [], poi_ids: pois, created_at: '2026-06-01T00:00:00Z',
+      all_day: true, starts_at: '2027-06-01', ends_at: '2027-06-30', recurrence: { rule: 'FREQ=YEARLY;COUNT=2' } },
+    { id: FAIR, map_id: F.map, title: 'Book fair', event_type: 'market', tags: [], poi_ids: pois, created_at: '2026-06-01T00:00:00Z',
+      all_day: true, starts_at: '2027-03-27', ends_at: '2027-03-28' });
+    const t = await openTestApp(b);
+    try {
+      const fair = await t.json(`/events/${FAIR}`);
+      assert.deepEqual([fair.body.all_day, fair.body.start_date, fair.body.end_date, fair.body.starts_at, fair.body.ends_at],
+        [true, '2027-03-27', '2027-03-28', '2027-03-27T00:00:00Z', '2027-03-28T23:00:00Z']);
+      const festival = await t.json(`/events/${FESTIVAL}`);
+      assert.deepEqual([festival.body.all_day, festival.body.start_date, festival.body.starts_at, festival.body.recurrence.text],
+        [true, '2027-06-01', '2027-05-31T23:00:00Z', 'every year for 2 times']);
+      const ref = buildReference(b);
+      for (const [from, to] of [['2027-03-28T22:00:00Z', '2027-03-28T22:59:00Z'], ['2027-03-28T23:00:00Z', '2027-03-29'], ['2027-06-30', '2027-07-01'],
+        ['2028-05-31T22:59:59Z', '2028-06-01T00:00:00Z']]) {
+        const { body } = await t.json(`/events?map_id=${F.map}&from=${from}&to=${to}&limit=200`);
+        const expected = filterEvents(ref, { mapId: F.map, fromMs: Date.parse(from), toMs: Date.parse(to.length === 10 ? `${to}T23:59:59.999Z` : to) }).map((e) => e.id);
+        assert.deepEqual(body.events.map((e: { id: string }) => e.id), expected, `${from}..${to}`);
+      }
+    } finally {
+      await t.close();
+    }
   });
 });

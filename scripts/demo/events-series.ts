@@ -134,12 +134,15 @@ export function seriesEvents(r: Rng, index: PoiInfo[]): EventT[] {
   const graca = find('main', 'Miradouro Sophia de Mello Breyner Andresen');
   const mm = find('main', 'Mercado de Fusão (Martim Moniz)');
   for (const y of [2027, 2028]) {
-    const ev = (key: string, title: Tr, type: string, start: number, end: number, pois: PoiInfo[], tags: Parameters<typeof makeEvent>[1]['tags'], price: string, desc: Tr) =>
-      out.push(makeEvent(r, { map: 'main', key: `festas-${y}:${key}`, title: fill({ en: `{t} ${y}`, pt: `{t} ${y}`, es: `{t} ${y}` }, { t: title }), type, start, end, pois, tags, price, desc }));
+    const ev = (key: string, title: Tr, type: string, start: number, end: number, pois: PoiInfo[], tags: Parameters<typeof makeEvent>[1]['tags'], price: string, desc: Tr,
+      more?: Partial<EventT>) =>
+      out.push(makeEvent(r, { map: 'main', key: `festas-${y}:${key}`, title: fill({ en: `{t} ${y}`, pt: `{t} ${y}`, es: `{t} ${y}` }, { t: title }), type, start, end, pois, tags, price, desc, more }));
+    // The Festas themselves: the whole of June, all day.
     ev('umbrella', { en: 'Festas de Lisboa', pt: 'Festas de Lisboa', es: 'Fiestas de Lisboa' }, 'festival', lisbon(y, 6, 1, 10), lisbon(y, 6, 30, 23, 59), [], ['seasonal', 'outdoor', 'free'], 'Free',
       { en: 'A month of street parties, grilled sardines and popular music across the city.',
         pt: 'Um mês de arraiais, sardinhas assadas e música popular por toda a cidade.',
-        es: 'Un mes de fiestas en la calle, sardinas asadas y música popular por toda la ciudad.' });
+        es: 'Un mes de fiestas en la calle, sardinas asadas y música popular por toda la ciudad.' },
+      { all_day: true, starts_at: `${y}-06-01`, ends_at: `${y}-06-30` });
     ev('marchas', { en: 'Marchas Populares', pt: 'Marchas Populares', es: 'Marchas Populares' }, 'festival', lisbon(y, 6, 12, 21), lisbon(y, 6, 13, 2), [avenida], ['seasonal', 'outdoor', 'free', 'night'], 'Free',
       { en: "The neighbourhoods' costumed marching groups parade down Avenida da Liberdade on Santo António's eve.",
         pt: 'As marchas dos bairros, com os seus trajes, desfilam na Avenida da Liberdade na véspera de Santo António.',

@@ -379,7 +379,7 @@ export class Publisher implements PublisherPort {
       collector.addFindings(validateWithWarnings(bundle, this.seriesOptions).warnings);
       onWarnings(collector);
       refuseWarnings(strict, collector);
-      return this.store.stageVersion(bundle, [bundle.events], this.seriesOptions);
+      return this.store.stageVersion(bundle, [bundle.events], { ...this.seriesOptions, onWarning: (f) => collector.addFindings([f]) });
     }
     const validator = new BundleValidator(split.head, this.seriesOptions);
     const collector = new WarningCollector(split.head);
@@ -408,7 +408,7 @@ export class Publisher implements PublisherPort {
     if (!validator.ok) {
       for (const _ of validated()) { /* checks every event, writes nothing, throws the problems */ }
     }
-    return this.store.stageVersion(validator.head, validated(), this.seriesOptions);
+    return this.store.stageVersion(validator.head, validated(), { ...this.seriesOptions, onWarning: (f) => collector.addFindings([f]) });
   }
 
   async prepare(): Promise<Prepared> {

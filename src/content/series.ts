@@ -35,9 +35,50 @@ export const MAX_OCCURRENCES = 5_000;
 /** `check` warns about a series whose occurrences end this soon after it is published (days). */
 export const HORIZON_WARNING_DAYS = 90;
 
-/** The id of the occurrence of series `seriesId` whose original start is `originalStartMs`. */
-export function occurrenceId(seriesId: string, originalStartMs: number): string {
-  return makeUuidV5(seriesId, toUtc(originalStartMs));
+/**
+ * The id of the occurrence of series `seriesId` whose original start is `original`: an instant (written as `toUtc`
+ * writes it), or the date of an all-day series' occurrence (`2027-06-12`).
+ */
+export function occurrenceId(seriesId: string, original: number | string): string {
+  return makeUuidV5(seriesId, typeof original === 'number' ? toUtc(original) : original);
+}
+
+/** The calendar date `days` after `date` (both `YYYY-MM-DD`). */
+export function addDaysToDate(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** The instant day `date` begins in `timeZone`: its midnight, or, where the clocks skip midnight, the first time it has. */
+export function dayStartMs(date: string, timeZone: string): number {
+  const [year, month, day] = date.split('-').map(Number);
+  for (let minutes = 0; minutes < 24 * 60; minutes += 15) {
+    const found = instantsOfWall({ year, month, day, hour: Math.floor(minutes / 60), minute: minutes % 60, second: 0 }, timeZone);
+    if (found.length > 0) return found[0];
+  }
+  throw new Error(`day ${date} has no time in ${timeZone}`);
+}
+
+/** The instants the days from `startDate` to `endDate` span in `timeZone`: the start of the first, the start of the day after the last. */
+export function allDayBounds(startDate: string, endDate: string, timeZone: string): { starts_at: string; ends_at: string } {
+  return { starts_at: toUtc(dayStartMs(startDate, timeZone)), ends_at: toUtc(dayStartMs(addDaysToDate(endDate, 1), timeZone)) };
+}
+
+/** An all-day event as stored and served: its days' bounds as instants in `timeZone`, and its dates beside them. */
+function allDayEvent<T extends StoredEvent>(doc: T, startDate: string, endDate: string, timeZone: string): T {
+  return { ...doc, ...allDayBounds(startDate, endDate, timeZone), all_day: true, start_date: startDate, end_date: endDate };
+}
+
+/**
+ * The events stored for event `doc` of a map in `timeZone`: a series' occurrences (`expandSeries`), an all-day
+ * event with its days' bounds, any other event as it is. Throws on a series `check` would refuse.
+ */
+export function storedEvents(doc: EventT, timeZone: string, anchorMs: number, horizonDays = SERIES_HORIZON_DAYS): StoredEvent[] {
+  if (doc.recurrence) {
+    const expansion = expandSeries(doc, timeZone, anchorMs, horizonDays);
+    if (expansion.problems.length > 0) throw new Error(`series ${doc.id}: ${expansion.problems.map((p) => `${p.path} ${p.message}`).join('; ')}`);
+    return expansion.occurrences;
+  }
+  return doc.all_day ? [allDayEvent(doc, doc.starts_at, doc.ends_at, timeZone)] : [doc];
 }
 
 /** A problem or warning about a part of a series, by its path inside the event (`recurrence.rule`, `overrides[2].original_start`). */
@@ -112,6 +153,13 @@ export function ruleProblems(rule: string): string[] {
   return out;
 }
 
+/** What `check` says of a series whose horizon (null: it has an end) ends within HORIZON_WARNING_DAYS of `nowMs`; null when it does not. */
+export function horizonWarning(horizonEndMs: number | null, horizonDays: number, nowMs: number): string | null {
+  if (horizonEndMs === null || horizonEndMs - nowMs >= HORIZON_WARNING_DAYS * DAY_MS) return null;
+  return `has no end, and its occurrences stop at its horizon, ${toUtc(horizonEndMs)} (${horizonDays} days after the publish in which the ` +
+    'series last changed): publish the series changed to move it, or give the rule an end';
+}
+
 /** Why a rule that makes too many occurrences is refused. */
 const tooMany = (horizonEndMs: number | null) => `makes more than ${MAX_OCCURRENCES.toLocaleString('en')} occurrences` +
   `${horizonEndMs === null ? '' : ` before its horizon (${toUtc(horizonEndMs)})`}: give it an end (COUNT or UNTIL) or a coarser frequency`;
@@ -139,6 +187,7 @@ export function expandSeries(doc: EventT, timeZone: string, anchorMs: number, ho
   const none = (horizonEndMs: number | null = null): Expansion => ({ occurrences: [], problems, warnings, horizonEndMs });
   const recurrence = doc.recurrence!;
   for (const message of ruleProblems(recurrence.rule)) problems.push({ path: 'recurrence.rule', message: `is not a rule RFC 5545 allows: ${message}` });
+  if (doc.all_day) return expandAllDay(doc, timeZone, anchorMs, horizonDays, problems, warnings);
   const startMs = Date.parse(doc.starts_at);
   const durationMs = Date.parse(doc.ends_at) - startMs;
   const wall = wallTimeAt(startMs, timeZone);
@@ -222,10 +271,85 @@ export function expandSeries(doc: EventT, timeZone: string, anchorMs: number, ho
   }
   if (problems.length > 0) return none(horizonEndMs);
   warnings.push(...clockChangeWarnings(rule, wall, timeZone, startMs, originals[originals.length - 1]));
-  if (horizonEndMs !== null && horizonEndMs - Date.now() < HORIZON_WARNING_DAYS * DAY_MS) {
-    warnings.push({ path: 'recurrence.rule', message: `has no end, and its occurrences stop at its horizon, ${toUtc(horizonEndMs)} ` +
-      `(${horizonDays} days after the publish in which the series last changed): publish the series changed to move it, or give the rule an end` });
+  const soon = horizonWarning(horizonEndMs, horizonDays, Date.now());
+  if (soon) warnings.push({ path: 'recurrence.rule', message: soon });
+  return { occurrences, problems, warnings, horizonEndMs };
+}
+
+/**
+ * `expandSeries` for an all-day series: the rule counts days (on a clock with no changes), and each occurrence is
+ * its days, from the start of its first to the start of the day after its last in `timeZone`.
+ */
+function expandAllDay(doc: EventT, timeZone: string, anchorMs: number, horizonDays: number, problems: SeriesFinding[], warnings: SeriesFinding[]): Expansion {
+  const recurrence = doc.recurrence!;
+  const notDate = (path: string, value: string) => problems.push({ path, message: `${value} must be a date (YYYY-MM-DD): the series is all-day` });
+  (recurrence.rdates ?? []).forEach((d, k) => { if (d.length !== 10) notDate(`recurrence.rdates[${k}]`, d); });
+  (recurrence.exdates ?? []).forEach((d, k) => { if (d.length !== 10) notDate(`recurrence.exdates[${k}]`, d); });
+  (doc.overrides ?? []).forEach((o, k) => {
+    for (const field of ['original_start', 'starts_at', 'ends_at'] as const) if (o[field] !== undefined && o[field]!.length !== 10) notDate(`overrides[${k}].${field}`, o[field]!);
+  });
+  const rule = recurrence.rule.replace(/^RRULE:/i, '').toUpperCase();
+  const bounded = /(^|;)(COUNT|UNTIL)=/.test(rule);
+  const horizonEndMs = bounded ? null : anchorMs + horizonDays * DAY_MS;
+  const none = (): Expansion => ({ occurrences: [], problems, warnings, horizonEndMs });
+  if (problems.length > 0) return none();
+  const dateMs = (date: string) => Date.parse(`${date}T00:00:00Z`);
+  const dateOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const firstMs = dateMs(doc.starts_at);
+  const days = Math.round((dateMs(doc.ends_at) - firstMs) / DAY_MS) + 1;
+  let starts: number[];
+  try {
+    const rr = new RRuleTemporal({ rruleString: `DTSTART;TZID=UTC:${doc.starts_at.replace(/-/g, '')}T000000\nRRULE:${rule}`, cache: false });
+    const made = horizonEndMs === null ? rr.all((_, i) => i <= MAX_OCCURRENCES) : rr.between(new Date(firstMs), new Date(horizonEndMs), true);
+    starts = made.map((d) => d.epochMilliseconds);
+  } catch (err) {
+    const message = (err as Error).message;
+    problems.push({ path: 'recurrence.rule', message: /Maximum (iterations|candidate)/i.test(message) ? tooMany(horizonEndMs) : `cannot be read: ${message}` });
+    return none();
   }
+  if (starts.length > MAX_OCCURRENCES) {
+    problems.push({ path: 'recurrence.rule', message: tooMany(horizonEndMs) });
+    return none();
+  }
+  if (starts[0] !== firstMs) {
+    problems.push({ path: 'starts_at', message: `(${doc.starts_at}) is not a day of the rule ${rule}: start the series on its first occurrence` });
+    return none();
+  }
+  const all = new Set(starts);
+  (recurrence.rdates ?? []).forEach((d) => all.add(dateMs(d)));
+  (recurrence.exdates ?? []).forEach((d, k) => {
+    if (!all.delete(dateMs(d))) warnings.push({ path: `recurrence.exdates[${k}]`, message: `${d} is no day of the series: it excludes nothing` });
+  });
+  const originals = [...all].sort((a, b) => a - b);
+  if (originals.length === 0) {
+    problems.push({ path: 'recurrence', message: 'leaves the series no occurrence' });
+    return none();
+  }
+  const overrides = new Map<number, { o: NonNullable<EventT['overrides']>[number]; k: number }>();
+  (doc.overrides ?? []).forEach((o, k) => {
+    const ms = dateMs(o.original_start);
+    if (!all.has(ms)) problems.push({ path: `overrides[${k}].original_start`, message: `${o.original_start} is no day of the series` });
+    else if (overrides.has(ms)) problems.push({ path: `overrides[${k}].original_start`, message: `${o.original_start} is overridden twice (first by overrides[${overrides.get(ms)!.k}])` });
+    else overrides.set(ms, { o, k });
+  });
+  const base = seriesFields(doc);
+  const occurrences: StoredEvent[] = originals.map((original) => {
+    const date = dateOf(original);
+    let startDate = date;
+    let endDate = addDaysToDate(date, days - 1);
+    const found = overrides.get(original);
+    const fields: Partial<StoredEvent> = {};
+    if (found) {
+      const { original_start: _, starts_at, ends_at, ...rest } = found.o;
+      Object.assign(fields, rest);
+      if (starts_at !== undefined) [startDate, endDate] = [starts_at, ends_at ?? addDaysToDate(starts_at, days - 1)];
+      else if (ends_at !== undefined) endDate = ends_at;
+      if (endDate < startDate) problems.push({ path: `overrides[${found.k}].ends_at`, message: `${endDate} is before the occurrence's first day ${startDate}` });
+      if (fields.status === 'rescheduled' && fields.previous_start === undefined) fields.previous_start = toUtc(dayStartMs(date, timeZone));
+    }
+    return allDayEvent({ ...base, ...fields, id: occurrenceId(doc.id, date), series_id: doc.id, original_start: date } as StoredEvent, startDate, endDate, timeZone);
+  });
+  if (problems.length > 0) return none();
   return { occurrences, problems, warnings, horizonEndMs };
 }
 

@@ -9,6 +9,7 @@ import { ACCESSIBILITY_FEATURES, ATTENDANCE_MODES, AVAILABILITIES, EVENT_STATUSE
 const Uuid = v.pipe(v.string(), v.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/), v.description('UUID, lowercase'));
 const Time = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/), v.description('RFC 3339 date-time in UTC'));
 const NStr = v.nullable(v.string());
+const DateOnly = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/), v.description('A calendar date, YYYY-MM-DD'));
 /**
  * A human-readable text: a string in the served language (Content-Language), or with `langs=all` an object of
  * the text in every language it has, keyed by BCP 47 tag.
@@ -108,7 +109,10 @@ export const EventSchema = v.strictObject({
   capacity: v.nullable(v.number()),
   accessibility: v.pipe(v.array(v.picklist(ACCESSIBILITY_FEATURES)), v.description("schema.org accessibilityFeature values")),
   series_id: v.pipe(v.nullable(Uuid), v.description('The recurring series this event is an occurrence of; null for an event of its own')),
-  original_start: v.pipe(v.nullable(Time), v.description("The start the series' rule gives this occurrence (an override may have moved it)")),
+  original_start: v.pipe(v.nullable(v.union([Time, DateOnly])), v.description("The start the series' rule gives this occurrence (an override may have moved it); its date for an all-day series")),
+  all_day: v.pipe(v.boolean(), v.description('True for an event of whole days: starts_at is the start of its first day, ends_at of the day after its last, in its time zone')),
+  start_date: v.pipe(v.nullable(DateOnly), v.description('The first day of an all-day event')),
+  end_date: v.pipe(v.nullable(DateOnly), v.description('The last day of an all-day event')),
   created_at: Time,
   anchors: v.pipe(v.array(v.strictObject({ id: Uuid, type: PoiTypeSchema })), v.description('POIs the event is anchored to')),
 });

@@ -3,7 +3,7 @@
  * no geokdbush, no read model), so the service's indexed answers can be checked against them.
  */
 import type { BundleT, StoredEvent } from '../../src/content/bundle/bundle-schema.ts';
-import { expandSeries } from '../../src/content/series.ts';
+import { storedEvents } from '../../src/content/series.ts';
 import { textsOf } from './texts.ts';
 
 /** Earth radius used for great-circle distances, in metres. */
@@ -128,7 +128,7 @@ export function publicPois(bundle: BundleT): Map<string, RefPoi> {
 
 /**
  * Builds the reference: public POIs and visible events (map enabled), events in keyset order. A recurring series is
- * its occurrences (src/content/series.ts, an independent check of which is tests/series.test.ts), a series without an
+ * its occurrences and an all-day event its days (src/content/series.ts, checked on its own in tests/series.test.ts), a series without an
  * end expanded from `anchors` (by series id; default now: what a first publish does).
  */
 export function buildReference(bundle: BundleT, anchors: ReadonlyMap<string, number> = new Map()): Reference {
@@ -136,8 +136,8 @@ export function buildReference(bundle: BundleT, anchors: ReadonlyMap<string, num
   const { enabledMaps } = versionInfo(bundle);
   const zones = new Map(bundle.maps.map((m) => [lc(m.id), m.time_zone]));
   const events: RefEvent[] = [];
-  const stored: StoredEvent[] = bundle.events.flatMap((e) => (e.recurrence
-    ? expandSeries(e, zones.get(lc(e.map_id)) ?? 'UTC', anchors.get(lc(e.id)) ?? Date.now()).occurrences : [e]));
+  // As stored: a series' occurrences, an all-day event's days as instants.
+  const stored: StoredEvent[] = bundle.events.flatMap((e) => storedEvents(e, zones.get(lc(e.map_id)) ?? 'UTC', anchors.get(lc(e.id)) ?? Date.now()));
   for (const e of stored) {
     const mapId = lc(e.map_id);
     if (!enabledMaps.has(mapId)) continue;

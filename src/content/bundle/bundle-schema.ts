@@ -45,6 +45,17 @@ const Timestamp = v.pipe(
   v.check((s) => parseTimestamp(s) !== null, 'must be a real calendar date-time'),
   v.description('RFC 3339 date-time'),
 );
+const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
+/** A calendar date (`2027-06-12`) that is a real day. */
+export const isCalendarDate = (s: string): boolean => DATE_RE.test(s) && parseTimestamp(`${s}T00:00:00Z`) !== null;
+/** An RFC 3339 date-time, or a date alone for an all-day event (`all_day`). */
+const TimeOrDate = v.pipe(
+  v.string(),
+  v.check((s) => RFC3339_RE.test(s) || DATE_RE.test(s), 'must be an RFC 3339 date-time with Z or an offset (or, for an all-day event, a date such as 2027-06-12)'),
+  v.check((s) => !DATE_RE.test(s) || isCalendarDate(s), 'must be a real calendar date'),
+  v.check((s) => DATE_RE.test(s) || parseTimestamp(s) !== null, 'must be a real calendar date-time'),
+  v.description('RFC 3339 date-time; a date (YYYY-MM-DD) for an all-day event'),
+);
 const Lat = v.pipe(v.number(), v.finite(), v.minValue(-90, 'latitude must be within [-90, 90]'), v.maxValue(90, 'latitude must be within [-90, 90]'));
 const Lng = v.pipe(v.number(), v.finite(), v.minValue(-180, 'longitude must be within [-180, 180]'), v.maxValue(180, 'longitude must be within [-180, 180]'));
 const LatLng = v.object({ lat: Lat, lng: Lng });
@@ -270,15 +281,15 @@ export const Offers = v.object({
 export const Recurrence = v.object({
   rule: v.pipe(v.string(), v.minLength(1, 'must not be empty'),
     v.description('An RFC 5545 RRULE value such as FREQ=WEEKLY;BYDAY=TU,SA, on the map\'s local clock from starts_at')),
-  rdates: v.optional(v.pipe(v.array(Timestamp), v.description('Starts of occurrences the rule does not make'))),
-  exdates: v.optional(v.pipe(v.array(Timestamp), v.description('Starts of occurrences the rule makes that do not take place'))),
+  rdates: v.optional(v.pipe(v.array(TimeOrDate), v.description('Starts of occurrences the rule does not make (dates for an all-day series)'))),
+  exdates: v.optional(v.pipe(v.array(TimeOrDate), v.description('Starts of occurrences the rule makes that do not take place (dates for an all-day series)'))),
 });
 
 /** One occurrence of a series changed, named by its original start (as RFC 5545's RECURRENCE-ID does). */
 export const Override = v.object({
-  original_start: v.pipe(Timestamp, v.description('The start the rule gives the occurrence')),
-  starts_at: v.optional(Timestamp),
-  ends_at: v.optional(Timestamp),
+  original_start: v.pipe(TimeOrDate, v.description('The start the rule gives the occurrence (its date for an all-day series)')),
+  starts_at: v.optional(TimeOrDate),
+  ends_at: v.optional(TimeOrDate),
   title: v.optional(LText),
   description: OptLText,
   status: v.optional(picklistOf(EVENT_STATUSES)),
@@ -296,8 +307,9 @@ export const Event = v.object({
   description: OptLText,
   event_type: v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be a lowercase slug such as "concert"')),
   tags: v.array(Text),
-  starts_at: Timestamp,
-  ends_at: Timestamp,
+  starts_at: TimeOrDate,
+  ends_at: TimeOrDate,
+  all_day: v.optional(v.pipe(v.boolean(), v.description('True for an event of whole days: starts_at and ends_at are then dates, ends_at its last day'))),
   poi_ids: v.array(Id),
   url: OptUrl,
   image_url: OptUrl,
@@ -384,7 +396,7 @@ export type EventT = v.InferOutput<typeof Event>;
  * An event as the store keeps it: a single event of the bundle, or an occurrence of a series (src/content/series.ts),
  * which names its series and its original start.
  */
-export type StoredEvent = EventT & { series_id?: string; original_start?: string };
+export type StoredEvent = EventT & { series_id?: string; original_start?: string; start_date?: string; end_date?: string };
 export type ListT = v.InferOutput<typeof List>;
 export type AssociationT = v.InferOutput<typeof Association>;
 export type SessionT = v.InferOutput<typeof Session>;

@@ -517,6 +517,7 @@ function referenceChecker(b: BundleT): ReferenceChecker {
       problem(`${at}.ends_at`, `${showValue(e.ends_at)} is earlier than starts_at ${showValue(e.starts_at)}`);
     }
     statusRules(e, at, problem);
+    allDayRules(e, at, problem);
   };
 
   const finish = () => {
@@ -530,6 +531,18 @@ function referenceChecker(b: BundleT): ReferenceChecker {
     });
   };
   return { problems, events, finish };
+}
+
+/** An all-day event gives its days as dates, and only an all-day event does. */
+function allDayRules(e: Rec, at: string, problem: (path: string, text: string) => void): void {
+  const isDate = (x: unknown) => typeof x === 'string' && x.length === 10;
+  for (const field of ['starts_at', 'ends_at'] as const) {
+    if (e.all_day === true && typeof e[field] === 'string' && !isDate(e[field])) {
+      problem(`${at}.${field}`, `${showValue(e[field])} must be a date (YYYY-MM-DD): the event is all-day`);
+    } else if (e.all_day !== true && isDate(e[field])) {
+      problem(`${at}.${field}`, `${showValue(e[field])} is a date alone: give a time with Z or an offset, or make the event all-day (all_day: true)`);
+    }
+  }
 }
 
 /**

@@ -837,6 +837,9 @@ interface EventTail<T> {
   accessibility: string[];
   series_id: string | null;
   original_start: string | null;
+  all_day: boolean;
+  start_date: string | null;
+  end_date: string | null;
 }
 
 /**
@@ -853,7 +856,9 @@ export function tailOf<T>(doc: StoredEvent, text: (value: EventT['title'] | unde
     attendance_mode: orNull(doc.attendance_mode), online_url: orNull(doc.online_url), capacity: orNull(doc.capacity),
     accessibility: doc.accessibility ? [...new Set(doc.accessibility)] : [],
     series_id: doc.series_id === undefined ? null : doc.series_id.toLowerCase(),
-    original_start: doc.original_start === undefined ? null : toUtc(Date.parse(doc.original_start)),
+    // An all-day series' occurrences are named by their date.
+    original_start: doc.original_start === undefined ? null : doc.original_start.length === 10 ? doc.original_start : toUtc(Date.parse(doc.original_start)),
+    all_day: doc.all_day === true, start_date: orNull(doc.start_date), end_date: orNull(doc.end_date),
   };
 }
 

@@ -10,6 +10,7 @@ import { localText } from './local-text.ts';
 import { tailOf } from './event-table.ts';
 import { toUtc } from '../rfc3339.ts';
 import { icalWall, wallTimeAt } from '../../utils/zoned-time.ts';
+import { allDayBounds } from '../series.ts';
 import type { MapView, ReadModel, SeriesDoc } from './read-model.ts';
 
 /** How many occurrences from now a series answer lists. */
@@ -34,14 +35,18 @@ export function seriesRecord(model: ReadModel, map: MapView, s: SeriesDoc, nowMs
     if (events.endMs[occurrences[k]] >= nowMs) next.push(events.summary(occurrences[k], lang));
   }
   const rule = doc.recurrence!.rule.replace(/^RRULE:/i, '').toUpperCase();
-  const wall = icalWall(wallTimeAt(Date.parse(doc.starts_at), events.timeZone));
+  const allDay = doc.all_day === true;
+  // An all-day series' start is a date: its rule in words says no time.
+  const dtstart = allDay ? `DTSTART;VALUE=DATE:${doc.starts_at.replace(/-/g, '')}`
+    : `DTSTART;TZID=${events.timeZone}:${icalWall(wallTimeAt(Date.parse(doc.starts_at), events.timeZone))}`;
   const locale = served?.split('-')[0] ?? fallback;
-  const words = toText(new RRuleTemporal({ rruleString: `DTSTART;TZID=${events.timeZone}:${wall}\nRRULE:${rule}`, cache: false }),
+  const words = toText(new RRuleTemporal({ rruleString: `${dtstart}\nRRULE:${rule}`, cache: false }),
     RULE_TEXT_LANGUAGES.includes(locale) ? locale : 'en', { excludeTzAbbreviation: true });
+  const first = allDay ? allDayBounds(doc.starts_at, doc.ends_at, events.timeZone) : { starts_at: toUtc(Date.parse(doc.starts_at)), ends_at: toUtc(Date.parse(doc.ends_at)) };
   return {
     id: doc.id, map_id: doc.map_id, title: text(doc.title), description: text(doc.description), event_type: doc.event_type, tags: doc.tags,
-    starts_at: toUtc(Date.parse(doc.starts_at)), ends_at: toUtc(Date.parse(doc.ends_at)), time_zone: events.timeZone,
-    ...tailOf(doc, text), created_at: toUtc(Date.parse(doc.created_at)),
+    ...first, time_zone: events.timeZone,
+    ...tailOf(doc, text), ...(allDay ? { start_date: doc.starts_at, end_date: doc.ends_at } : {}), created_at: toUtc(Date.parse(doc.created_at)),
     anchors: pois.map((p) => ({ id: p!.record.id, type: p!.record.type })),
     recurrence: {
       rule, text: words, rdates: (doc.recurrence!.rdates ?? []).map((d) => toUtc(Date.parse(d))),

@@ -10,7 +10,11 @@ import {
 } from '../../db/schema.ts';
 import { changeToken, HISTORY_DAYS, type ChangeInfo, type ChangeKind, type RecordChange, type RecordState, type RecordType } from '../changes.ts';
 import type { BundleT, EventT, SessionT, StoredEvent } from '../bundle/bundle-schema.ts';
-import { expandSeries, SERIES_HORIZON_DAYS } from '../series.ts';
+import { horizonWarning, SERIES_HORIZON_DAYS, storedEvents } from '../series.ts';
+import type { Finding } from '../bundle/findings.ts';
+
+/** How a version's series are staged: their horizon, the publish's time, and where warnings about them go. */
+export interface StagingOptions { seriesHorizonDays?: number; nowMs?: number; onWarning?: (finding: Finding) => void }
 import type { VersionWarnings } from '../bundle/findings.ts';
 import type { ContentDocs, PoiType } from '../model/read-model.ts';
 
@@ -67,8 +71,8 @@ export function contentDocs(bundle: Omit<BundleT, 'events'> & { events?: EventT[
   const nowMs = Date.now();
   const zones = new Map(bundle.maps.map((m) => [lc(m.id), m.time_zone]));
   const series = given.filter((e) => e.recurrence).map((doc) => ({ doc, expanded_from: new Date(nowMs).toISOString() }));
-  const events: StoredEvent[] = series.length === 0 ? given : [...given.filter((e) => !e.recurrence),
-    ...series.flatMap(({ doc }) => expandSeries(doc, zones.get(lc(doc.map_id)) ?? 'UTC', nowMs).occurrences)];
+  const events: StoredEvent[] = given.some((e) => e.recurrence || e.all_day)
+    ? given.flatMap((e) => storedEvents(e, zones.get(lc(e.map_id)) ?? 'UTC', nowMs)) : given;
   const versionsOf = new Map(bundle.maps.map((m) => [lc(m.id), m.versions.map((ver) => lc(ver.id))]));
   // "version_ids omitted" means every version of the item's map: materialise it so queries stay simple.
   const itemVersions: { item_id: string; version_id: string }[] = [];
@@ -93,7 +97,7 @@ export function contentDocs(bundle: Omit<BundleT, 'events'> & { events?: EventT[
  * other events; `expand` writes the series taken and answers their occurrences, each series' horizon counted from
  * the publish in which it last changed (see `stageVersion`).
  */
-async function seriesWriter(tx: DbTx, head: Omit<BundleT, 'events'>, options: { seriesHorizonDays?: number; nowMs?: number }) {
+async function seriesWriter(tx: DbTx, head: Omit<BundleT, 'events'>, options: StagingOptions) {
   const nowMs = options.nowMs ?? Date.now();
   const zones = new Map(head.maps.map((m) => [lc(m.id), m.time_zone]));
   // The version served now, if it has series to carry the horizons of.
@@ -106,10 +110,10 @@ async function seriesWriter(tx: DbTx, head: Omit<BundleT, 'events'>, options: { 
   }
   let taken: EventT[] = [];
   return {
-    take(chunk: readonly EventT[]): readonly EventT[] {
-      if (!chunk.some((e) => e.recurrence)) return chunk;
+    take(chunk: readonly EventT[]): readonly StoredEvent[] {
+      if (!chunk.some((e) => e.recurrence || e.all_day)) return chunk;
       taken = chunk.filter((e) => e.recurrence);
-      return chunk.filter((e) => !e.recurrence);
+      return chunk.filter((e) => !e.recurrence).map((e) => (e.all_day ? storedEvents(e, zones.get(lc(e.map_id))!, nowMs)[0] : e));
     },
     async expand(): Promise<StoredEvent[]> {
       if (taken.length === 0) return [];
@@ -123,12 +127,13 @@ async function seriesWriter(tx: DbTx, head: Omit<BundleT, 'events'>, options: { 
         for (const r of rows) anchors.set(r.id, new Date(r.expanded_from).getTime());
       }
       const out: StoredEvent[] = [];
+      const horizonDays = options.seriesHorizonDays ?? SERIES_HORIZON_DAYS;
       for (const doc of taken) {
-        const expansion = expandSeries(doc, zones.get(lc(doc.map_id))!, anchors.get(lc(doc.id)) ?? nowMs, options.seriesHorizonDays ?? SERIES_HORIZON_DAYS);
-        if (expansion.problems.length > 0) {
-          throw new Error(`series ${doc.id}: ${expansion.problems.map((p) => `${p.path} ${p.message}`).join('; ')}`);
-        }
-        out.push(...expansion.occurrences);
+        const anchor = anchors.get(lc(doc.id));
+        out.push(...storedEvents(doc, zones.get(lc(doc.map_id))!, anchor ?? nowMs, horizonDays));
+        // A series carried over from an earlier publish may near its horizon (check, judging it as new, cannot tell).
+        const soon = anchor === undefined || /(^|;)(COUNT|UNTIL)=/i.test(doc.recurrence!.rule) ? null : horizonWarning(anchor + horizonDays * 86_400_000, horizonDays, nowMs);
+        if (soon) options.onWarning?.({ path: '$.events', message: `series ${doc.id} (${typeof doc.title === 'string' ? doc.title : Object.values(doc.title)[0]}) ${soon}` });
       }
       taken = [];
       return out;
@@ -239,7 +244,7 @@ export class SqlStore {
    * version counted it from (`seriesHorizonDays`, SERIES_HORIZON_DAYS unless given; `nowMs`, the publish's time).
    */
   async stageVersion(head: Omit<BundleT, 'events'>, events: Iterable<readonly EventT[]> | AsyncIterable<readonly EventT[]>,
-    options: { seriesHorizonDays?: number; nowMs?: number } = {}): Promise<number> {
+    options: StagingOptions = {}): Promise<number> {
     await this.dropStaged();
     const docs = contentDocs(head, '');
     const rows: Record<(typeof TABLES)[number], () => unknown[]> = {
