@@ -626,6 +626,13 @@ async function countBundle(bundlePath: string): Promise<Record<string, number>> 
   return counts;
 }
 
+/** How many events a map serves in all (every status, every time): GET /events's total over all time. */
+async function servedEvents(base: string, mapId: string): Promise<number> {
+  const answer = await get(`${base}/events?map_id=${mapId}&from=1970-01-01T00:00:00Z&to=2999-12-31T00:00:00Z&limit=1&status=all`, 120_000);
+  if (answer.status !== 200) throw new Error(`counting the served events: ${answer.status} ${String(answer.body).slice(0, 200)}`);
+  return (JSON.parse(String(answer.body)) as { total: number }).total;
+}
+
 /** Generates the large bundle with make-large.ts when missing; false when neither the bundle nor the script exists. */
 async function ensureLargeBundle(ctx: Ctx): Promise<boolean> {
   const bundle = ctx.opts.largeBundle;
@@ -1014,6 +1021,8 @@ async function benchLarge(ctx: Ctx, demo: RuntimeDemo[]): Promise<LargePhase> {
   const builder = await startServer(opts.runtimes[0], extra, LARGE_BUILD_TIMEOUT_MS);
   const loadedLine = builder.output().split('\n').find((l) => l.includes('"msg":"content loaded"'));
   if (loadedLine) ctx.notes.push(`large first start (${opts.runtimes[0]}): ${loadedLine.trim()}`);
+  // The events as served: a series counts by its occurrences, which the bundle does not list.
+  counts.events = await servedEvents(builder.base, mapId);
   await builder.stop();
   let aim: { near: string; bbox: string; tags: string; source: string } | null = null;
   const aimOnce = async (base: string) => (aim ??= await aimLarge(base, mapId));

@@ -1,6 +1,7 @@
 /**
  * Generates the large benchmark bundle: one publisher, one enabled map with one published (current) version,
- * 60 categories and tags, 100,000 POIs clustered around a dozen Iberian cities and 1,000,000 events by default.
+ * 60 categories and tags, 100,000 POIs clustered around a dozen Iberian cities and 1,000,000 events by default, a
+ * fifth of them the occurrences of about 960 weekly and twice-weekly series (the bundle lists each series once).
  * Deterministic (mulberry32, name-based UUIDs in the 'large' space, fixed dates) and streamed to disk in chunks,
  * so the 300+ MB of JSON never exists as one string. Generated on demand into the git-ignored `.bench/`.
  *
@@ -53,6 +54,8 @@ export interface MakeLargeOptions { events: number; pois: number; seed: number; 
 /** The one-line summary printed at the end. */
 export interface MakeLargeSummary {
   out: string; events: number; pois: number; markers: number; paths: number; polygons: number; categories: number;
+  /** Series, and the occurrences the service expands them into (counted among `events`). */
+  series: number; occurrences: number;
   anchors: number; bytes: number; ms: number;
 }
 
@@ -225,11 +228,14 @@ export async function makeLargeBundle(o: MakeLargeOptions): Promise<MakeLargeSum
   await writeArray('paths', paths);
   await writeArray('polygons', polygons);
 
-  // Events are written as they are made: a million of them never sit in memory together.
+  // Events are written as they are made: a million of them never sit in memory together. A fifth of them are the
+  // occurrences of weekly and twice-weekly series (a market, a tour, a class), made first; the rest are single.
   const days = Math.floor((EVENTS_TO_MS - EVENTS_FROM_MS) / DAY_MS);
   let anchors = 0;
   await out.write('"events":[');
-  for (let i = 0; i < o.events; i++) {
+  const seriesMade = await writeSeries(r, refs, Math.round(o.events * SERIES_SHARE), out.write);
+  anchors += seriesMade.anchors;
+  for (let i = 0; i < o.events - seriesMade.occurrences; i++) {
     const type = pick(r, EVENT_TYPES);
     // A uniformly chosen day, starting on a quarter hour between 07:00 and 20:45 UTC.
     const start = EVENTS_FROM_MS + int(r, 0, days - 1) * DAY_MS + int(r, 7 * 4, 21 * 4 - 1) * QUARTER_MS;
@@ -257,7 +263,7 @@ export async function makeLargeBundle(o: MakeLargeOptions): Promise<MakeLargeSum
       event_type: type, tags, starts_at: iso(start), ends_at: iso(start + duration), poi_ids: poiIds,
       created_at: iso(start - int(r, 10, 120) * DAY_MS),
     };
-    await out.write(i === 0 ? JSON.stringify(event) : `,${JSON.stringify(event)}`);
+    await out.write(i === 0 && seriesMade.series === 0 ? JSON.stringify(event) : `,${JSON.stringify(event)}`);
   }
   await out.write('],');
   await writeArray('lists', []);
@@ -267,8 +273,50 @@ export async function makeLargeBundle(o: MakeLargeOptions): Promise<MakeLargeSum
   const bytes = await out.end();
   return {
     out: o.out, events: o.events, pois: o.pois, markers: markers.length, paths: paths.length, polygons: polygons.length,
-    categories: categories.length, anchors, bytes, ms: Math.round(performance.now() - began),
+    categories: categories.length, anchors, series: seriesMade.series, occurrences: seriesMade.occurrences, bytes, ms: Math.round(performance.now() - began),
   };
+}
+
+/** The share of the events that are occurrences of series. */
+const SERIES_SHARE = 0.2;
+/** Every series runs to the end of the events' span (RRULE's UNTIL, UTC). */
+const SERIES_UNTIL = new Date(EVENTS_TO_MS - 1000).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+
+/**
+ * Writes series until their occurrences reach `target` (the last may pass it): two in three weekly, one in three on
+ * Tuesdays and Saturdays, each from a day in the span's first eight weeks at a whole hour from 10:00 to 19:00 on the
+ * map's clock (Madrid: winter time, UTC+1, in January and February), to the span's end. Answers how many series,
+ * occurrences (counted as the service expands them: each a start the rule makes) and anchors it wrote.
+ */
+async function writeSeries(r: Rng, refs: PoiRef[], target: number, write: (text: string) => Promise<void>) {
+  let occurrences = 0;
+  let series = 0;
+  let anchors = 0;
+  const WEEK_MS = 7 * DAY_MS;
+  while (occurrences < target && refs.length > 0) {
+    const twice = r() < 1 / 3;
+    const type = pick(r, EVENT_TYPES);
+    const main = refs[int(r, 0, refs.length - 1)];
+    // A day in the first eight weeks; a twice-weekly series starts on its first Tuesday or Saturday from there.
+    let day = EVENTS_FROM_MS + int(r, 0, 55) * DAY_MS;
+    while (twice && ![2, 6].includes(new Date(day).getUTCDay())) day += DAY_MS;
+    const start = day + int(r, 9, 18) * HOUR_MS; // 10:00 to 19:00 in Madrid in winter
+    const duration = int(r, 1, 3) * HOUR_MS;
+    // Occurrences: each week from the start to the span's end, twice for Tuesday and Saturday.
+    let count = 0;
+    for (let t = start; t < EVENTS_TO_MS; t += twice ? (new Date(t).getUTCDay() === 2 ? 4 : 3) * DAY_MS : WEEK_MS) count++;
+    const tags = pickN(r, EVENT_TAGS, int(r, 0, 2));
+    const event = {
+      id: largeId(`series:${series}`), map_id: MAP_ID, title: `${twice ? 'Twice-weekly' : 'Weekly'} ${TYPE_TITLES[type]} ${main.name}`,
+      event_type: type, tags, starts_at: iso(start), ends_at: iso(start + duration), poi_ids: [main.id], created_at: iso(start - 30 * DAY_MS),
+      recurrence: { rule: `FREQ=WEEKLY;${twice ? 'BYDAY=TU,SA;' : ''}UNTIL=${SERIES_UNTIL}` },
+    };
+    await write(series === 0 ? JSON.stringify(event) : `,${JSON.stringify(event)}`);
+    series++;
+    occurrences += count;
+    anchors += count;
+  }
+  return { series, occurrences, anchors };
 }
 
 /** Reads a non-negative integer flag. */

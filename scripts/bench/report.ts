@@ -355,7 +355,8 @@ function renderSetup(r: BenchResult): string {
       `${demo.polygons} polygons, ${demo.categories} categories and tags, ${demo.events} events, ${demo.lists} lists, ${demo.associations} associations.`,
     large
       ? `- **large** (\`${large.bundle}\`, ${num(Number(large.bytes) / 2 ** 20)} MiB, from \`scripts/bench/make-large.ts\`): ` +
-        `${num(Number(large.events ?? 0))} events, ${num(Number(large.markers ?? 0) + Number(large.paths ?? 0) + Number(large.polygons ?? 0))} POIs ` +
+        `${num(Number(large.events ?? 0))} events as served (a fifth of them occurrences of weekly and twice-weekly series, each counted), ` +
+        `${num(Number(large.markers ?? 0) + Number(large.paths ?? 0) + Number(large.polygons ?? 0))} POIs ` +
         `(${num(Number(large.markers ?? 0))} markers, ${num(Number(large.paths ?? 0))} paths, ${num(Number(large.polygons ?? 0))} polygons), ` +
         `${large.categories ?? 0} categories and tags, ${large.maps ?? 0} map(s).`
       : `- **large**: ${r.large.status === 'not run' ? `not run (${r.large.reason})` : 'not run'}.`,

@@ -181,13 +181,13 @@ function wallText(ms: number, timeZone: string): string {
  * Expands series `doc` (an event with a `recurrence`) on the local clock of `timeZone`; a series without an end up
  * to `anchorMs` plus `horizonDays`. Checks as it goes what `check` refuses and warns about (see the file's comment).
  */
-export function expandSeries(doc: EventT, timeZone: string, anchorMs: number, horizonDays = SERIES_HORIZON_DAYS): Expansion {
+export function expandSeries(doc: EventT, timeZone: string, anchorMs: number, horizonDays = SERIES_HORIZON_DAYS, checkOnly = false): Expansion {
   const problems: SeriesFinding[] = [];
   const warnings: SeriesFinding[] = [];
   const none = (horizonEndMs: number | null = null): Expansion => ({ occurrences: [], problems, warnings, horizonEndMs });
   const recurrence = doc.recurrence!;
   for (const message of ruleProblems(recurrence.rule)) problems.push({ path: 'recurrence.rule', message: `is not a rule RFC 5545 allows: ${message}` });
-  if (doc.all_day) return expandAllDay(doc, timeZone, anchorMs, horizonDays, problems, warnings);
+  if (doc.all_day) return expandAllDay(doc, timeZone, anchorMs, horizonDays, problems, warnings, checkOnly);
   const startMs = Date.parse(doc.starts_at);
   const durationMs = Date.parse(doc.ends_at) - startMs;
   const wall = wallTimeAt(startMs, timeZone);
@@ -200,9 +200,11 @@ export function expandSeries(doc: EventT, timeZone: string, anchorMs: number, ho
   const bounded = /(^|;)(COUNT|UNTIL)=/.test(rule);
   const horizonEndMs = bounded ? null : anchorMs + horizonDays * DAY_MS;
   let starts: number[];
+  // A rule with an end is expanded whole: all() without a callback (a callback makes it ten times slower); its own
+  // bound on the periods it walks, or the count checked after, stops one that makes too many.
   try {
     const rr = new RRuleTemporal({ rruleString: `DTSTART;TZID=${timeZone}:${icalWall(wall)}\nRRULE:${rule}`, cache: false });
-    const made = horizonEndMs === null ? rr.all((_, i) => i <= MAX_OCCURRENCES) : rr.between(new Date(startMs), new Date(horizonEndMs), true);
+    const made = horizonEndMs === null ? rr.all() : rr.between(new Date(startMs), new Date(horizonEndMs), true);
     starts = made.map((d) => d.epochMilliseconds);
   } catch (err) {
     // The library's own bound on its work: a rule that makes that many candidates makes too many occurrences.
@@ -245,6 +247,8 @@ export function expandSeries(doc: EventT, timeZone: string, anchorMs: number, ho
   const base = seriesFields(doc);
   const occurrences: StoredEvent[] = [];
   for (const original of originals) {
+    // Checking alone (`checkOnly`, as check does) makes only the overridden occurrences, the ones it tests.
+    if (checkOnly && !overrides.has(original)) continue;
     const occurrence: StoredEvent = { ...base, id: occurrenceId(doc.id, original), starts_at: toUtc(original), ends_at: toUtc(original + durationMs),
       series_id: doc.id, original_start: toUtc(original) };
     const found = overrides.get(original);
@@ -280,7 +284,8 @@ export function expandSeries(doc: EventT, timeZone: string, anchorMs: number, ho
  * `expandSeries` for an all-day series: the rule counts days (on a clock with no changes), and each occurrence is
  * its days, from the start of its first to the start of the day after its last in `timeZone`.
  */
-function expandAllDay(doc: EventT, timeZone: string, anchorMs: number, horizonDays: number, problems: SeriesFinding[], warnings: SeriesFinding[]): Expansion {
+function expandAllDay(doc: EventT, timeZone: string, anchorMs: number, horizonDays: number, problems: SeriesFinding[], warnings: SeriesFinding[],
+  checkOnly: boolean): Expansion {
   const recurrence = doc.recurrence!;
   const notDate = (path: string, value: string) => problems.push({ path, message: `${value} must be a date (YYYY-MM-DD): the series is all-day` });
   (recurrence.rdates ?? []).forEach((d, k) => { if (d.length !== 10) notDate(`recurrence.rdates[${k}]`, d); });
@@ -300,7 +305,7 @@ function expandAllDay(doc: EventT, timeZone: string, anchorMs: number, horizonDa
   let starts: number[];
   try {
     const rr = new RRuleTemporal({ rruleString: `DTSTART;TZID=UTC:${doc.starts_at.replace(/-/g, '')}T000000\nRRULE:${rule}`, cache: false });
-    const made = horizonEndMs === null ? rr.all((_, i) => i <= MAX_OCCURRENCES) : rr.between(new Date(firstMs), new Date(horizonEndMs), true);
+    const made = horizonEndMs === null ? rr.all() : rr.between(new Date(firstMs), new Date(horizonEndMs), true);
     starts = made.map((d) => d.epochMilliseconds);
   } catch (err) {
     const message = (err as Error).message;
@@ -333,7 +338,7 @@ function expandAllDay(doc: EventT, timeZone: string, anchorMs: number, horizonDa
     else overrides.set(ms, { o, k });
   });
   const base = seriesFields(doc);
-  const occurrences: StoredEvent[] = originals.map((original) => {
+  const occurrences: StoredEvent[] = (checkOnly ? originals.filter((o) => overrides.has(o)) : originals).map((original) => {
     const date = dateOf(original);
     let startDate = date;
     let endDate = addDaysToDate(date, days - 1);
@@ -361,7 +366,18 @@ function expandAllDay(doc: EventT, timeZone: string, anchorMs: number, horizonDa
 function clockChangeWarnings(rule: string, wall: ReturnType<typeof wallTimeAt>, timeZone: string, fromMs: number, toMs: number): SeriesFinding[] {
   const out: SeriesFinding[] = [];
   let floating: RRuleTemporal | null = null;
+  // A rule that sets no time of day (no BYHOUR, BYMINUTE, BYSECOND, nor a frequency under a day) keeps its start's:
+  // only a change whose skipped or repeated hour holds that time can touch it.
+  const timeOfDay = /(^|;)(BYHOUR|BYMINUTE|BYSECOND)=|FREQ=(HOURLY|MINUTELY|SECONDLY)/.test(rule) ? null : (wall.hour * 60 + wall.minute) * 60_000 + wall.second * 1000;
   for (const change of clockChanges(timeZone, fromMs, toMs)) {
+    if (timeOfDay !== null) {
+      const local = change.atMs + change.before;
+      const [low, high] = [local + Math.min(0, change.after - change.before), local + Math.max(0, change.after - change.before)];
+      const day = Math.floor(low / DAY_MS) * DAY_MS;
+      const at = day + timeOfDay;
+      const atNext = at + DAY_MS;
+      if (!((at >= low && at < high) || (atNext >= low && atNext < high))) continue;
+    }
     // The rule on a clock with no changes (UTC standing in for the local clock): the local times it asks for that day.
     floating ??= new RRuleTemporal({ rruleString: `DTSTART;TZID=UTC:${icalWall(wall)}\nRRULE:${rule}`, cache: false });
     const localChange = change.atMs + change.before;

@@ -246,7 +246,8 @@ export class BundleValidator {
     }
     const timeZone = this.timeZones.get(e.map_id.toLowerCase());
     if (timeZone === undefined) return; // the unknown map is reported where it is named
-    const expansion = expandSeries(e, timeZone, this.options.nowMs ?? Date.now(), this.options.seriesHorizonDays ?? SERIES_HORIZON_DAYS);
+    // Checked, not kept: the store expands the series again when it is staged, from the publish its horizon counts from.
+    const expansion = expandSeries(e, timeZone, this.options.nowMs ?? Date.now(), this.options.seriesHorizonDays ?? SERIES_HORIZON_DAYS, true);
     this.keep(expansion.problems.map((p) => statement(`${at}.${p.path}`, p.message)));
     this.warnings.push(...expansion.warnings.map((w) => statement(`${at}.${w.path}`, w.message)));
   }

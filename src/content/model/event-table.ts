@@ -35,8 +35,9 @@ export interface EventDictionaries {
 interface EventColumns {
   idBytes: Uint8Array; idOffsets: Uint32Array;
   // Per event, one piece per language of the map, each `"title":…,"description":…` TEXT_SEPARATOR
-  // `"url":…,"image_url":…,"price":…,"status":…` and the other visitor fields (`tailOf`); piece k of event i is
-  // string i * languages + k.
+  // `"url":…,"image_url":…,"price":…` TEXT_SEPARATOR and the other fields a bundle may give (`piecesOf`), or
+  // nothing where the event gives none of them (most do not: their JSON is written from DEFAULT_EXTRAS); piece k of
+  // event i is string i * languages + k. The status is a column.
   textBytes: Uint8Array; textOffsets: Uint32Array;
   // Per event, the piece with every language (texts as objects), or nothing at all (both empty): see `allTexts`.
   allBytes: Uint8Array; allOffsets: Uint32Array;
@@ -413,8 +414,8 @@ export class EventTable {
       mapId: utf8Bytes(JSON.stringify(this.mapId)), timeZone: utf8Bytes(JSON.stringify(this.timeZone)),
       types: this.dict.types.map((t) => utf8Bytes(JSON.stringify(t))), tags: this.dict.tags.map((t) => utf8Bytes(JSON.stringify(t))),
     });
-    // The texts are `"title":…,"description":…` TEXT_SEPARATOR `"url":…,…`: JSON holds no raw line feed, so the
-    // first one is the separator.
+    // The texts are `"title":…,"description":…` TEXT_SEPARATOR `"url":…,…` TEXT_SEPARATOR and the extras: JSON
+    // holds no raw line feed, so each is a separator.
     // Ids are UUIDs (the bundle's schema): nothing in them to escape.
     w.ascii('{"id":"').bytes(idBytes, idOffsets[i], idOffsets[i + 1]).ascii('","map_id":').bytes(json.mapId).byte(COMMA);
     const split = w.bytesUntil(textBytes, textStart, textEnd, SEPARATOR_BYTE);
@@ -427,7 +428,12 @@ export class EventTable {
     writeUtc(this.startMs[i], w);
     w.ascii('","ends_at":"');
     writeUtc(this.endMs[i], w);
-    w.ascii('","time_zone":').bytes(json.timeZone).byte(COMMA).bytes(textBytes, split + 1, textEnd).ascii(',"created_at":"');
+    w.ascii('","time_zone":').bytes(json.timeZone).byte(COMMA);
+    const extras = w.bytesUntil(textBytes, split + 1, textEnd, SEPARATOR_BYTE) + 1;
+    w.ascii(',"status":').bytes(STATUS_JSON[this.columns.statusCode[i]]).byte(COMMA);
+    if (extras < textEnd) w.bytes(textBytes, extras, textEnd);
+    else w.bytes(DEFAULT_EXTRAS_BYTES);
+    w.ascii(',"created_at":"');
     writeUtc(createdMs[i], w);
     w.ascii('","anchors":[');
     for (let a = anchorStart[i]; a < anchorStart[i + 1]; a++) {
@@ -670,9 +676,9 @@ export class EventTableBuilder {
     return all;
   }
 
-  /** Appends one piece of texts to the text column, or to the every-language one. */
-  private pushPiece(bytes: Growable<Uint8Array>, offsets: Growable<Uint32Array>, head: string, tail: string): void {
-    bytes.pushUtf8(`${head.slice(1, -1)}${TEXT_SEPARATOR}${tail.slice(1, -1)}`);
+  /** Appends one piece of texts to the text column, or to the every-language one: head, tail and extras as JSON objects. */
+  private pushPiece(bytes: Growable<Uint8Array>, offsets: Growable<Uint32Array>, head: string, { tail, extras }: Pieces): void {
+    bytes.pushUtf8(`${head.slice(1, -1)}${TEXT_SEPARATOR}${tail}${TEXT_SEPARATOR}${extras}`);
     if (bytes.length > 0xffffffff) throw new Error('event texts exceed 4 GiB');
     offsets.push(bytes.length);
   }
@@ -695,10 +701,10 @@ export class EventTableBuilder {
     if (this.languages.length === 1 && plain(doc.title) && plain(doc.description) && plain(doc.price) && plain(doc.organizer?.name)) {
       // One language and plain texts (every bundle of the first release): one piece, as before languages came.
       const head = JSON.stringify({ title: doc.title, description: orNull(doc.description) });
-      const tail = JSON.stringify(tailOf(doc, (text) => orNull(text as string | undefined)));
-      this.pushPiece(this.textBytes, this.textOffsets, head, tail);
+      const pieces = piecesOf(doc, (text) => orNull(text as string | undefined));
+      this.pushPiece(this.textBytes, this.textOffsets, head, pieces);
       if (this.all) {
-        this.all.bytes.pushUtf8(withEveryLanguage(`${head.slice(1, -1)}${TEXT_SEPARATOR}${tail.slice(1, -1)}`, fallback));
+        this.all.bytes.pushUtf8(withEveryLanguage(`${head.slice(1, -1)}${TEXT_SEPARATOR}${pieces.tail}${TEXT_SEPARATOR}${pieces.extras}`, fallback));
         this.all.offsets.push(this.all.bytes.length);
       }
     } else {
@@ -716,7 +722,7 @@ export class EventTableBuilder {
       for (let k = 0; k < this.languages.length; k++) {
         const pick = (text: LocalText | null) => (text === null ? null : text.in(this.languages[k]));
         this.pushPiece(this.textBytes, this.textOffsets, JSON.stringify({ title: pick(title), description: pick(description) }),
-          JSON.stringify(tailOf(doc, (value) => pick(localOf(value)))));
+          piecesOf(doc, (value) => pick(localOf(value))));
       }
       // The piece with every language, kept once a text has a language other than the default (or the map several).
       const all = (text: LocalText | null) => (text === null ? null : text.values);
@@ -725,7 +731,7 @@ export class EventTableBuilder {
       const kept = this.all ?? (onlyDefault ? null : this.keepAll());
       if (kept) {
         this.pushPiece(kept.bytes, kept.offsets, JSON.stringify({ title: all(title), description: all(description) }),
-          JSON.stringify(tailOf(doc, (value) => all(localOf(value)))));
+          piecesOf(doc, (value) => all(localOf(value))));
       }
     }
     this.startMs.push(startMs);
@@ -813,13 +819,16 @@ function inKeysetOrder(c: EventColumns, segments: number): EventColumns {
  * that language alone (`"title":{"en":"…"}`), as a plain text is served to `langs=all`.
  */
 function withEveryLanguage(piece: string, lang: string): string {
-  const split = piece.indexOf(TEXT_SEPARATOR);
-  const head = JSON.parse(`{${piece.slice(0, split)}}`) as { title: string; description: string | null };
-  const tail = JSON.parse(`{${piece.slice(split + 1)}}`) as EventTail<string>;
+  const [headText, tailText, extrasText] = piece.split(TEXT_SEPARATOR);
+  const head = JSON.parse(`{${headText}}`) as { title: string; description: string | null };
+  const tail = JSON.parse(`{${tailText}}`) as Pick<EventTail<string>, 'url' | 'image_url' | 'price'>;
   const wrap = (text: string | null) => (text === null ? null : { [lang]: text });
   const allHead = JSON.stringify({ title: wrap(head.title), description: wrap(head.description) });
-  const allTail = JSON.stringify({ ...tail, price: wrap(tail.price), organizer: tail.organizer && { ...tail.organizer, name: wrap(tail.organizer.name) } });
-  return `${allHead.slice(1, -1)}${TEXT_SEPARATOR}${allTail.slice(1, -1)}`;
+  const allTail = JSON.stringify({ ...tail, price: wrap(tail.price) }).slice(1, -1);
+  if (extrasText === '') return `${allHead.slice(1, -1)}${TEXT_SEPARATOR}${allTail}${TEXT_SEPARATOR}`;
+  const extras = JSON.parse(`{${extrasText}}`) as EventTail<string>;
+  const allExtras = JSON.stringify({ ...extras, organizer: extras.organizer && { ...extras.organizer, name: wrap(extras.organizer.name) } }).slice(1, -1);
+  return `${allHead.slice(1, -1)}${TEXT_SEPARATOR}${allTail}${TEXT_SEPARATOR}${allExtras}`;
 }
 
 /** The second piece of an event's record (after the texts of its head), with its texts as `T`. */
@@ -862,8 +871,33 @@ export function tailOf<T>(doc: StoredEvent, text: (value: EventT['title'] | unde
   };
 }
 
+/** The tail and the extras of an event's piece of texts, as JSON members (no braces); extras empty when they are the defaults. */
+interface Pieces { tail: string; extras: string }
+
+/** `tailOf`, split as the table keeps it: the URLs and price, then the rest but the status (a column), or nothing for the defaults. */
+function piecesOf<T>(doc: StoredEvent, text: (value: EventT['title'] | undefined) => T | null): Pieces {
+  // Most events give none of the extras: no object is made for them.
+  if (doc.previous_start === undefined && doc.organizer === undefined && doc.offers === undefined && doc.attendance_mode === undefined &&
+    doc.online_url === undefined && doc.capacity === undefined && (doc.accessibility === undefined || doc.accessibility.length === 0) &&
+    doc.series_id === undefined && doc.original_start === undefined && doc.all_day !== true) {
+    return { tail: JSON.stringify({ url: orNull(doc.url), image_url: orNull(doc.image_url), price: text(doc.price) }).slice(1, -1), extras: '' };
+  }
+  const { url, image_url, price, status: _, ...extras } = tailOf(doc, text);
+  const extrasText = JSON.stringify(extras).slice(1, -1);
+  return { tail: JSON.stringify({ url, image_url, price }).slice(1, -1), extras: extrasText === DEFAULT_EXTRAS ? '' : extrasText };
+}
+
+/** The extras of an event that gives none of them (see EventColumns). */
+const DEFAULT_EXTRAS = (() => {
+  const { url: _u, image_url: _i, price: _p, status: _s, ...extras } = tailOf({} as StoredEvent, () => null);
+  return JSON.stringify(extras).slice(1, -1);
+})();
+const DEFAULT_EXTRAS_BYTES = utf8Bytes(DEFAULT_EXTRAS);
+/** Each status as JSON, by code. */
+const STATUS_JSON = EVENT_STATUSES.map((status) => utf8Bytes(JSON.stringify(status)));
+
 /**
- * Between an event's two pieces of text JSON: a line feed never occurs in JSON.stringify's output outside a
+ * Between an event's pieces of text JSON: a line feed never occurs in JSON.stringify's output outside a
  * string, and inside one it is written `\n`.
  */
 const TEXT_SEPARATOR = '\n';
@@ -873,7 +907,7 @@ const COMMA = 0x2c;
 const scratch = new ByteWriter(4096);
 
 /** Changes whenever the encoding does, so a snapshot in an older encoding is rebuilt, not misread. */
-export const TABLE_FORMAT = 8;
+export const TABLE_FORMAT = 9;
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 /** The next multiple of 8 (typed arrays in shared bytes start on 8-byte boundaries). */
 export const align8 = (n: number) => (n + 7) & ~7;

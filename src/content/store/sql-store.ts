@@ -115,8 +115,9 @@ async function seriesWriter(tx: DbTx, head: Omit<BundleT, 'events'>, options: St
       taken = chunk.filter((e) => e.recurrence);
       return chunk.filter((e) => !e.recurrence).map((e) => (e.all_day ? storedEvents(e, zones.get(lc(e.map_id))!, nowMs)[0] : e));
     },
-    async expand(): Promise<StoredEvent[]> {
-      if (taken.length === 0) return [];
+    /** The occurrences of the series taken, at most INSERT_BATCH at a time (a chunk's series may make far more). */
+    async *expand(): AsyncGenerator<StoredEvent[]> {
+      if (taken.length === 0) return;
       const now = new Date(nowMs).toISOString();
       for (let i = 0; i < taken.length; i += INSERT_BATCH) {
         await tx.query(INSERT.event_series, [JSON.stringify(taken.slice(i, i + INSERT_BATCH).map((doc) => ({ id: doc.id, map_id: doc.map_id, expanded_from: now, doc })))]);
@@ -126,17 +127,22 @@ async function seriesWriter(tx: DbTx, head: Omit<BundleT, 'events'>, options: St
         const { rows } = await tx.query<{ id: string; expanded_from: Date | string }>(SERIES.carryOver(previous), [taken.map((e) => lc(e.id))]);
         for (const r of rows) anchors.set(r.id, new Date(r.expanded_from).getTime());
       }
-      const out: StoredEvent[] = [];
+      let out: StoredEvent[] = [];
       const horizonDays = options.seriesHorizonDays ?? SERIES_HORIZON_DAYS;
-      for (const doc of taken) {
+      const series = taken;
+      taken = [];
+      for (const doc of series) {
         const anchor = anchors.get(lc(doc.id));
         out.push(...storedEvents(doc, zones.get(lc(doc.map_id))!, anchor ?? nowMs, horizonDays));
+        if (out.length >= INSERT_BATCH) {
+          yield out;
+          out = [];
+        }
         // A series carried over from an earlier publish may near its horizon (check, judging it as new, cannot tell).
         const soon = anchor === undefined || /(^|;)(COUNT|UNTIL)=/i.test(doc.recurrence!.rule) ? null : horizonWarning(anchor + horizonDays * 86_400_000, horizonDays, nowMs);
         if (soon) options.onWarning?.({ path: '$.events', message: `series ${doc.id} (${typeof doc.title === 'string' ? doc.title : Object.values(doc.title)[0]}) ${soon}` });
       }
-      taken = [];
-      return out;
+      if (out.length > 0) yield out;
     },
   };
 }
@@ -281,9 +287,7 @@ export class SqlStore {
           await tx.copyIn(COPY_IN.events, eventLines(batch));
           await tx.copyIn(COPY_IN.event_anchors, anchorLines(batch));
         }
-        const occurrences = await series.expand();
-        for (let i = 0; i < occurrences.length; i += INSERT_BATCH) {
-          const batch = occurrences.slice(i, i + INSERT_BATCH);
+        for await (const batch of series.expand()) {
           await tx.copyIn(COPY_IN.events, eventLines(batch));
           await tx.copyIn(COPY_IN.event_anchors, anchorLines(batch));
         }
