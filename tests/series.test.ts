@@ -247,6 +247,24 @@ describe('what check refuses and warns about in a series', () => {
     assert.ok(report.warnings.some((w) => w.path === `${path}.recurrence.exdates[0]` && /excludes nothing/.test(w.message)));
   });
 
+  test('an occurrence overridden twice, or moved online without a URL, is refused at the override; all-day overrides name days', () => {
+    const weekly = series({ starts_at: '2027-01-05T09:00:00Z', ends_at: '2027-01-05T10:00:00Z', recurrence: { rule: 'FREQ=WEEKLY;COUNT=5' },
+      overrides: [{ original_start: '2027-01-12T09:00:00Z', title: 'A' }, { original_start: '2027-01-12T09:00:00Z', title: 'B' },
+        { original_start: '2027-01-19T09:00:00Z', status: 'moved_online' }] });
+    assert.deepEqual(expandSeries(weekly, 'Europe/Lisbon', ANCHOR).problems.map((p) => [p.path, p.message.replace(/:.*/, '')]), [
+      ['overrides[1].original_start', '2027-01-12T09'],
+      ['overrides[2].online_url', 'is required'],
+    ]);
+    assert.match(expandSeries(weekly, 'Europe/Lisbon', ANCHOR).problems[0].message, /is overridden twice \(first by overrides\[0\]\)/);
+    const online = { ...weekly, overrides: [{ original_start: '2027-01-19T09:00:00Z', status: 'moved_online' as const, online_url: 'https://example.org/live' }] };
+    assert.deepEqual(expandSeries(online, 'Europe/Lisbon', ANCHOR).problems, []);
+    const days = series({ starts_at: '2027-01-05', ends_at: '2027-01-05', all_day: true, recurrence: { rule: 'FREQ=WEEKLY;COUNT=2' },
+      overrides: [{ original_start: '2027-01-06' }, { original_start: '2027-01-12T09:00:00Z' }] });
+    assert.deepEqual(expandSeries(days, 'Europe/Lisbon', ANCHOR).problems.map((p) => p.path), ['overrides[1].original_start']);
+    assert.deepEqual(expandSeries({ ...days, overrides: [{ original_start: '2027-01-06' }] }, 'Europe/Lisbon', ANCHOR).problems.map((p) => [p.path, p.message]),
+      [['overrides[0].original_start', '2027-01-06 is no occurrence of the series']]);
+  });
+
   test('the rule checker knows every part of RFC 5545\'s RRULE and nothing else', () => {
     assert.deepEqual(ruleProblems('FREQ=MONTHLY;INTERVAL=2;BYDAY=-1FR,2MO;BYMONTH=1,12;BYSETPOS=-1;WKST=SU;BYHOUR=9;BYMINUTE=30;BYSECOND=0'), []);
     assert.deepEqual(ruleProblems('FREQ=YEARLY;BYYEARDAY=-366,1;BYWEEKNO=53;UNTIL=20301231T000000Z'), []);

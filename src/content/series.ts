@@ -160,6 +160,47 @@ export function horizonWarning(horizonEndMs: number | null, horizonDays: number,
     'series last changed): publish the series changed to move it, or give the rule an end';
 }
 
+/** A recurrence's rule as RRULE's value: upper case, without a leading `RRULE:`. */
+export const ruleOf = (recurrence: NonNullable<EventT['recurrence']>): string => recurrence.rule.replace(/^RRULE:/i, '').toUpperCase();
+
+/** True when a rule (`ruleOf`) has an end (COUNT or UNTIL): it is expanded whole, with no horizon. */
+export const hasEnd = (rule: string): boolean => /(^|;)(COUNT|UNTIL)=/.test(rule);
+
+/**
+ * The starts (ms) the rule `rruleString` (DTSTART and RRULE lines) makes from `fromMs`: all of them for a rule with an
+ * end, else up to `horizonEndMs`; null, with the problem in `problems`, for a rule that cannot be read or makes too
+ * many. A rule with an end is expanded by all() without a callback (a callback makes it ten times slower); the
+ * library's own bound on the periods it walks, or the count checked after, stops one that makes too many.
+ */
+function ruleStarts(rruleString: string, fromMs: number, horizonEndMs: number | null, problems: SeriesFinding[]): number[] | null {
+  let starts: number[];
+  try {
+    const rr = new RRuleTemporal({ rruleString, cache: false });
+    starts = (horizonEndMs === null ? rr.all() : rr.between(new Date(fromMs), new Date(horizonEndMs), true)).map((d) => d.epochMilliseconds);
+  } catch (err) {
+    // The library's own bound on its work: a rule that makes that many candidates makes too many occurrences.
+    const message = (err as Error).message;
+    problems.push({ path: 'recurrence.rule', message: /Maximum (iterations|candidate)/i.test(message) ? tooMany(horizonEndMs) : `cannot be read: ${message}` });
+    return null;
+  }
+  if (starts.length <= MAX_OCCURRENCES) return starts;
+  problems.push({ path: 'recurrence.rule', message: tooMany(horizonEndMs) });
+  return null;
+}
+
+/** A series' overrides by their original start (`keyOf`), each once and each an occurrence of `all`; the others are `problems`. */
+function overridesByStart(doc: EventT, keyOf: (originalStart: string) => number, all: ReadonlySet<number>, describe: (originalStart: string) => string,
+  problems: SeriesFinding[]): Map<number, { o: NonNullable<EventT['overrides']>[number]; k: number }> {
+  const overrides = new Map<number, { o: NonNullable<EventT['overrides']>[number]; k: number }>();
+  (doc.overrides ?? []).forEach((o, k) => {
+    const ms = keyOf(o.original_start);
+    if (!all.has(ms)) problems.push({ path: `overrides[${k}].original_start`, message: `${describe(o.original_start)} is no occurrence of the series` });
+    else if (overrides.has(ms)) problems.push({ path: `overrides[${k}].original_start`, message: `${o.original_start} is overridden twice (first by overrides[${overrides.get(ms)!.k}])` });
+    else overrides.set(ms, { o, k });
+  });
+  return overrides;
+}
+
 /** Why a rule that makes too many occurrences is refused. */
 const tooMany = (horizonEndMs: number | null) => `makes more than ${MAX_OCCURRENCES.toLocaleString('en')} occurrences` +
   `${horizonEndMs === null ? '' : ` before its horizon (${toUtc(horizonEndMs)})`}: give it an end (COUNT or UNTIL) or a coarser frequency`;
@@ -196,26 +237,10 @@ export function expandSeries(doc: EventT, timeZone: string, anchorMs: number, ho
       'readers of the rule disagree on which is meant; start the series at a time that occurs once' });
   }
   if (problems.length > 0) return none();
-  const rule = recurrence.rule.replace(/^RRULE:/i, '').toUpperCase();
-  const bounded = /(^|;)(COUNT|UNTIL)=/.test(rule);
-  const horizonEndMs = bounded ? null : anchorMs + horizonDays * DAY_MS;
-  let starts: number[];
-  // A rule with an end is expanded whole: all() without a callback (a callback makes it ten times slower); its own
-  // bound on the periods it walks, or the count checked after, stops one that makes too many.
-  try {
-    const rr = new RRuleTemporal({ rruleString: `DTSTART;TZID=${timeZone}:${icalWall(wall)}\nRRULE:${rule}`, cache: false });
-    const made = horizonEndMs === null ? rr.all() : rr.between(new Date(startMs), new Date(horizonEndMs), true);
-    starts = made.map((d) => d.epochMilliseconds);
-  } catch (err) {
-    // The library's own bound on its work: a rule that makes that many candidates makes too many occurrences.
-    const message = (err as Error).message;
-    problems.push({ path: 'recurrence.rule', message: /Maximum (iterations|candidate)/i.test(message) ? tooMany(horizonEndMs) : `cannot be read: ${message}` });
-    return none(horizonEndMs);
-  }
-  if (starts.length > MAX_OCCURRENCES) {
-    problems.push({ path: 'recurrence.rule', message: tooMany(horizonEndMs) });
-    return none(horizonEndMs);
-  }
+  const rule = ruleOf(recurrence);
+  const horizonEndMs = hasEnd(rule) ? null : anchorMs + horizonDays * DAY_MS;
+  const starts = ruleStarts(`DTSTART;TZID=${timeZone}:${icalWall(wall)}\nRRULE:${rule}`, startMs, horizonEndMs, problems);
+  if (starts === null) return none(horizonEndMs);
   if (starts[0] !== startMs) {
     problems.push({ path: 'starts_at', message: `(${wallText(startMs, timeZone)} in ${timeZone}) is not an occurrence of the rule ` +
       `${rule}: start the series on its first occurrence (readers disagree on counting a start the rule does not make)` });
@@ -234,16 +259,7 @@ export function expandSeries(doc: EventT, timeZone: string, anchorMs: number, ho
     problems.push({ path: 'recurrence', message: `leaves the series no occurrence${horizonEndMs === null ? '' : ` before its horizon (${toUtc(horizonEndMs)})`}` });
     return none(horizonEndMs);
   }
-  // Overrides, by original start.
-  const overrides = new Map<number, { o: NonNullable<EventT['overrides']>[number]; k: number }>();
-  (doc.overrides ?? []).forEach((o, k) => {
-    const ms = Date.parse(o.original_start);
-    if (!all.has(ms)) {
-      problems.push({ path: `overrides[${k}].original_start`, message: `${o.original_start} (${wallText(ms, timeZone)} in ${timeZone}) is no occurrence of the series` });
-    } else if (overrides.has(ms)) {
-      problems.push({ path: `overrides[${k}].original_start`, message: `${o.original_start} is overridden twice (first by overrides[${overrides.get(ms)!.k}])` });
-    } else overrides.set(ms, { o, k });
-  });
+  const overrides = overridesByStart(doc, Date.parse, all, (d) => `${d} (${wallText(Date.parse(d), timeZone)} in ${timeZone})`, problems);
   const base = seriesFields(doc);
   const occurrences: StoredEvent[] = [];
   for (const original of originals) {
@@ -293,29 +309,16 @@ function expandAllDay(doc: EventT, timeZone: string, anchorMs: number, horizonDa
   (doc.overrides ?? []).forEach((o, k) => {
     for (const field of ['original_start', 'starts_at', 'ends_at'] as const) if (o[field] !== undefined && o[field]!.length !== 10) notDate(`overrides[${k}].${field}`, o[field]!);
   });
-  const rule = recurrence.rule.replace(/^RRULE:/i, '').toUpperCase();
-  const bounded = /(^|;)(COUNT|UNTIL)=/.test(rule);
-  const horizonEndMs = bounded ? null : anchorMs + horizonDays * DAY_MS;
+  const rule = ruleOf(recurrence);
+  const horizonEndMs = hasEnd(rule) ? null : anchorMs + horizonDays * DAY_MS;
   const none = (): Expansion => ({ occurrences: [], problems, warnings, horizonEndMs });
   if (problems.length > 0) return none();
   const dateMs = (date: string) => Date.parse(`${date}T00:00:00Z`);
   const dateOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
   const firstMs = dateMs(doc.starts_at);
   const days = Math.round((dateMs(doc.ends_at) - firstMs) / DAY_MS) + 1;
-  let starts: number[];
-  try {
-    const rr = new RRuleTemporal({ rruleString: `DTSTART;TZID=UTC:${doc.starts_at.replace(/-/g, '')}T000000\nRRULE:${rule}`, cache: false });
-    const made = horizonEndMs === null ? rr.all() : rr.between(new Date(firstMs), new Date(horizonEndMs), true);
-    starts = made.map((d) => d.epochMilliseconds);
-  } catch (err) {
-    const message = (err as Error).message;
-    problems.push({ path: 'recurrence.rule', message: /Maximum (iterations|candidate)/i.test(message) ? tooMany(horizonEndMs) : `cannot be read: ${message}` });
-    return none();
-  }
-  if (starts.length > MAX_OCCURRENCES) {
-    problems.push({ path: 'recurrence.rule', message: tooMany(horizonEndMs) });
-    return none();
-  }
+  const starts = ruleStarts(`DTSTART;TZID=UTC:${doc.starts_at.replace(/-/g, '')}T000000\nRRULE:${rule}`, firstMs, horizonEndMs, problems);
+  if (starts === null) return none();
   if (starts[0] !== firstMs) {
     problems.push({ path: 'starts_at', message: `(${doc.starts_at}) is not a day of the rule ${rule}: start the series on its first occurrence` });
     return none();
@@ -330,13 +333,7 @@ function expandAllDay(doc: EventT, timeZone: string, anchorMs: number, horizonDa
     problems.push({ path: 'recurrence', message: 'leaves the series no occurrence' });
     return none();
   }
-  const overrides = new Map<number, { o: NonNullable<EventT['overrides']>[number]; k: number }>();
-  (doc.overrides ?? []).forEach((o, k) => {
-    const ms = dateMs(o.original_start);
-    if (!all.has(ms)) problems.push({ path: `overrides[${k}].original_start`, message: `${o.original_start} is no day of the series` });
-    else if (overrides.has(ms)) problems.push({ path: `overrides[${k}].original_start`, message: `${o.original_start} is overridden twice (first by overrides[${overrides.get(ms)!.k}])` });
-    else overrides.set(ms, { o, k });
-  });
+  const overrides = overridesByStart(doc, dateMs, all, (d) => d, problems);
   const base = seriesFields(doc);
   const occurrences: StoredEvent[] = (checkOnly ? originals.filter((o) => overrides.has(o)) : originals).map((original) => {
     const date = dateOf(original);

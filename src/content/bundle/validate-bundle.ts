@@ -230,8 +230,8 @@ export class BundleValidator {
     // The series of the events that have their structure (each alone when some of the chunk do not).
     items.forEach((item, i) => {
       if (!isRecord(item) || (item.recurrence === undefined && item.overrides === undefined)) return;
-      const typed = parsed.success ? parsed.output[i] : v.safeParse(Event, item).output;
-      if (parsed.success || v.is(Event, item)) this.checkSeries(typed as EventT, offset + i, rootOf);
+      const one = parsed.success ? { success: true as const, output: parsed.output[i] } : v.safeParse(Event, item);
+      if (one.success) this.checkSeries(one.output, offset + i, rootOf);
     });
     return parsed.success ? parsed.output : [];
   }

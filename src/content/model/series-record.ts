@@ -10,7 +10,7 @@ import { localText } from './local-text.ts';
 import { tailOf } from './event-table.ts';
 import { toUtc } from '../rfc3339.ts';
 import { icalWall, wallTimeAt } from '../../utils/zoned-time.ts';
-import { allDayBounds } from '../series.ts';
+import { allDayBounds, hasEnd, ruleOf } from '../series.ts';
 import type { MapView, ReadModel, SeriesDoc } from './read-model.ts';
 
 /** How many occurrences from now a series answer lists. */
@@ -34,7 +34,7 @@ export function seriesRecord(model: ReadModel, map: MapView, s: SeriesDoc, nowMs
   for (let k = 0; k < occurrences.length && next.length < NEXT_OCCURRENCES; k++) {
     if (events.endMs[occurrences[k]] >= nowMs) next.push(events.summary(occurrences[k], lang));
   }
-  const rule = doc.recurrence!.rule.replace(/^RRULE:/i, '').toUpperCase();
+  const rule = ruleOf(doc.recurrence!);
   const allDay = doc.all_day === true;
   // An all-day series' start is a date: its rule in words says no time.
   const dtstart = allDay ? `DTSTART;VALUE=DATE:${doc.starts_at.replace(/-/g, '')}`
@@ -52,7 +52,7 @@ export function seriesRecord(model: ReadModel, map: MapView, s: SeriesDoc, nowMs
       rule, text: words, rdates: (doc.recurrence!.rdates ?? []).map((d) => toUtc(Date.parse(d))),
       exdates: (doc.recurrence!.exdates ?? []).map((d) => toUtc(Date.parse(d))),
       // Only a series without an end has a horizon to count from.
-      expanded_from: /(^|;)(COUNT|UNTIL)=/.test(rule) ? null : toUtc(Date.parse(s.expanded_from)), occurrence_count: occurrences.length,
+      expanded_from: hasEnd(rule) ? null : toUtc(Date.parse(s.expanded_from)), occurrence_count: occurrences.length,
       last_start: occurrences.length > 0 ? toUtc(events.startMs[occurrences[occurrences.length - 1]]) : null,
     },
     next_occurrences: next,

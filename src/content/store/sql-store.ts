@@ -10,7 +10,7 @@ import {
 } from '../../db/schema.ts';
 import { changeToken, HISTORY_DAYS, type ChangeInfo, type ChangeKind, type RecordChange, type RecordState, type RecordType } from '../changes.ts';
 import type { BundleT, EventT, SessionT, StoredEvent } from '../bundle/bundle-schema.ts';
-import { horizonWarning, SERIES_HORIZON_DAYS, storedEvents } from '../series.ts';
+import { hasEnd, horizonWarning, ruleOf, SERIES_HORIZON_DAYS, storedEvents } from '../series.ts';
 import type { Finding } from '../bundle/findings.ts';
 
 /** How a version's series are staged: their horizon, the publish's time, and where warnings about them go. */
@@ -139,7 +139,7 @@ async function seriesWriter(tx: DbTx, head: Omit<BundleT, 'events'>, options: St
           out = [];
         }
         // A series carried over from an earlier publish may near its horizon (check, judging it as new, cannot tell).
-        const soon = anchor === undefined || /(^|;)(COUNT|UNTIL)=/i.test(doc.recurrence!.rule) ? null : horizonWarning(anchor + horizonDays * 86_400_000, horizonDays, nowMs);
+        const soon = anchor === undefined || hasEnd(ruleOf(doc.recurrence!)) ? null : horizonWarning(anchor + horizonDays * 86_400_000, horizonDays, nowMs);
         if (soon) options.onWarning?.({ path: '$.events', message: `series ${doc.id} (${typeof doc.title === 'string' ? doc.title : Object.values(doc.title)[0]}) ${soon}` });
       }
       if (out.length > 0) yield out;
