@@ -6,7 +6,7 @@
  */
 import * as v from 'valibot';
 import { Session, type SessionT } from './bundle/bundle-schema.ts';
-import { BundleError } from './bundle/validate-bundle.ts';
+import { BundleError } from './bundle/findings.ts';
 import { connectPostgres, isConnectionError, type PostgresDb } from '../db/postgres.ts';
 import { SESSIONS } from '../db/schema.ts';
 import type { SessionRow } from './store/sql-store.ts';

@@ -3,7 +3,7 @@
  */
 import * as v from 'valibot';
 import { filterKey, pageOfEvents, type EventFilter } from '../content/model/event-search.ts';
-import { sha256Hex } from '../content/bundle/parse.ts';
+import { sha256Hex } from '../utils/sha256.ts';
 import { cursorKey, decodeCursor, encodeCursor, type CursorState } from '../http/cursor.ts';
 import { HttpError, invalidParams, notFound, type ParamError } from '../http/errors.ts';
 import { bbox, int, near, oneOf, optionalInt, searchQuery, someOf, textList, timestamp, uuid, uuidList } from '../http/params.ts';
@@ -213,7 +213,7 @@ export const getEvent = defineRoute({
       const series = findSeries(model, params.id);
       if (!series) throw notFound(`Event ${params.id}`);
       const served = language.forMap(series.map.id);
-      body = seriesRecord(model, series.map, series.series, now.getTime(), series.map.events.languageIndex(served), served);
+      body = await seriesRecord(model, series.map, series.series, now.getTime(), series.map.events.languageIndex(served), served);
       savedIds = [params.id];
     }
     const auth = header('authorization');

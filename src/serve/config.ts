@@ -5,7 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseTimestamp } from '../content/rfc3339.ts';
-import { parseHorizonDays, SERIES_HORIZON_DAYS } from '../content/series.ts';
+import { parseHorizonDays, SERIES_HORIZON_DAYS } from '../content/series-dates.ts';
 import { LOG_LEVELS, type LogLevel } from '../utils/log.ts';
 import type { AssetLoader } from '../pages/assets.ts';
 import { normaliseBasePath, normalisePublicUrl, type AppDeps } from '../app.ts';

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { BundleError } from '../content/bundle/validate-bundle.ts';
 import type { SessionT } from '../content/bundle/bundle-schema.ts';
 import { Publisher } from '../content/publisher.ts';
-import { parseHorizonDays } from '../content/series.ts';
+import { parseHorizonDays } from '../content/series-dates.ts';
 import { parseSessions } from '../content/sessions.ts';
 import { KEEP_VERSIONS_POSTGRES } from '../content/store/sql-store.ts';
 import { isConnectionError } from '../db/postgres.ts';

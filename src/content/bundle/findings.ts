@@ -18,3 +18,20 @@ export interface VersionWarnings {
   count: number;
   first: Finding[];
 }
+
+/** One thing wrong with a bundle. */
+export interface BundleProblem {
+  path: string;
+  message: string;
+}
+
+/** Thrown when a bundle is refused; carries every problem found. */
+export class BundleError extends Error {
+  readonly problems: BundleProblem[];
+  constructor(problems: BundleProblem[]) {
+    super(`content bundle refused: ${problems.length} problem${problems.length === 1 ? '' : 's'}\n` +
+      problems.map((p) => `  ${p.path}: ${p.message}`).join('\n'));
+    this.name = 'BundleError';
+    this.problems = problems;
+  }
+}

@@ -6,10 +6,13 @@
  * and its events never all exist as objects.
  */
 import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../utils/sha256.ts';
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { BundleT } from './bundle-schema.ts';
 import { BundleError, validateBundle } from './validate-bundle.ts';
+
+export { sha256Hex };
 
 /** A bundle file, read only as far as needed: streamed through the hash when the store has its content. */
 export interface BundleFile { path: string }
@@ -17,10 +20,6 @@ export interface BundleFile { path: string }
 /** A bundle as text, as UTF-8 bytes, or as a file. */
 export type BundleSource = string | Uint8Array | BundleFile;
 
-/** Hex SHA-256 of a string (its UTF-8) or of bytes. */
-export function sha256Hex(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
-}
 
 /** The SHA-256 of a bundle's UTF-8 bytes; a file is streamed, never held whole. */
 export async function checksumOf(source: BundleSource): Promise<string> {

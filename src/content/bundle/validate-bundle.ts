@@ -10,24 +10,9 @@ import * as v from 'valibot';
 import { Bundle, Event, type BundleT, type EventT } from './bundle-schema.ts';
 import { canonicalTag } from '../model/local-text.ts';
 import { expandSeries, SERIES_HORIZON_DAYS } from '../series.ts';
-import type { Finding } from './findings.ts';
+import { BundleError, type BundleProblem, type Finding } from './findings.ts';
 
-/** One thing wrong with a bundle. */
-export interface BundleProblem {
-  path: string;
-  message: string;
-}
-
-/** Thrown when a bundle is refused; carries every problem found. */
-export class BundleError extends Error {
-  readonly problems: BundleProblem[];
-  constructor(problems: BundleProblem[]) {
-    super(`content bundle refused: ${problems.length} problem${problems.length === 1 ? '' : 's'}\n` +
-      problems.map((p) => `  ${p.path}: ${p.message}`).join('\n'));
-    this.name = 'BundleError';
-    this.problems = problems;
-  }
-}
+export { BundleError, type BundleProblem } from './findings.ts';
 
 /** The noun for one record of each top-level collection. */
 const RECORD_NOUNS: Readonly<Record<string, string>> = {

@@ -4,13 +4,11 @@
  * occurrences. Its occurrences were expanded when the version was published (src/content/series.ts); nothing is
  * expanded here.
  */
-import { RRuleTemporal } from 'rrule-temporal';
-import { toText } from 'rrule-temporal/totext';
 import { localText } from './local-text.ts';
 import { tailOf } from './event-table.ts';
 import { toUtc } from '../rfc3339.ts';
 import { icalWall, wallTimeAt } from '../../utils/zoned-time.ts';
-import { allDayBounds, hasEnd, ruleOf } from '../series.ts';
+import { allDayBounds, hasEnd, ruleOf } from '../series-dates.ts';
 import type { MapView, ReadModel, SeriesDoc } from './read-model.ts';
 
 /** How many occurrences from now a series answer lists. */
@@ -23,7 +21,9 @@ const RULE_TEXT_LANGUAGES = ['en', 'es', 'fr', 'de', 'ar', 'he', 'hi', 'yue', 'z
  * The answer about series `s` of `map`, its texts as LocalTexts (written in the request's language), its next
  * occurrences from `nowMs` as records in language piece `lang` of the map's event table, the rule's words in `served`.
  */
-export function seriesRecord(model: ReadModel, map: MapView, s: SeriesDoc, nowMs: number, lang: number, served: string | null): Record<string, unknown> {
+export async function seriesRecord(model: ReadModel, map: MapView, s: SeriesDoc, nowMs: number, lang: number, served: string | null): Promise<Record<string, unknown>> {
+  // Loaded the first time a series is asked for: the serving threads load no rule engine at start.
+  const [{ RRuleTemporal }, { toText }] = await Promise.all([import('rrule-temporal'), import('rrule-temporal/totext')]);
   const { doc } = s;
   const { default: fallback, offered } = map.languages;
   const text = (value: Parameters<typeof localText>[0]) => localText(value, fallback, offered);
