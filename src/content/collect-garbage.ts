@@ -5,6 +5,9 @@
  * - the publisher's thread after a publish, which leaves its records and pages behind:
  *   collected before the payload is handed over, they are not still held while the serving thread builds the
  *   new model, which is when the process's memory peaks;
+ * - the publisher's thread once a large version's event tables are built (`buildPayload`), before they are copied
+ *   into its payload: the buffers they grew in and were sorted from are garbage, and copying beside them was the
+ *   peak of a large first load;
  * - a serving thread (`--workers`) once it has built a version's model: the records it parsed to build it are
  *   garbage, and a thread that then only answers requests may not collect them for a long time.
  * `startCollection` is the one that does not stop the thread, for a thread that serves meanwhile.

@@ -19,6 +19,7 @@ import { BUNDLE_FORMAT, type EventT, type SessionT } from './bundle/bundle-schem
 import { checksumOf, parseBundle, readBundleBytes, splitBundle, type BundleSource } from './bundle/parse.ts';
 import { BundleError, BundleValidator, validateWithWarnings, type BundleProblem, type ValidatorOptions } from './bundle/validate-bundle.ts';
 import { WarningCollector } from './bundle/check.ts';
+import { collectGarbage } from './collect-garbage.ts';
 import type { VersionWarnings } from './bundle/findings.ts';
 import { buildPayload, findCache, modelFromPayload, pruneCaches, readCache, cachePath, writeCache, type ModelPayload } from './model/model-cache.ts';
 import { cachesPath, lockDataDir, ownedElsewhere, removeOldLayout, setStoreAside, storePath, type DataDirLock } from './store/data-dir.ts';
@@ -555,7 +556,7 @@ export class Publisher implements PublisherPort {
   /** A version's payload, built from the store: its records, then its events page by page; its warnings as kept (or given). */
   private async payloadOf(version: VersionInfo, warnings?: VersionWarnings): Promise<ModelPayload> {
     return buildPayload(await this.store.readHead(version), (onPage) => this.store.readEvents(version.version, onPage),
-      { ...version, warnings: warnings ?? await this.store.warningsOf(version.version) });
+      { ...version, warnings: warnings ?? await this.store.warningsOf(version.version) }, collectGarbage);
   }
 
   async replaceSessions(sessions: SessionT[]): Promise<void> {

@@ -41,6 +41,9 @@ export interface ModelPayload {
   places: Uint8Array;
 }
 
+/** Event tables of more events than this (some 15 MB) are large enough that the garbage their building leaves matters (`buildPayload`). */
+const LARGE_TABLES = 50_000;
+
 const FILES = { docs: 'content.jsonl', tables: 'event-tables.bin', places: 'event-places.bin', manifest: 'manifest.json' } as const;
 
 interface Manifest { format: string; version: number; checksum: string; published_at: string; warnings: VersionWarnings | null; files: Record<string, string> }
@@ -50,13 +53,17 @@ export class ModelCacheError extends Error {}
 
 /**
  * Builds the payload of a version from its records as read from the store: `head` without events, and the
- * events in pages, of which only the compact table form is kept.
+ * events in pages, of which only the compact table form is kept. `collect`, a full garbage collection, is called
+ * once large tables are built, before they are copied into the payload: the buffers the tables grew in and were
+ * sorted from are garbage then, and copying beside them was the peak of a large first load (docs/decisions.md,
+ * Memory of a large publish).
  */
 export async function buildPayload(head: ContentDocs, events: EventPages,
-  version: { version: number; published_at: string; warnings?: VersionWarnings | null }): Promise<ModelPayload> {
+  version: { version: number; published_at: string; warnings?: VersionWarnings | null }, collect?: () => void): Promise<ModelPayload> {
   const docs = { ...head, events: [] };
   const bare = buildReadModel(docs);
   const built = await buildEventTables(bare, events);
+  if (collect && built.reduce((sum, t) => sum + t.length, 0) > LARGE_TABLES) collect();
   const places = encodePlaces(built.map((t) => ({ mapId: t.mapId, parts: runNow(eventIndexSteps(bare.pois, t)).parts })));
   return { version: version.version, checksum: head.checksum, published_at: version.published_at, warnings: version.warnings ?? null, docs: docsBytes(docs),
     tables: concatBytes(EventTable.encode(built)), places };
