@@ -253,7 +253,7 @@ describe('what check refuses and warns about in a series', () => {
         { original_start: '2027-01-19T09:00:00Z', status: 'moved_online' }] });
     assert.deepEqual(expandSeries(weekly, 'Europe/Lisbon', ANCHOR).problems.map((p) => [p.path, p.message.replace(/:.*/, '')]), [
       ['overrides[1].original_start', '2027-01-12T09'],
-      ['overrides[2].online_url', 'is required'],
+      ['overrides[2].online_url', 'is required when the status is moved_online'],
     ]);
     assert.match(expandSeries(weekly, 'Europe/Lisbon', ANCHOR).problems[0].message, /is overridden twice \(first by overrides\[0\]\)/);
     const online = { ...weekly, overrides: [{ original_start: '2027-01-19T09:00:00Z', status: 'moved_online' as const, online_url: 'https://example.org/live' }] };
@@ -263,6 +263,31 @@ describe('what check refuses and warns about in a series', () => {
     assert.deepEqual(expandSeries(days, 'Europe/Lisbon', ANCHOR).problems.map((p) => p.path), ['overrides[1].original_start']);
     assert.deepEqual(expandSeries({ ...days, overrides: [{ original_start: '2027-01-06' }] }, 'Europe/Lisbon', ANCHOR).problems.map((p) => [p.path, p.message]),
       [['overrides[0].original_start', '2027-01-06 is no occurrence of the series']]);
+  });
+
+  test('an overridden occurrence is held to the rules between status and visitor fields, at its override, and a series that breaks them is told once', () => {
+    const weekly = series({ starts_at: '2027-01-05T09:00:00Z', ends_at: '2027-01-05T10:00:00Z', recurrence: { rule: 'FREQ=WEEKLY;COUNT=5' }, attendance_mode: 'offline',
+      overrides: [
+        { original_start: '2027-01-12T09:00:00Z', status: 'rescheduled' }, // not moved: its previous start would be its start
+        { original_start: '2027-01-19T09:00:00Z', status: 'scheduled', previous_start: '2027-01-18T09:00:00Z' },
+        { original_start: '2027-01-26T09:00:00Z', online_url: 'https://example.org/live' }, // offline, yet a URL
+        { original_start: '2027-02-02T09:00:00Z', status: 'rescheduled', starts_at: '2027-02-03T09:00:00Z' }, // fine
+      ] });
+    assert.deepEqual(expandSeries(weekly, 'Europe/Lisbon', ANCHOR).problems.map((p) => [p.path, p.message.replace(/:.*/, '')]), [
+      ['overrides[0].previous_start', '"2027-01-12T09'],
+      ['overrides[1].previous_start', 'is only for an event rescheduled, postponed or cancelled, not scheduled'],
+      ['overrides[2].online_url', 'is given for an event whose attendance_mode is offline'],
+    ]);
+    assert.match(expandSeries(weekly, 'Europe/Lisbon', ANCHOR).problems[0].message, /is starts_at itself: a rescheduled event has a new start/);
+    // The series itself online without a URL: one problem, at the series (validate-bundle's), none at its overrides.
+    const online = { ...weekly, attendance_mode: 'online' as const, overrides: [{ original_start: '2027-01-12T09:00:00Z', title: 'A' }] };
+    assert.deepEqual(expandSeries(online, 'Europe/Lisbon', ANCHOR).problems, []);
+    const b = bundleWith({ starts_at: online.starts_at, ends_at: online.ends_at, recurrence: online.recurrence, attendance_mode: 'online', overrides: online.overrides });
+    assert.deepEqual(problemsOf(b).map((p) => p.path), [`${at(b, 1)}.online_url`]);
+    // An all-day occurrence rescheduled to another day is fine; one left on its day is not.
+    const days = series({ starts_at: '2027-01-05', ends_at: '2027-01-05', all_day: true, recurrence: { rule: 'FREQ=WEEKLY;COUNT=3' },
+      overrides: [{ original_start: '2027-01-12', status: 'rescheduled', starts_at: '2027-01-13' }, { original_start: '2027-01-19', status: 'rescheduled' }] });
+    assert.deepEqual(expandSeries(days, 'Europe/Lisbon', ANCHOR).problems.map((p) => p.path), ['overrides[1].previous_start']);
   });
 
   test('the rule checker knows every part of RFC 5545\'s RRULE and nothing else', () => {

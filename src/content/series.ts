@@ -14,6 +14,7 @@
  */
 import { RRuleTemporal } from 'rrule-temporal';
 import type { EventT, StoredEvent } from './bundle/bundle-schema.ts';
+import { statusRules } from './bundle/event-rules.ts';
 import { toUtc } from './rfc3339.ts';
 import { icalWall, instantsOfWall, offsetAt, wallTimeAt } from '../utils/zoned-time.ts';
 import { addDaysToDate, allDayBounds, dayStartMs, hasEnd, occurrenceId, ruleOf, SERIES_HORIZON_DAYS } from './series-dates.ts';
@@ -164,6 +165,21 @@ function overridesByStart(doc: EventT, keyOf: (originalStart: string) => number,
 const tooMany = (horizonEndMs: number | null) => `makes more than ${MAX_OCCURRENCES.toLocaleString('en')} occurrences` +
   `${horizonEndMs === null ? '' : ` before its horizon (${toUtc(horizonEndMs)})`}: give it an end (COUNT or UNTIL) or a coarser frequency`;
 
+/** Whether a series breaks the rules between status and visitor fields itself (reported at the series, once). */
+function breaksStatusRules(doc: EventT): boolean {
+  let broken = false;
+  statusRules(doc, '', () => { broken = true; });
+  return broken;
+}
+
+/**
+ * The rules between status and visitor fields (event-rules.ts) on an occurrence as its override made it, each problem
+ * at the override; not when the series breaks them already (then every occurrence would repeat the series' problem).
+ */
+function occurrenceRules(occurrence: StoredEvent, k: number, seriesBreaks: boolean, problems: SeriesFinding[]): void {
+  if (!seriesBreaks) statusRules(occurrence, `overrides[${k}]`, (path, message) => problems.push({ path, message }));
+}
+
 /** The whole event of a series as its occurrences carry it: everything but the recurrence and the overrides. */
 function seriesFields(doc: EventT): Omit<EventT, 'recurrence' | 'overrides'> {
   const { recurrence: _r, overrides: _o, ...rest } = doc;
@@ -220,6 +236,7 @@ export function expandSeries(doc: EventT, timeZone: string, anchorMs: number, ho
   }
   const overrides = overridesByStart(doc, Date.parse, all, (d) => `${d} (${wallText(Date.parse(d), timeZone)} in ${timeZone})`, problems);
   const base = seriesFields(doc);
+  const seriesBreaks = breaksStatusRules(doc);
   const occurrences: StoredEvent[] = [];
   for (const original of originals) {
     // Checking alone (`checkOnly`, as check does) makes only the overridden occurrences, the ones it tests.
@@ -241,10 +258,7 @@ export function expandSeries(doc: EventT, timeZone: string, anchorMs: number, ho
       }
       // A rescheduled occurrence had its original start before.
       if (occurrence.status === 'rescheduled' && occurrence.previous_start === undefined) occurrence.previous_start = toUtc(original);
-      const mode = occurrence.attendance_mode;
-      if (occurrence.online_url === undefined && (occurrence.status === 'moved_online' || mode === 'online' || mode === 'mixed')) {
-        problems.push({ path: `overrides[${k}].online_url`, message: `is required: the occurrence is ${occurrence.status === 'moved_online' ? 'moved online' : `attended ${mode}`}, and the series gives no online_url` });
-      }
+      occurrenceRules(occurrence, k, seriesBreaks, problems);
     }
     occurrences.push(occurrence);
   }
@@ -294,6 +308,7 @@ function expandAllDay(doc: EventT, timeZone: string, anchorMs: number, horizonDa
   }
   const overrides = overridesByStart(doc, dateMs, all, (d) => d, problems);
   const base = seriesFields(doc);
+  const seriesBreaks = breaksStatusRules(doc);
   const occurrences: StoredEvent[] = (checkOnly ? originals.filter((o) => overrides.has(o)) : originals).map((original) => {
     const date = dateOf(original);
     let startDate = date;
@@ -308,7 +323,9 @@ function expandAllDay(doc: EventT, timeZone: string, anchorMs: number, horizonDa
       if (endDate < startDate) problems.push({ path: `overrides[${found.k}].ends_at`, message: `${endDate} is before the occurrence's first day ${startDate}` });
       if (fields.status === 'rescheduled' && fields.previous_start === undefined) fields.previous_start = toUtc(dayStartMs(date, timeZone));
     }
-    return allDayEvent({ ...base, ...fields, id: occurrenceId(doc.id, date), series_id: doc.id, original_start: date } as StoredEvent, startDate, endDate, timeZone);
+    const occurrence = allDayEvent({ ...base, ...fields, id: occurrenceId(doc.id, date), series_id: doc.id, original_start: date } as StoredEvent, startDate, endDate, timeZone);
+    if (found) occurrenceRules(occurrence, found.k, seriesBreaks, problems);
+    return occurrence;
   });
   if (problems.length > 0) return none();
   return { occurrences, problems, warnings, horizonEndMs };

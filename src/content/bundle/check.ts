@@ -13,7 +13,8 @@ import { canonicalTag } from '../model/local-text.ts';
 import { KEPT_WARNINGS, type Finding, type VersionWarnings } from './findings.ts';
 
 export type { Finding } from './findings.ts';
-import { BundleError, describeLocation, formatJsonPath, showValue, validateWithWarnings } from './validate-bundle.ts';
+import { showValue } from './findings.ts';
+import { BundleError, describeLocation, formatJsonPath, validateWithWarnings } from './validate-bundle.ts';
 
 
 /** How many records of each kind a bundle holds (counted even in a refused bundle). */

@@ -10,6 +10,17 @@ export interface Finding {
   message: string;
 }
 
+/** How many characters of a value a message shows. */
+const SHOWN_CHARS = 60;
+
+/** Cuts text to `max` characters, marking the cut with an ellipsis. */
+export const cut = (text: string, max = SHOWN_CHARS) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+/** Shows a value as JSON for a message, cut to about 60 characters. */
+export function showValue(value: unknown, max = SHOWN_CHARS): string {
+  return cut(value === undefined ? 'nothing' : JSON.stringify(value) ?? String(value), max);
+}
+
 /** How many of a version's warnings are kept with it (every one is counted). */
 export const KEPT_WARNINGS = 100;
 
