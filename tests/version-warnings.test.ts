@@ -107,4 +107,30 @@ describe('the served version\'s warnings', () => {
       await store.close();
     }
   });
+
+  test('with --strict a series carried over to near its horizon is refused too (a warning staging finds, which check cannot), and what is served stays', async (t) => {
+    const park = longTrailsBundle();
+    const event = park.events[0];
+    park.events.push({ ...event, id: '00000000-0000-5000-8000-00000000aaaa', title: 'Daily ranger walk', recurrence: { rule: 'FREQ=DAILY' } });
+    const t0 = Date.parse(event.starts_at) - 86_400_000;
+    t.mock.timers.enable({ apis: ['Date'], now: t0 });
+    const store = await ContentStore.open({ strict: true });
+    try {
+      const first = await store.publish(JSON.stringify(park), 'park.json');
+      assert.equal(first.warnings?.count, 0, 'new: its horizon is two years away');
+      // 680 days on, another event edited: the series is unchanged, so its horizon still counts from the first publish.
+      t.mock.timers.setTime(t0 + 680 * 86_400_000);
+      park.events[0] = { ...event, title: 'Edited' };
+      // Read in chunks, and whole (an events key the splitter does not follow: escaped).
+      for (const text of [JSON.stringify(park), JSON.stringify(park).replace('"events":', '"\\u0065vents":')]) {
+        const err = await store.publish(text, 'park.json').then(() => null, (e: unknown) => e);
+        assert.ok(err instanceof BundleError, String(err));
+        assert.equal(err.problems.length, 1);
+        assert.match(err.problems[0].message, /series 00000000-0000-5000-8000-00000000aaaa \(Daily ranger walk\) has no end.*refused with --strict/);
+        assert.equal(store.model.version, first.version, 'the version served stays');
+      }
+    } finally {
+      await store.close();
+    }
+  });
 });

@@ -380,7 +380,12 @@ export class Publisher implements PublisherPort {
       collector.addFindings(validateWithWarnings(bundle, this.seriesOptions).warnings);
       onWarnings(collector);
       refuseWarnings(strict, collector);
-      return this.store.stageVersion(bundle, [bundle.events], { ...this.seriesOptions, onWarning: (f) => collector.addFindings([f]) });
+      // Staging finds warnings of its own (a series carried over to near its horizon): refused once it has staged them.
+      const events = function* () {
+        yield bundle.events;
+        refuseWarnings(strict, collector);
+      };
+      return this.store.stageVersion(bundle, events(), { ...this.seriesOptions, onWarning: (f) => collector.addFindings([f]) });
     }
     const validator = new BundleValidator(split.head, this.seriesOptions);
     const collector = new WarningCollector(split.head);
@@ -404,6 +409,7 @@ export class Publisher implements PublisherPort {
       }
       const problems = validator.finish();
       if (problems.length > 0) throw new BundleError(problems);
+      // Resumed once the store has staged every chunk: its own warnings (a series carried over to near its horizon) are in.
       refuseWarnings(strict, collector);
     }
     if (!validator.ok) {
