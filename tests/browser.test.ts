@@ -166,6 +166,29 @@ describe('the explorer in Chromium', () => {
     }
   });
 
+  test('says how an event stands: a rescheduled occurrence is marked in the list, and its detail gives its old start and how its series repeats', async () => {
+    const recorded = await newPage();
+    const { page } = recorded;
+    await page.goto(`${server.base}/explore?map=${MAIN}`);
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.fill('#event-from', '2027-02-18');
+    await page.fill('#event-to', '2027-02-19');
+    await page.click('#event-form button[type="submit"]');
+    const listed = await api(server.base, `/events?map_id=${MAIN}&limit=25&from=2027-02-18&to=2027-02-19`);
+    const moved = listed.events.find((e: { status: string }) => e.status === 'rescheduled');
+    assert.ok(moved?.series_id, 'the demo reschedules an occurrence of a series on 18 February 2027');
+    const button = page.locator(`#event-list button.event[data-id="${moved.id}"]`);
+    await button.waitFor();
+    assert.match(await button.textContent() ?? '', /18 Feb 2027, 19:00 · .* · Rescheduled \(was 11 Feb 2027, 19:00\)$/);
+    await button.click();
+    await page.waitForSelector('#event-status');
+    assert.equal(await page.textContent('#event-status'), 'Rescheduled (was 11 Feb 2027, 19:00)');
+    const series = await api(server.base, `/events/${moved.series_id}`);
+    assert.ok(series.recurrence.text.length > 0);
+    assert.equal(await page.locator('#detail-body dt:text-is("Repeats") + dd').textContent(), series.recurrence.text);
+    assertStayedHome(recorded);
+  });
+
   test('the home page lists the maps and links to the explorer, which opens on the map linked', async () => {
     const recorded = await newPage();
     const { page } = recorded;

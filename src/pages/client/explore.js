@@ -88,6 +88,29 @@ function when(iso) {
   return new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', ...(zone ? { timeZone: zone } : {}) }).format(new Date(iso));
 }
 
+/** When an event is: its days for an all-day one (dates, in no time zone), else its start on the map's clock. */
+function eventWhen(e) {
+  if (!e.all_day) return when(e.starts_at);
+  const day = (date) => new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`));
+  return e.start_date === e.end_date ? day(e.start_date) : `${day(e.start_date)} – ${day(e.end_date)}`;
+}
+
+/** An event's status in words, for one that is not simply on (null when scheduled). */
+function statusText(e) {
+  if (e.status === 'cancelled') return 'Cancelled';
+  if (e.status === 'postponed') return 'Postponed';
+  if (e.status === 'moved_online') return 'Moved online';
+  if (e.status === 'rescheduled') return e.previous_start ? `Rescheduled (was ${when(e.previous_start)})` : 'Rescheduled';
+  return null;
+}
+
+/** An event's button in a list: its title, when it is, and its status when it is not simply on. */
+function eventButton(e, detail) {
+  const status = statusText(e);
+  return el('li', {}, el('button', { type: 'button', className: `event status-${e.status}`, dataset: { id: e.id }, onclick: () => openEvent(e.id) },
+    el('strong', {}, e.title), el('span', { className: 'muted' }, [eventWhen(e), detail, status].filter(Boolean).join(' · '))));
+}
+
 /** Every category id at or below `id`: a category stands for its descendants, as in the API. */
 function subtree(id) {
   const ids = new Set([id]);
@@ -208,9 +231,7 @@ async function listEvents() {
   const list = $('event-list');
   try {
     const page = await api('/events', params);
-    const items = page.events.map((e) => el('li', {}, el('button', { type: 'button', className: 'event', dataset: { id: e.id }, onclick: () => openEvent(e.id) },
-      el('strong', {}, e.title), el('span', { className: 'muted' }, `${when(e.starts_at)} · ${e.event_type}`))));
-    list.replaceChildren(...items);
+    list.replaceChildren(...page.events.map((e) => eventButton(e, e.event_type)));
     const where = state.near ? ` within ${$('event-radius').selectedOptions[0].text} of the point` : '';
     $('events-title').textContent = kiosk ? 'Coming up' : `Events: ${page.total}${where}`;
     list.dataset.total = String(page.total);
@@ -248,8 +269,7 @@ async function openPoi(poi) {
   try {
     const answer = await api('/events/upcoming-by-poi', { poi_ids: poi.id, limit_per_poi: 5 });
     const events = answer[poi.id] ?? [];
-    upcoming.replaceChildren(...(events.length ? events.map((e) => el('li', {}, el('button', { type: 'button', className: 'event', onclick: () => openEvent(e.id) },
-      el('strong', {}, e.title), el('span', { className: 'muted' }, when(e.starts_at))))) : [el('li', { className: 'muted' }, 'None scheduled.')]));
+    upcoming.replaceChildren(...(events.length ? events.map((e) => eventButton(e)) : [el('li', { className: 'muted' }, 'None scheduled.')]));
   } catch (err) {
     upcoming.replaceChildren(el('li', { className: 'error' }, err.message));
   }
@@ -257,11 +277,19 @@ async function openPoi(poi) {
 
 async function openEvent(id) {
   const event = await api(`/events/${id}`);
+  // An occurrence of a series says how it repeats: the series' rule in words.
+  const series = event.series_id ? await api(`/events/${event.series_id}`).catch(() => null) : null;
   const anchors = event.pois.map((poi) => el('li', {}, el('button', { type: 'button', className: 'poi', onclick: () => openPoi(poi) }, poi.name, el('span', { className: 'muted' }, ` · ${poi.type}`))));
+  const status = statusText(event);
+  const offers = event.offers;
+  const price = offers?.free ? 'Free' : offers?.price != null ? `${offers.price} ${offers.currency ?? ''}`.trim() : event.price;
   openDetail(el('p', { className: 'kind' }, `event · ${event.event_type}`), el('h2', { id: 'event-title' }, event.title),
+    status ? el('p', { id: 'event-status', className: `event-status status-${event.status}` }, status) : null,
     event.description ? el('p', {}, event.description) : null,
-    facts([['Starts', when(event.starts_at)], ['Ends', event.ends_at ? when(event.ends_at) : null], ['Tags', event.tags.join(', ')],
-      ['Price', event.price], ['More', event.url]]),
+    facts(event.all_day ? [['When', eventWhen(event)]] : [['Starts', when(event.starts_at)], ['Ends', event.ends_at ? when(event.ends_at) : null]]),
+    facts([['Repeats', series?.recurrence?.text], ['Tags', event.tags.join(', ')], ['Price', price], ['Booking', offers?.booking_url],
+      ['Organizer', event.organizer?.name], ['Online', event.online_url], ['Accessibility', event.accessibility.map((f) => f.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)).join(', ')],
+      ['More', event.url]]),
     el('h3', {}, `Where (${event.pois.length})`), el('ol', { className: 'poi-list', id: 'event-pois' }, ...anchors));
   highlight(event.pois);
 }
