@@ -203,9 +203,14 @@ for (const kind of ['pglite', 'postgres'] as const) {
       assert.equal(tombstone.hash, null, 'the removed event left a tombstone');
       const edited = structuredClone(removed);
       edited.markers[0].name += ' (edited)';
+      const statesBefore = await store.recordStates();
       await publishAt(validateBundle(edited), start + (HISTORY_DAYS + 5) * day);
       const kept = await store.changes();
       assert.ok(kept.every((c) => Date.parse(c.madeAt) >= start + 5 * day), 'the change older than the span went');
+      // A record unchanged since a change that went keeps when it changed (its updated_at), though the change itself went.
+      const unchanged = statesBefore.find((s) => s.type === 'category' && !kept.some((c) => c.change === s.change))!;
+      assert.ok(unchanged.madeAt !== null);
+      assert.equal((await store.recordStates()).find((s) => s.type === 'category' && s.id === unchanged.id)!.madeAt, unchanged.madeAt);
       assert.ok(kept.some((c) => c.change === tombstone.change), 'the change of the removal is still within the span');
       assert.ok((await store.recordStates()).some((s) => s.id === gone.id.toLowerCase()), 'so its tombstone stays');
       // Far later: only the newest change stays, the removal's tombstone and history go.
@@ -231,7 +236,7 @@ test('a store that served a version before tracking began makes that version its
     const bundle = validateBundle(structuredClone(makeFixture({ events: 5 })));
     const v = await store.writeVersion(bundle, 'before');
     // As a store of the release before: no tracking tables, the migration not applied.
-    await db.exec(`DROP TABLE store_identity, content_changes, record_state, record_changes; DELETE FROM schema_migrations WHERE version = 3`);
+    await db.exec(`DROP TABLE store_identity, content_changes, record_state, record_changes; DELETE FROM schema_migrations WHERE version >= 3`);
     const reopened = await SqlStore.open(db);
     const changes = await reopened.changes();
     assert.deepEqual(changes.map((c) => [c.change, c.version, c.kind]), [[1, v.version, 'tracking began']]);

@@ -35,6 +35,8 @@ function damaging(inner: Publisher): { port: PublisherPort; damage: { on: boolea
     abandon: () => inner.abandon(),
     serveCurrent: () => inner.serveCurrent(),
     currentVersion: () => inner.currentVersion(),
+    eventChanges: () => inner.eventChanges(),
+    latestChange: () => inner.latestChange(),
     replaceSessions: (s) => inner.replaceSessions(s),
     readSessions: () => inner.readSessions(),
     close: () => inner.close(),

@@ -26,8 +26,9 @@ export type ChangeKind = 'publish' | 'rollback' | 'tracking began';
 export const HISTORY_DAYS = 90;
 
 /**
- * A record's state: the change in which it last changed, and when (null once that change is older than the history
- * kept). `hash` null is a tombstone: the record was removed in `change`.
+ * A record's state: the change in which it last changed, and when (kept with the record, so it outlives the change's
+ * own row; null only for a change dropped before records kept their time). `hash` null is a tombstone: the record was
+ * removed in `change`.
  */
 export interface RecordState {
   type: RecordType;
@@ -53,6 +54,23 @@ export interface ChangeInfo {
   version: number;
   kind: ChangeKind;
   madeAt: string;
+}
+
+/**
+ * When the events of the current state last changed, as the store hands it to the threads that serve the version it
+ * made current (src/content/model/event-changes.ts): the latest change (the one that made that version current),
+ * the change most events share, and every other event by id with its own (a series is an event record: series ids
+ * are among them). Small whatever the number of events, since a publish usually changes few of them; plain data, so
+ * it crosses threads and is kept with a store closed cleanly as it is.
+ */
+export interface EventChangeSummary {
+  storeId: string;
+  latest: { change: number; version: number; madeAt: string };
+  /** The change most events share; null when there is no event. */
+  base: number | null;
+  others: { ids: string[]; changes: number[] };
+  /** When each change named above was made; null for one dropped before records kept their own time (migration 4). */
+  madeAt: Record<number, string | null>;
 }
 
 /**

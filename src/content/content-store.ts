@@ -13,7 +13,7 @@ import type { SessionT } from './bundle/bundle-schema.ts';
 import type { BundleSource } from './bundle/parse.ts';
 import { BundleError, type BundleProblem } from './bundle/validate-bundle.ts';
 import type { ModelPayload } from './model/model-cache.ts';
-import { ServedVersion, type BuiltModel } from './journey.ts';
+import { changesFor, ServedVersion, type BuiltModel } from './journey.ts';
 import type { ReadModel } from './model/read-model.ts';
 import { decodePublisherError, isDamagedStoreError, Publisher, type OpenedStore, type Prepared, type PublishProgress, type PublisherOptions, type PublisherPort, type Staged } from './publisher.ts';
 import { RpcPeer } from '../utils/rpc.ts';
@@ -22,6 +22,7 @@ import type { DataDirLock } from './store/data-dir.ts';
 import { LiveSessions, SessionIndex, type SessionAnswer } from './sessions.ts';
 import { isConnectionError } from '../db/postgres.ts';
 import type { VersionInfo } from './store/sql-store.ts';
+import type { EventChangeSummary } from './changes.ts';
 
 
 /**
@@ -154,6 +155,14 @@ export class ContentStore implements ServedContent {
   }
 
   private sharing = false;
+  /** The store's account of when the served version's events last changed (sent on to serving threads), or null. */
+  private summary: EventChangeSummary | null = null;
+
+  /** What the store said of when the served version's events last changed (see `stamp`); null when not known. */
+  get changeSummary(): EventChangeSummary | null {
+    return this.summary;
+  }
+
   /** Told after every publish, follow or refusal (the model, the record or both changed). */
   onChange: (() => void) | null = null;
 
@@ -245,7 +254,11 @@ export class ContentStore implements ServedContent {
       const outcome = { problems: refused.problems ?? [], warnings: refused.damaged };
       try {
         const payload = await this.publisher.serveCurrent();
-        if (payload) this.swapIn(await this.served.build(payload, this.sharing));
+        if (payload) {
+          const built = await this.served.build(payload, this.sharing);
+          await this.stamp(built.model);
+          this.swapIn(built);
+        }
       } catch (err) {
         // A damaged store was moved aside: the new one has no current version.
         if (isDamagedStoreError(err)) this.storeCurrent = null;
@@ -299,6 +312,11 @@ export class ContentStore implements ServedContent {
       this.storeCurrent = current;
       if (!current || this.served.serves(current)) {
         this.notLoaded = null;
+        // The same version made current again (a rollback to it) is a change: its events' account follows it.
+        if (current && this.served.ready && await this.publisher.latestChange() !== this.served.model.changes.latest) {
+          this.summary = await this.publisher.eventChanges();
+          if (this.served.restamp(this.summary)) this.onChange?.();
+        }
         return false;
       }
       let built: BuiltModel | null = null;
@@ -315,6 +333,7 @@ export class ContentStore implements ServedContent {
       }
       this.notLoaded = null;
       if (!built) return false;
+      await this.stamp(built.model);
       this.swapIn(built);
       this.record(label, built.model.checksum, 'followed', began, {});
       return true;
@@ -369,11 +388,24 @@ export class ContentStore implements ServedContent {
       await this.publisher.abandon().catch(() => {});
       throw err;
     }
-    this.storeCurrent = await this.publisher.commit() ?? this.storeCurrent;
+    const committed = await this.publisher.commit();
+    await this.stamp(built.model);
+    // Said current once it is served too: /readyz never shows a version the store made current as loading.
+    this.storeCurrent = committed ?? this.storeCurrent;
     const changed = prepared.written || (this.served.ready && this.served.model.version !== built.model.version);
     this.swapIn(built);
     this.record(label, checksum, changed ? 'published' : 'unchanged', began, { warnings: [...damaged, ...prepared.warnings] });
     return built.model;
+  }
+
+  /**
+   * Gives a model about to be served the store's account of when its events last changed (src/content/journey.ts,
+   * step 3). Reading it does not fail the version: without it, each event counts as changed when its version was
+   * published, until a later follow or publish reads it again.
+   */
+  private async stamp(model: ReadModel): Promise<void> {
+    this.summary = await this.publisher.eventChanges().catch(() => null);
+    model.changes = changesFor(model, this.summary);
   }
 
   /** Serves a built model from the next request on (src/content/journey.ts: and collects what building it left). */
@@ -436,6 +468,8 @@ class WorkerPublisher implements PublisherPort {
   abandon() { return this.call<void>('abandon'); }
   serveCurrent() { return this.call<ModelPayload | null>('serveCurrent'); }
   currentVersion() { return this.call<VersionInfo | null>('currentVersion'); }
+  eventChanges() { return this.call<EventChangeSummary | null>('eventChanges'); }
+  latestChange() { return this.call<number | null>('latestChange'); }
   replaceSessions(sessions: SessionT[]) { return this.call<void>('replaceSessions', sessions); }
   readSessions() { return this.call<Awaited<ReturnType<PublisherPort['readSessions']>>>('readSessions'); }
   async close() {

@@ -9,7 +9,9 @@
  *    (`payloadParts`, below).
  * 3. **Committed**: only once the serving thread has built the model does the store make the version current
  *    (`Publisher.commit`; change tracking records the change: src/content/changes.ts). A version that cannot be built
- *    is abandoned, and the one served stays.
+ *    is abandoned, and the one served stays. The model is then given the store's account of when its events last
+ *    changed (`changesFor`): a payload is the same whenever its version is served, that account is not (a rollback
+ *    is a change), so it travels beside the payload, never in it.
  * 4. **Shared**: with `--workers`, the payload's bytes are in SharedArrayBuffers (`sharePayload`), sent to every
  *    serving thread as they are (`toWire`, `fromWire`), so the event tables, most of a large version, are one set of
  *    bytes every thread views (src/serve/serving-threads.ts).
@@ -19,6 +21,8 @@
  *    by one rule on every thread (`ServedVersion.swapIn`), and the store drops versions past those it keeps.
  */
 import { collectGarbage, isLargePayload, startCollection } from './collect-garbage.ts';
+import type { EventChangeSummary } from './changes.ts';
+import { EventChanges } from './model/event-changes.ts';
 import { loadModel, type ModelPayload } from './model/model-cache.ts';
 import type { ReadModel } from './model/read-model.ts';
 
@@ -65,6 +69,14 @@ export function toWire(payload: ModelPayload): WirePayload {
 /** A payload as received by a serving thread: views of the shared bytes. */
 export function fromWire(wire: WirePayload): ModelPayload {
   return { ...wire, docs: new Uint8Array(wire.docs), tables: new Uint8Array(wire.tables), places: new Uint8Array(wire.places) };
+}
+
+/**
+ * The account of when `model`'s events last changed that `summary` gives: the store's, when it is about the version
+ * the model is; else none (every event changed when the version was published), until the store's catches up.
+ */
+export function changesFor(model: ReadModel, summary: EventChangeSummary | null): EventChanges {
+  return summary && summary.latest.version === model.version ? EventChanges.of(summary, model.publishedAt) : EventChanges.unknown(model.publishedAt);
 }
 
 /** A model built and the payload it was built from (its bytes are what the model's event tables view). */
@@ -116,5 +128,19 @@ export class ServedVersion {
     this.current = built;
     if (first) collectGarbage();
     else if (isLargePayload(built.payload)) startCollection();
+  }
+
+  /**
+   * Serves the same version with the account of its changes `summary` gives, when that is another than the one served
+   * (a rollback to the version served made a change): as a new model object, so the answers cached for the old one
+   * are not served again. Answers whether it changed.
+   */
+  restamp(summary: EventChangeSummary | null): boolean {
+    const current = this.current;
+    if (!current) return false;
+    const changes = changesFor(current.model, summary);
+    if (changes.latest === current.model.changes.latest && changes.tracked === current.model.changes.tracked) return false;
+    this.current = { ...current, model: { ...current.model, changes } };
+    return true;
   }
 }

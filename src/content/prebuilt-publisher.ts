@@ -21,6 +21,7 @@ import { unwritableDataDir, type OpenedStore, type Prepared, type PublishProgres
 import { readCleanClose } from './store/clean-close.ts';
 import { cachesPath, lockDataDir, ownedElsewhere, type DataDirLock } from './store/data-dir.ts';
 import type { SessionRow, VersionInfo } from './store/sql-store.ts';
+import type { EventChangeSummary } from './changes.ts';
 
 /** What a serving process found in its data directory before opening any store there (`openDataDir`). */
 export interface DataDirOpening {
@@ -50,7 +51,7 @@ export async function openDataDir(dataDir: string, openReal: (locked: boolean) =
   const closed = await readCleanClose(dataDir);
   const payload = closed && await readCache(cachePath(cachesPath(dataDir), closed.current.version, closed.current.checksum), closed.current)
     .catch(() => null);
-  return { lock, unopened: closed && payload ? new PrebuiltPublisher({ payload }, () => openReal(true), { stored: closed.sessions }) : null };
+  return { lock, unopened: closed && payload ? new PrebuiltPublisher({ payload }, () => openReal(true), { stored: closed.sessions, changes: closed.changes }) : null };
 }
 
 const NO_BYTES = new Uint8Array(0);
@@ -81,7 +82,12 @@ export class PrebuiltPublisher implements PublisherPort {
   /** True once the payload's bytes were let go (see commit). */
   private released = false;
 
-  constructor(source: PayloadSource, openReal: () => Promise<PublisherPort>, options: { stored?: SessionRow[]; warnings?: string[] } = {}) {
+  /** When the events of a store closed cleanly last changed, as it said on closing. */
+  private readonly changes: EventChangeSummary | null;
+
+  constructor(source: PayloadSource, openReal: () => Promise<PublisherPort>,
+    options: { stored?: SessionRow[]; warnings?: string[]; changes?: EventChangeSummary | null } = {}) {
+    this.changes = options.changes ?? null;
     this.payload = 'payload' in source ? source.payload : null;
     this.find = 'find' in source ? source.find : null;
     this.openReal = openReal;
@@ -163,6 +169,17 @@ export class PrebuiltPublisher implements PublisherPort {
   async currentVersion(): Promise<VersionInfo | null> {
     if (this.real) return (await this.real).currentVersion();
     return this.current ? this.version : null;
+  }
+
+  /** A store closed cleanly's, as it said; content built ahead or found in another's caches has none (not known). */
+  async eventChanges(): Promise<EventChangeSummary | null> {
+    if (this.real) return (await this.real).eventChanges();
+    return this.stored && this.current ? this.changes : null;
+  }
+
+  async latestChange(): Promise<number | null> {
+    if (this.real) return (await this.real).latestChange();
+    return (await this.eventChanges())?.latest.change ?? null;
   }
 
   async replaceSessions(sessions: SessionT[]): Promise<void> {

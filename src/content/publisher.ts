@@ -21,6 +21,7 @@ import { BundleError, BundleValidator, validateWithWarnings, type BundleProblem,
 import { WarningCollector } from './bundle/check.ts';
 import { collectGarbage } from './collect-garbage.ts';
 import type { VersionWarnings } from './bundle/findings.ts';
+import type { EventChangeSummary } from './changes.ts';
 import { buildPayload, findCache, modelFromPayload, pruneCaches, readCache, cachePath, writeCache, type ModelPayload } from './model/model-cache.ts';
 import { cachesPath, lockDataDir, ownedElsewhere, removeOldLayout, setStoreAside, storePath, type DataDirLock } from './store/data-dir.ts';
 import { forgetCleanClose, writeCleanClose, type ClosedStore } from './store/clean-close.ts';
@@ -112,6 +113,10 @@ export interface PublisherPort {
   serveCurrent(): Promise<ModelPayload | null>;
   /** The version the store serves now, or null before the first publish (one cheap query). */
   currentVersion(): Promise<VersionInfo | null>;
+  /** When the events of the current version last changed (the store's change tracking); null when not known. */
+  eventChanges(): Promise<EventChangeSummary | null>;
+  /** The number of the store's latest change (one cheap query); null when not known. */
+  latestChange(): Promise<number | null>;
   replaceSessions(sessions: SessionT[]): Promise<void>;
   readSessions(): Promise<SessionRow[]>;
   close(): Promise<void>;
@@ -523,6 +528,16 @@ export class Publisher implements PublisherPort {
     return this.repairing(() => this.store.current());
   }
 
+  async eventChanges(): Promise<EventChangeSummary | null> {
+    await this.ready();
+    return this.repairing(() => this.store.eventChanges());
+  }
+
+  async latestChange(): Promise<number | null> {
+    await this.ready();
+    return this.repairing(() => this.store.latestChange());
+  }
+
   /** Every version the store keeps, newest first. */
   async versions(): Promise<VersionInfo[]> {
     await this.ready();
@@ -628,7 +643,7 @@ export class Publisher implements PublisherPort {
   /** What the store holds as it is closed; null before it holds a version. */
   private async describeClosed(): Promise<ClosedStore | null> {
     const current = await this.store.current();
-    return current && { current, sessions: await this.store.readSessions() };
+    return current && { current, sessions: await this.store.readSessions(), changes: await this.store.eventChanges() };
   }
 
   /**

@@ -49,6 +49,15 @@ CREATE TABLE record_state (type text NOT NULL, id uuid NOT NULL, map_id uuid, ha
 CREATE TABLE record_changes (change int NOT NULL, type text NOT NULL, id uuid NOT NULL, map_id uuid, op text NOT NULL,
   PRIMARY KEY (change, type, id));`,
   },
+  {
+    // Each record keeps when its change was made, so its updated_at (a calendar's LAST-MODIFIED) outlives the
+    // change's row, which is dropped with its history after HISTORY_DAYS. Records whose change was dropped before
+    // this migration keep null: when they changed is no longer known.
+    version: 4,
+    sql: `
+ALTER TABLE record_state ADD COLUMN made_at timestamptz;
+UPDATE record_state s SET made_at = c.made_at FROM content_changes c WHERE c.change = s.change;`,
+  },
 ];
 
 /** Bookkeeping of applied migrations, created before any of them runs. */
@@ -286,7 +295,7 @@ UNION ALL SELECT 'association', a.id, o.map_id, hashtextextended(a.doc::text, 0)
   /** Whether no record has a state yet (the store's first change). */
   noState: `SELECT NOT EXISTS (SELECT 1 FROM record_state) AS empty`,
   /** The first change's state: every record of it, new in it. */
-  firstState: `INSERT INTO record_state (type, id, map_id, hash, change) SELECT type, id, map_id, hash, $1 FROM next_records`,
+  firstState: `INSERT INTO record_state (type, id, map_id, hash, change, made_at) SELECT type, id, map_id, hash, $1, $2::timestamptz FROM next_records`,
   /** The records of the version made current (`records`, filled just before), compared with the state. */
   upserts: `INSERT INTO record_changes (change, type, id, map_id, op)
     SELECT $1, n.type, n.id, n.map_id, 'upsert' FROM next_records n LEFT JOIN record_state s ON s.type = n.type AND s.id = n.id
@@ -295,10 +304,10 @@ UNION ALL SELECT 'association', a.id, o.map_id, hashtextextended(a.doc::text, 0)
     SELECT $1, s.type, s.id, s.map_id, 'delete' FROM record_state s
     WHERE s.hash IS NOT NULL AND NOT EXISTS (SELECT 1 FROM next_records n WHERE n.type = s.type AND n.id = s.id)`,
   /** The state follows this change's history: upserts take their hash, deletes become tombstones. */
-  applyUpserts: `INSERT INTO record_state (type, id, map_id, hash, change)
-    SELECT n.type, n.id, n.map_id, n.hash, $1 FROM next_records n JOIN record_changes c ON c.change = $1 AND c.type = n.type AND c.id = n.id
-    ON CONFLICT (type, id) DO UPDATE SET map_id = excluded.map_id, hash = excluded.hash, change = excluded.change`,
-  applyDeletes: `UPDATE record_state s SET hash = NULL, change = $1 FROM record_changes c
+  applyUpserts: `INSERT INTO record_state (type, id, map_id, hash, change, made_at)
+    SELECT n.type, n.id, n.map_id, n.hash, $1, $2::timestamptz FROM next_records n JOIN record_changes c ON c.change = $1 AND c.type = n.type AND c.id = n.id
+    ON CONFLICT (type, id) DO UPDATE SET map_id = excluded.map_id, hash = excluded.hash, change = excluded.change, made_at = excluded.made_at`,
+  applyDeletes: `UPDATE record_state s SET hash = NULL, change = $1, made_at = $2::timestamptz FROM record_changes c
     WHERE c.change = $1 AND c.op = 'delete' AND c.type = s.type AND c.id = s.id`,
   /**
    * Drops what is older than the span kept (but never the newest change): the changes, their history, and the
@@ -311,9 +320,16 @@ UNION ALL SELECT 'association', a.id, o.map_id, hashtextextended(a.doc::text, 0)
   span: `SELECT max(change) AS newest, min(change) AS oldest FROM content_changes`,
   /** Each change kept: its number, the version it made current, what made it, and when. */
   changes: `SELECT change, version, kind, made_at FROM content_changes ORDER BY change`,
-  /** Every record's state (tombstones included), with when its change was made (null once that change was dropped). */
-  state: `SELECT s.type, s.id::text AS id, s.map_id::text AS map_id, s.hash::text AS hash, s.change, c.made_at
-    FROM record_state s LEFT JOIN content_changes c USING (change) ORDER BY s.type, s.id`,
+  /** Every record's state (tombstones included), with when its change was made (null when it was dropped before the record kept it). */
+  state: `SELECT s.type, s.id::text AS id, s.map_id::text AS map_id, s.hash::text AS hash, s.change, s.made_at
+    FROM record_state s ORDER BY s.type, s.id`,
+  /** The latest change: its number, the version it made current, and when. */
+  latest: `SELECT change, version, made_at FROM content_changes ORDER BY change DESC LIMIT 1`,
+  /** The change most events (and series) of the current state share, and when it was made. */
+  eventBase: `SELECT change, made_at FROM record_state WHERE type = 'event' AND hash IS NOT NULL
+    GROUP BY change, made_at ORDER BY count(*) DESC, change DESC LIMIT 1`,
+  /** The events (and series) of the current state whose change is not `$1`, with theirs. */
+  eventOthers: `SELECT id::text AS id, change, made_at FROM record_state WHERE type = 'event' AND hash IS NOT NULL AND change <> $1 ORDER BY id`,
   /** The history of one map after a change (its records', its publisher's `$3` and the icons'): what each later change did, in order. */
   history: `SELECT change, type, id::text AS id, map_id::text AS map_id, op FROM record_changes
     WHERE change > $1 AND (map_id = $2::uuid OR type = 'icon' OR (type = 'publisher' AND id = $3::uuid)) ORDER BY change, type, id`,

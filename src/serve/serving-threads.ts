@@ -17,7 +17,8 @@ import { createApp, type App } from '../app.ts';
 import type { NotLoaded, PublishRecord, ServedContent } from '../content/content-store.ts';
 import type { VersionInfo } from '../content/store/sql-store.ts';
 import type { ContentStore } from '../content/content-store.ts';
-import { fromWire, ServedVersion, toWire, type WirePayload } from '../content/journey.ts';
+import { changesFor, fromWire, ServedVersion, toWire, type WirePayload } from '../content/journey.ts';
+import type { EventChangeSummary } from '../content/changes.ts';
 import type { ReadModel } from '../content/model/read-model.ts';
 import type { DatabaseState } from '../content/content-store.ts';
 import type { SessionAnswer } from '../content/sessions.ts';
@@ -43,7 +44,7 @@ export interface Listener {
  * `content` (a new version's payload, or null, with the state /readyz shows) and `stop`; a worker sends `listening`,
  * `failed` and `stopped`, and calls `lookupSession` (the sessions are held by the main thread).
  */
-interface ContentEvent { payload: WirePayload | null; state: ContentState }
+interface ContentEvent { payload: WirePayload | null; changes?: EventChangeSummary | null; state: ContentState }
 
 /** What the main thread knows of its content besides the version served, which every thread's /readyz shows. */
 type ContentState = Pick<ServedContent, 'lastPublish' | 'database' | 'storeCurrent' | 'notLoaded'>;
@@ -100,7 +101,7 @@ export class ServingThreads {
     const exited: Promise<void>[] = [];
     const listening: Promise<void>[] = [];
     const stopping = { value: false };
-    const content = (): ContentEvent => ({ payload: store.payload && toWire(store.payload), state: stateOf(store) });
+    const content = (): ContentEvent => ({ payload: store.payload && toWire(store.payload), changes: store.changeSummary, state: stateOf(store) });
     const peers: RpcPeer[] = [];
     for (let thread = 1; thread <= count; thread++) {
       const start: WorkerStart = { config, port, thread };
@@ -191,9 +192,15 @@ class ContentMirror implements ServedContent {
   }
 
   /** Takes up what the main thread sent: a new version once its model is built, the record and database state with it. */
-  receive({ payload, state }: ContentEvent): void {
+  receive({ payload, changes = null, state }: ContentEvent): void {
     this.queue = this.queue.then(async () => {
-      if (payload && !this.served.serves(payload)) this.served.swapIn(await this.served.build(fromWire(payload), false));
+      if (payload && !this.served.serves(payload)) {
+        const built = await this.served.build(fromWire(payload), false);
+        built.model.changes = changesFor(built.model, changes);
+        this.served.swapIn(built);
+      } else if (payload) {
+        this.served.restamp(changes);
+      }
       Object.assign(this, state);
     });
   }

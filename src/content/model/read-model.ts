@@ -7,6 +7,7 @@
  * - only published versions are indexed; an item that lives only in drafts is invisible everywhere,
  *   and draft version ids never appear in any record.
  */
+import { EventChanges } from './event-changes.ts';
 import { type Geometry, rewindPolygon, roundPosition, round7, representativePoint, geometryVertices } from '../../geo/geojson.ts';
 import { EventIndex, type IndexParts } from './event-index.ts';
 import { EventTable, EventTableBuilder } from './event-table.ts';
@@ -103,6 +104,11 @@ export interface ReadModel {
   publishedAt: string;
   /** What check found in the version's bundle; null when not known (a version published before they were kept). */
   warnings: VersionWarnings | null;
+  /**
+   * When each event last changed (the store's change tracking), set when the version is made current, which is after
+   * its model is built (src/content/journey.ts); until then, and without a store, every one changed when published.
+   */
+  changes: EventChanges;
   publishers: Map<string, Record<string, unknown>>;
   maps: Map<string, MapView>;
   disabledMaps: Map<string, DisabledMap>;
@@ -449,7 +455,7 @@ export function* readModelSteps(docs: ModelDocs, eventTables?: readonly EventTab
 
   return {
     checksum: docs.checksum, version: 0, publishedAt: '', warnings: null, publishers, maps, disabledMaps, pois, icons, lists,
-    associationsFrom, associationsTo, languages, contentLanguages: content,
+    associationsFrom, associationsTo, languages, contentLanguages: content, changes: EventChanges.unknown(''),
   };
 }
 

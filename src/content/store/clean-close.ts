@@ -1,6 +1,7 @@
 /**
  * The record of a store closed cleanly: `store-closed.json` in the data directory. The publisher writes it after it
- * closed the store in the data directory (the version the store makes current, its sessions, and a fingerprint of the
+ * closed the store in the data directory (the version the store makes current, its sessions, when that version's events
+ * last changed, and a fingerprint of the
  * store's files), and removes it before it opens the store again. A start that owns the directory and finds the record,
  * with every file of the store as the record saw it (path, size, modification time), knows what the store holds
  * without opening it: it serves that version's verified model cache, and opens the store only when something must be
@@ -13,12 +14,13 @@ import { join } from 'node:path';
 import { MIGRATIONS } from '../../db/schema.ts';
 import { storePath } from './data-dir.ts';
 import type { SessionRow, VersionInfo } from './sql-store.ts';
+import type { EventChangeSummary } from '../changes.ts';
 
 /** Where the record is kept. */
 export const cleanClosePath = (dataDir: string) => join(dataDir, 'store-closed.json');
 
 /** The record's format: a record of another format is not read. */
-const FORMAT = 1;
+const FORMAT = 2;
 
 /** What a cleanly closed store holds. */
 export interface ClosedStore {
@@ -26,6 +28,8 @@ export interface ClosedStore {
   current: VersionInfo;
   /** The stored sessions, as SqlStore.readSessions answers them. */
   sessions: SessionRow[];
+  /** When the current version's events last changed (SqlStore.eventChanges). */
+  changes: EventChangeSummary | null;
 }
 
 interface CleanCloseRecord extends ClosedStore {
@@ -76,7 +80,7 @@ export async function readCleanClose(dataDir: string): Promise<ClosedStore | nul
     const record = JSON.parse(await readFile(cleanClosePath(dataDir), 'utf8')) as CleanCloseRecord;
     if (record.format !== FORMAT || record.migrations !== MIGRATIONS.length || !record.current || !Array.isArray(record.sessions)) return null;
     if (record.store !== await fingerprint(storePath(dataDir))) return null;
-    return { current: record.current, sessions: record.sessions };
+    return { current: record.current, sessions: record.sessions, changes: record.changes ?? null };
   } catch {
     return null;
   }

@@ -8,7 +8,7 @@ import {
   APPLIED_MIGRATIONS, MIGRATIONS_PRESENT, COPY_IN, EVENT_PAGE, INSERT, LOCKS, MIGRATIONS, MIGRATIONS_TABLE, RECORD_MIGRATION, SELECT, SERIES, SESSIONS,
   STAGED_SCHEMAS, TABLES, TRACKING, VERSION_KEYS, VERSION_TABLES, VERSIONS, versionSchema,
 } from '../../db/schema.ts';
-import { changeToken, HISTORY_DAYS, type ChangeInfo, type ChangeKind, type RecordChange, type RecordState, type RecordType } from '../changes.ts';
+import { changeToken, HISTORY_DAYS, type ChangeInfo, type ChangeKind, type EventChangeSummary, type RecordChange, type RecordState, type RecordType } from '../changes.ts';
 import type { BundleT, EventT, SessionT, StoredEvent } from '../bundle/bundle-schema.ts';
 import { hasEnd, horizonWarning, ruleOf, SERIES_HORIZON_DAYS, storedEvents } from '../series.ts';
 import type { Finding } from '../bundle/findings.ts';
@@ -353,6 +353,37 @@ export class SqlStore {
     return rows.map((r) => ({ change: Number(r.change), type: r.type, id: r.id, mapId: r.map_id, op: r.op }));
   }
 
+  /** The latest change's number (the one that made the current version current); null before the first. */
+  async latestChange(): Promise<number | null> {
+    const row = (await this.db.query<{ change: number }>(TRACKING.latest)).rows[0];
+    return row ? Number(row.change) : null;
+  }
+
+  /** When the events of the current state last changed (see EventChangeSummary); null before the first change. */
+  async eventChanges(): Promise<EventChangeSummary | null> {
+    return this.db.transaction(async (tx) => {
+      // One snapshot for the three reads (a publish on another connection commits between them otherwise).
+      await tx.exec('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+      const latest = (await tx.query<{ change: number; version: number; made_at: Date | string }>(TRACKING.latest)).rows[0];
+      if (!latest) return null;
+      const storeId = (await tx.query<{ store_id: string }>(TRACKING.storeId)).rows[0].store_id;
+      const madeAt: Record<number, string | null> = { [Number(latest.change)]: toIso(latest.made_at) };
+      const stamp = (change: number, at: Date | string | null) => { madeAt[change] = at === null ? null : toIso(at); };
+      const base = (await tx.query<{ change: number; made_at: Date | string | null }>(TRACKING.eventBase)).rows[0];
+      const others: EventChangeSummary['others'] = { ids: [], changes: [] };
+      if (base) {
+        stamp(Number(base.change), base.made_at);
+        for (const r of (await tx.query<{ id: string; change: number; made_at: Date | string | null }>(TRACKING.eventOthers, [base.change])).rows) {
+          others.ids.push(r.id);
+          others.changes.push(Number(r.change));
+          stamp(Number(r.change), r.made_at);
+        }
+      }
+      return { storeId, latest: { change: Number(latest.change), version: Number(latest.version), madeAt: toIso(latest.made_at) },
+        base: base ? Number(base.change) : null, others, madeAt };
+    });
+  }
+
   /** Each map of the current version with its last change and its token (see `changeToken`). */
   async mapTokens(): Promise<Map<string, { change: number; token: string }>> {
     const current = await this.current();
@@ -512,8 +543,13 @@ async function trackChange(tx: DbTx, version: number, kind: ChangeKind, madeAt: 
   // The first change has no history: everything in it is new, and a history is only ever read after a change
   // (a client's token), never from before the oldest. Its state is written straight away.
   const first = (await tx.query<{ empty: boolean }>(TRACKING.noState)).rows[0].empty;
-  const steps = first ? [TRACKING.firstState] : [TRACKING.upserts, TRACKING.deletes, TRACKING.applyUpserts, TRACKING.applyDeletes];
-  for (const sql of steps) await tx.query(sql, [change]);
+  // The state keeps when each record's change was made, which outlives the change's own row (HISTORY_DAYS).
+  const stamped = [change, madeAt];
+  if (first) await tx.query(TRACKING.firstState, stamped);
+  else {
+    for (const sql of [TRACKING.upserts, TRACKING.deletes]) await tx.query(sql, [change]);
+    for (const sql of [TRACKING.applyUpserts, TRACKING.applyDeletes]) await tx.query(sql, stamped);
+  }
   await tx.exec('DROP TABLE next_records');
   await tx.query(TRACKING.pruneChanges, [new Date(Date.parse(madeAt) - HISTORY_DAYS * 86_400_000).toISOString()]);
   await tx.query(TRACKING.pruneHistory);

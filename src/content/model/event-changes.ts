@@ -1,0 +1,88 @@
+/**
+ * When each event of the version served last changed, from the store's change tracking (src/content/changes.ts):
+ * what a calendar's SEQUENCE, LAST-MODIFIED and DTSTAMP are made of, so they move only when that event changed and
+ * the bytes of a feed stay the same until then. Built from the store's summary (EventChangeSummary) when the version
+ * is made current, after its model was built: the payload of a version is the same whenever it is served, its
+ * changes are not (a rollback is a change). Each map's column of changes, one per event in the table's order, is made
+ * the first time the map is asked (the events that do not share the base change are looked up by id).
+ *
+ * Without the store's tracking (the binary's built-in demo, a data directory another process owns), every record is
+ * taken as changed when its version was published: change 0 at `publishedAt` (`EventChanges.unknown`).
+ */
+import type { EventChangeSummary } from '../changes.ts';
+
+/** A map as far as its changes need it: its id and its event table's ids (a MapView is one). */
+interface MapEvents {
+  id: string;
+  events: { length: number; positionOf(id: string): number };
+}
+
+/** When one record last changed: the change's number and when it was made (null when that is no longer known). */
+export interface RecordChanged {
+  change: number;
+  madeAt: string | null;
+}
+
+export class EventChanges {
+  /** The latest change, the one that made the version served current (0 when not known). */
+  readonly latest: number;
+  private readonly summary: EventChangeSummary | null;
+  private readonly publishedAt: string;
+  private readonly columns = new Map<string, Uint32Array>();
+  /** The others' changes by id, made once a record outside the tables (a series) is asked for. */
+  private byId: Map<string, number> | null = null;
+
+  private constructor(summary: EventChangeSummary | null, publishedAt: string) {
+    this.summary = summary;
+    this.publishedAt = publishedAt;
+    this.latest = summary?.latest.change ?? 0;
+  }
+
+  /** The changes a store's summary gives. */
+  static of(summary: EventChangeSummary, publishedAt: string): EventChanges {
+    return new EventChanges(summary, publishedAt);
+  }
+
+  /** No tracking: every record changed when its version was published. */
+  static unknown(publishedAt: string): EventChanges {
+    return new EventChanges(null, publishedAt);
+  }
+
+  /** Whether the store's tracking stands behind these (else see `unknown`). */
+  get tracked(): boolean {
+    return this.summary !== null;
+  }
+
+  /** When event `i` of `map`'s table last changed. */
+  ofEvent(map: MapEvents, i: number): RecordChanged {
+    if (!this.summary) return { change: 0, madeAt: this.publishedAt };
+    return this.changed(this.columnOf(map)[i]);
+  }
+
+  /** When the record with this (lowercase) id last changed: a series, say. */
+  ofRecord(id: string): RecordChanged {
+    const s = this.summary;
+    if (!s) return { change: 0, madeAt: this.publishedAt };
+    if (!this.byId) this.byId = new Map(s.others.ids.map((other, k) => [other, s.others.changes[k]]));
+    return this.changed(this.byId.get(id) ?? s.base ?? s.latest.change);
+  }
+
+  private changed(change: number): RecordChanged {
+    return { change, madeAt: this.summary!.madeAt[change] ?? null };
+  }
+
+  /** `map`'s column: the base change, and the others' where they are events of its table. */
+  private columnOf(map: MapEvents): Uint32Array {
+    let column = this.columns.get(map.id);
+    if (column) return column;
+    const s = this.summary!;
+    const table = map.events;
+    column = new Uint32Array(table.length).fill(s.base ?? s.latest.change);
+    for (let k = 0; k < s.others.ids.length; k++) {
+      const i = table.positionOf(s.others.ids[k]);
+      if (i >= 0) column[i] = s.others.changes[k];
+    }
+    this.columns.set(map.id, column);
+    return column;
+  }
+}
