@@ -107,7 +107,7 @@ export function createApp(deps: AppDeps): App {
   const publicUrl = normalisePublicUrl(deps.publicUrl ?? `http://localhost${basePath}`);
   // Routes are matched on path alone; the method is decided afterwards, so a known path gets 405, not 404.
   for (const spec of routes) router.all(spec.path, (routed: Routed) => ({ spec, params: routed.params ?? {} }));
-  const pages = createPages(basePath, deps.pages);
+  const pages = createPages(basePath, { publicUrl, ...deps.pages });
 
   // The response cache belongs to one content version: a new model starts an empty one.
   let cachedModel: ReadModel | null = null;

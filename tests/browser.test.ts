@@ -186,6 +186,19 @@ describe('the explorer in Chromium', () => {
     const series = await api(server.base, `/events/${moved.series_id}`);
     assert.ok(series.recurrence.text.length > 0);
     assert.equal(await page.locator('#detail-body dt:text-is("Repeats") + dd').textContent(), series.recurrence.text);
+    // Calendars: the listed window as a feed to subscribe to (webcal: under the public URL), the event and its series to add.
+    const subscribe = new URL((await page.getAttribute('#event-subscribe', 'href'))!);
+    assert.equal(subscribe.protocol, 'webcal:');
+    assert.equal(subscribe.pathname, '/events.ics');
+    assert.deepEqual(Object.fromEntries(subscribe.searchParams), { map_id: MAIN, from: '2027-02-18', to: '2027-02-19' });
+    const feed = await fetch(`${server.base}/events.ics${subscribe.search}`);
+    assert.equal(feed.headers.get('content-type'), 'text/calendar; charset=utf-8');
+    assert.match(await feed.text(), new RegExp(`UID:${moved.series_id}`));
+    for (const [link, id] of [['#event-calendar', moved.id], ['#series-calendar', moved.series_id]]) {
+      const href = (await page.getAttribute(link, 'href'))!;
+      assert.equal(href, `/events/${id}.ics`);
+      assert.equal((await fetch(`${server.base}${href}`)).status, 200);
+    }
     assertStayedHome(recorded);
   });
 

@@ -23,6 +23,8 @@ export interface PageOptions {
   tiles?: string;
   /** Where the assets come from; default the checkout's files. */
   assets?: AssetLoader;
+  /** The service's public URL (links a visitor takes elsewhere: a calendar subscription); default from the base path. */
+  publicUrl?: string;
 }
 
 /** The page paths, below the base path. */
@@ -194,7 +196,8 @@ ${items}
 
   function explorePage(model: ReadModel, url: (name: AssetName) => string, kiosk: boolean): string {
     const maps = catalogue(model).filter((m) => !kiosk || m.id === options.kiosk);
-    const config = { base: basePath, maps, world: url('countries-50m.json'), tiles: options.tiles ?? null, kiosk, idle_ms: KIOSK_IDLE_MS };
+    const config = { base: basePath, public_url: options.publicUrl ?? `http://localhost${basePath}`, maps, world: url('countries-50m.json'),
+      tiles: options.tiles ?? null, kiosk, idle_ms: KIOSK_IDLE_MS };
     const scripts = [
       `<script type="application/json" id="explorer-config">${jsonBlock(config)}</script>`,
       `<script defer src="${escapeHtml(url('leaflet.js'))}"></script>`,
@@ -211,6 +214,7 @@ ${items}
 <label>Within <select id="event-radius"><option value="500">500 m</option><option value="1000">1 km</option><option value="2000" selected>2 km</option><option value="5000">5 km</option></select></label>
 <button type="submit">List events</button>
 </form>
+<p class="muted"><a id="event-subscribe" href="#">Subscribe in a calendar app</a> to the events listed (this window and point).</p>
 <p class="muted" id="event-hint">Click the map to list events near that point.</p>`;
     // The kiosk shows what comes next first, and its top-level categories; the explorer every category and tag.
     const categories = `<section><h2>${kiosk ? 'Explore' : 'Categories and tags'}</h2><div id="categories" class="chips" role="group" aria-label="Categories and tags"></div></section>\n`;

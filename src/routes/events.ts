@@ -27,7 +27,7 @@ export const MAX_RADIUS_M = 200_000;
 
 const BAD_CURSOR = 'is not a cursor this service issued; pass back next_cursor exactly as received';
 
-function checkWindowOrder(q: { from?: number; to?: number }, bad: Set<string>): ParamError[] {
+export function checkWindowOrder(q: { from?: number; to?: number }, bad: Set<string>): ParamError[] {
   if (q.from === undefined || q.to === undefined || bad.has('from') || bad.has('to')) return [];
   return q.from > q.to ? [{ name: 'to', in: 'query', reason: 'must not be earlier than from' }] : [];
 }
@@ -36,14 +36,51 @@ function checkWindowOrder(q: { from?: number; to?: number }, bad: Set<string>): 
 /** The statuses served when `status` is not given: all but cancelled, so a client that knows nothing of status never shows a cancelled event as on. */
 export const DEFAULT_STATUSES: readonly EventStatus[] = EVENT_STATUSES.filter((s) => s !== 'cancelled');
 
-/** The `status` parameter of the event lists. */
-const statusParam = () => someOf(EVENT_STATUSES, `Comma-separated statuses (${EVENT_STATUSES.join(', ')}), or all. ` +
-  'Default: every status but cancelled');
+/** The `status` parameter of the event lists and feeds. */
+export const statusParam = (byDefault = 'every status but cancelled') => someOf(EVENT_STATUSES,
+  `Comma-separated statuses (${EVENT_STATUSES.join(', ')}), or all. Default: ${byDefault}`);
 
 /** The statuses a `status` parameter keeps: null for all of them. */
-function statusesOf(status: 'all' | EventStatus[] | undefined): readonly EventStatus[] | null {
+export function statusesOf(status: 'all' | EventStatus[] | undefined, byDefault: readonly EventStatus[] | null = DEFAULT_STATUSES): readonly EventStatus[] | null {
   if (status === 'all') return null;
-  return status ?? DEFAULT_STATUSES;
+  return status ?? byDefault;
+}
+
+/** The filters of /events that its feed (/events.ics) takes too, besides the map, the window and `status`. */
+export const EVENT_FILTERS = {
+  event_types: textList('Comma-separated event types (any of them), case-insensitive'),
+  tags: textList('Comma-separated free-text tags, case-insensitive; an event matches when it has any of them, or all of them with tags_match=all'),
+  q: searchQuery('Search by title: every word must begin a word of the title in one of the map\'s languages, case- and accent-insensitive ("jeronimos" finds "Jerónimos")'),
+  tags_match: oneOf(['any', 'all'], 'How tags match: any (the default: free or outdoor) or all (free and outdoor). Requires tags'),
+  bbox: bbox('west,south,east,north in degrees; west > east crosses the antimeridian'),
+  near: near('lat,lng (latitude first); used with radius_m'),
+  radius_m: optionalInt(1, MAX_RADIUS_M, `Radius in metres for near, from 1 to ${MAX_RADIUS_M}. Default ${DEFAULT_RADIUS_M}`),
+};
+
+/** Parameters of EVENT_FILTERS as parsed. */
+interface FilterParams {
+  from?: number; to?: number; event_types?: string[]; tags?: string[]; tags_match?: 'any' | 'all'; q?: EventFilter['q'];
+  bbox?: EventFilter['bbox']; near?: { lat: number; lng: number }; radius_m?: number;
+}
+
+/** The checks across the filters: the window's order, and parameters that need another. */
+export function checkEventFilters(q: FilterParams, bad: Set<string>): ParamError[] {
+  const errors = checkWindowOrder(q, bad);
+  if (q.radius_m !== undefined && q.near === undefined && !bad.has('near')) {
+    errors.push({ name: 'radius_m', in: 'query', reason: 'requires near' });
+  }
+  if (q.tags_match !== undefined && q.tags === undefined && !bad.has('tags')) {
+    errors.push({ name: 'tags_match', in: 'query', reason: 'requires tags' });
+  }
+  return errors;
+}
+
+/** The filter the parameters of EVENT_FILTERS make, over a window and statuses. */
+export function eventFilter(q: FilterParams, fromMs: number, toMs: number, statuses: readonly EventStatus[] | null): EventFilter {
+  return {
+    fromMs, toMs, types: q.event_types ?? null, tags: q.tags ?? null, tagsMatch: q.tags_match ?? 'any', bbox: q.bbox ?? null, q: q.q ?? null,
+    near: q.near ? { ...q.near, radiusM: q.radius_m ?? DEFAULT_RADIUS_M } : null, statuses,
+  };
 }
 
 function nextCursor(key: string, position: Omit<CursorState, 'k'>): string {
@@ -65,13 +102,7 @@ export const listEvents = defineRoute({
     map_id: uuid('Map UUID'),
     from: timestamp('Window start, RFC 3339 date-time with Z or an offset, or a date (00:00 UTC). Default: now, to the whole second'),
     to: timestamp('Window end, as from; a date alone means the end of that day (23:59:59.999 UTC). Default: 30 days after from', 'end'),
-    event_types: textList('Comma-separated event types (any of them), case-insensitive'),
-    tags: textList('Comma-separated free-text tags, case-insensitive; an event matches when it has any of them, or all of them with tags_match=all'),
-    q: searchQuery('Search by title: every word must begin a word of the title in one of the map\'s languages, case- and accent-insensitive ("jeronimos" finds "Jerónimos")'),
-    tags_match: oneOf(['any', 'all'], 'How tags match: any (the default: free or outdoor) or all (free and outdoor). Requires tags'),
-    bbox: bbox('west,south,east,north in degrees; west > east crosses the antimeridian'),
-    near: near('lat,lng (latitude first); used with radius_m'),
-    radius_m: optionalInt(1, MAX_RADIUS_M, `Radius in metres for near, from 1 to ${MAX_RADIUS_M}. Default ${DEFAULT_RADIUS_M}`),
+    ...EVENT_FILTERS,
     status: statusParam(),
     limit: int(1, MAX_LIMIT, DEFAULT_LIMIT, `Page size, 1 to ${MAX_LIMIT}. Default ${DEFAULT_LIMIT}`),
     cursor: v.optional(v.pipe(
@@ -81,16 +112,7 @@ export const listEvents = defineRoute({
       v.description('next_cursor from the previous page, bound to the same filters'),
     )),
   },
-  crossCheck(q, bad) {
-    const errors = checkWindowOrder(q, bad);
-    if (q.radius_m !== undefined && q.near === undefined && !bad.has('near')) {
-      errors.push({ name: 'radius_m', in: 'query', reason: 'requires near' });
-    }
-    if (q.tags_match !== undefined && q.tags === undefined && !bad.has('tags')) {
-      errors.push({ name: 'tags_match', in: 'query', reason: 'requires tags' });
-    }
-    return errors;
-  },
+  crossCheck: checkEventFilters,
   response: v.strictObject({
     events: v.array(EventSchema),
     next_cursor: v.pipe(v.nullable(v.string()), v.description('Pass as cursor for the next page; null on the last page')),
@@ -111,10 +133,7 @@ export const listEvents = defineRoute({
     if (fromMs > toMs) {
       throw invalidParams([{ name: 'to', in: 'query', reason: `must not be earlier than from (${new Date(fromMs).toISOString()})` }]);
     }
-    const filter: EventFilter = {
-      fromMs, toMs, types: query.event_types ?? null, tags: query.tags ?? null, tagsMatch: query.tags_match ?? 'any', bbox: query.bbox ?? null, q: query.q ?? null,
-      near: query.near ? { ...query.near, radiusM: query.radius_m ?? DEFAULT_RADIUS_M } : null, statuses: statusesOf(query.status),
-    };
+    const filter = eventFilter(query, fromMs, toMs, statusesOf(query.status));
     const key = filterKey(map.id, filter);
     if (state && state.k !== cursorKey(key, state)) {
       throw invalidParams([{ name: 'cursor', in: 'query',

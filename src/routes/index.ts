@@ -3,6 +3,7 @@
  */
 import type { RouteSpec } from '../http/route.ts';
 import { batchPoiAssociations, getPoiAssociations } from './associations.ts';
+import { eventCalendar, eventsCalendar } from './calendars.ts';
 import { listCategoryItems, listIcons, tagsPoisOrders } from './categories.ts';
 import { getEvent, listEvents, upcomingByPoi } from './events.ts';
 import { getMapList, listMapLists } from './lists.ts';
@@ -22,5 +23,8 @@ export const apiRoutes: readonly RouteSpec[] = [
   listMapLists, getMapList,
 ] as unknown as RouteSpec[];
 
-/** Everything the app serves: the API plus its OpenAPI document. */
-export const routes: readonly RouteSpec[] = [...apiRoutes, openApiRoute(apiRoutes)];
+/** The outputs beside the read API's JSON (docs/outputs.md): other formats of the same content. */
+export const outputRoutes: readonly RouteSpec[] = [eventsCalendar, eventCalendar] as unknown as RouteSpec[];
+
+/** Everything the app serves: the API, its outputs, and their OpenAPI document. */
+export const routes: readonly RouteSpec[] = [...apiRoutes, ...outputRoutes, openApiRoute([...apiRoutes, ...outputRoutes])];

@@ -42,9 +42,16 @@ const SAMPLES = [
   `/maps/${M}/polygons/${F.holePolygon}`, `/polygons/${F.holePolygon}`, `/places-of-interest/items/${M}`,
   `/places-of-interest/map/${M}`, `/places-of-interest/id/${A}`, '/places-of-interest/icons',
   `/places-of-interest/tags-pois-orders?map_id=${M}&type=keywords`, `/poi-associations/${A}`, `/poi-associations?poi_ids=${A}`,
-  `/maps/${M}/lists`, `/maps/${M}/lists/${F.verifiedList}`, '/openapi.json',
+  `/maps/${M}/lists`, `/maps/${M}/lists/${F.verifiedList}`, '/openapi.json', `/events.ics?map_id=${M}`, `/events/${F.savedEvent}.ics`,
 ];
 const GEOJSON_PATHS = new Set([`/places-of-interest/map/${M}`]);
+/** The samples of routes whose 200 is another format than JSON (docs/outputs.md), with that format. */
+const OUTPUT_SAMPLES = new Map([[`/events.ics?map_id=${M}`, 'text/calendar; charset=utf-8'], [`/events/${F.savedEvent}.ics`, 'text/calendar; charset=utf-8']]);
+/** What a 200 other than JSON may be: a page, or an output's format. */
+const OTHER_TYPES = new Set(['text/html; charset=utf-8', ...OUTPUT_SAMPLES.values()]);
+
+/** A body as its type says: JSON, or the text of a page or an output. */
+const bodyOf = async (res: Response): Promise<unknown> => (OTHER_TYPES.has(res.headers.get('content-type') ?? '') ? res.text() : res.json());
 
 /** A request per status the API uses besides 200, so header rules can be checked on each. */
 const ERROR_SAMPLES: [string, number, RequestInit?][] = [
@@ -54,7 +61,7 @@ const ERROR_SAMPLES: [string, number, RequestInit?][] = [
 ];
 
 describe('methods', () => {
-  test('the samples cover every route the app serves, and each answers GET with 200 and a JSON object', async () => {
+  test('the samples cover every route the app serves, and each answers GET with 200 and a JSON object (or its own format)', async () => {
     const patterns = routes.map((r) => new RegExp(`^${r.path.replace(/:\w+/g, '[^/]+')}$`));
     for (const [i, re] of patterns.entries()) {
       assert.ok(SAMPLES.some((s) => re.test(s.split('?')[0])), `no sample for ${routes[i].path}`);
@@ -63,6 +70,11 @@ describe('methods', () => {
     for (const path of SAMPLES) {
       const res = await get(path);
       assert.equal(res.status, 200, path);
+      if (OUTPUT_SAMPLES.has(path)) {
+        assert.equal(res.headers.get('content-type'), OUTPUT_SAMPLES.get(path), path);
+        assert.ok((await res.text()).length > 0, path);
+        continue;
+      }
       if (GEOJSON_PATHS.has(path)) assert.equal(mediaType(res), 'application/geo+json', path);
       else assert.equal(res.headers.get('content-type'), JSON_TYPE, path);
       const body = await res.json();
@@ -174,9 +186,13 @@ describe('base path', () => {
         for (const path of SAMPLES) {
           const res = await fetch(`/api/v1${path}`);
           assert.equal(res.status, 200, `${basePath}: /api/v1${path}`);
-          const body = await res.json();
-          if (path === '/openapi.json') assert.equal(body.servers[0].url, '/api/v1');
-          else assert.deepEqual(body, await (await get(path)).json(), path);
+          // An output's links are absolute under the public URL, which holds the base path: its type alone is compared.
+          if (OUTPUT_SAMPLES.has(path)) assert.equal(res.headers.get('content-type'), OUTPUT_SAMPLES.get(path));
+          else {
+            const body = await res.json();
+            if (path === '/openapi.json') assert.equal(body.servers[0].url, '/api/v1');
+            else assert.deepEqual(body, await (await get(path)).json(), path);
+          }
           assert.equal((await fetch(path)).status, 404, `${basePath}: ${path} at the root`);
           assert.equal((await fetch(`/api/v10${path}`)).status, 404, `/api/v10${path}`);
         }
@@ -387,7 +403,7 @@ describe('parameters', () => {
       const sep = path.includes('?') ? '&' : '?';
       const res = await get(`${path}${sep}_=1712345678&utm_source=news&callback=cb&x%20y=%E0%A4%A`);
       assert.equal(res.status, 200, path);
-      assert.deepEqual(await res.json(), await (await get(path)).json(), path);
+      assert.deepEqual(await bodyOf(res), await bodyOf(await get(path)), path);
     }
   });
 
@@ -544,7 +560,7 @@ describe('malformed input', () => {
   ];
   const garbage = () => Array.from({ length: 1 + Math.floor(rand() * 3) }, () => pick(PIECES)()).join('');
 
-  test('300 random malformed requests from a fixed seed never get a 500, and every body is a JSON object', async () => {
+  test('300 random malformed requests from a fixed seed never get a 500, and every body is a JSON object (or a page, or an output\'s format)', async () => {
     const failures: string[] = [];
     for (let i = 0; i < 300; i++) {
       const route = pick(routes);
@@ -562,7 +578,11 @@ describe('malformed input', () => {
       const res = await t.get(target, { method });
       const text = await res.text();
       if (res.status >= 500) failures.push(`${res.status} ${method} ${target.slice(0, 300)} :: ${t.errorLog().slice(logged).join(' ').slice(0, 300)}`);
-      if (method === 'GET') {
+      const type = res.headers.get('content-type') ?? '';
+      if (method === 'GET' && OTHER_TYPES.has(type)) {
+        // A page (a path such as /markers/.. is / once resolved) or an output's own format: a 200 of that type.
+        assert.equal(res.status, 200, target);
+      } else if (method === 'GET') {
         const body = JSON.parse(text);
         assert.ok(body !== null && typeof body === 'object' && !Array.isArray(body), target);
       } else assert.equal(text, '');

@@ -97,9 +97,12 @@ test(`the document is OpenAPI 3.1.0 (served over the ${usingDemo ? 'demo' : 'fix
   assert.equal(typeof doc.info.version, 'string');
 });
 
-test('the document has exactly the 27 paths of the spec plus /openapi.json and the health checks', () => {
+/** The outputs beside the spec's JSON (docs/outputs.md), with their media types. */
+const OUTPUTS: Record<string, string> = { '/events.ics': 'text/calendar', '/events/{id}.ics': 'text/calendar' };
+
+test('the document has exactly the 27 paths of the spec plus the outputs, /openapi.json and the health checks', () => {
   assert.equal(Object.keys(SPEC).length, 27);
-  assert.deepEqual(Object.keys(doc.paths).sort(), [...Object.keys(SPEC), '/openapi.json', ...HEALTH].sort());
+  assert.deepEqual(Object.keys(doc.paths).sort(), [...Object.keys(SPEC), ...Object.keys(OUTPUTS), '/openapi.json', ...HEALTH].sort());
 });
 
 test('the health checks are documented at the root whatever the base path, and answer as documented', async () => {
@@ -134,7 +137,7 @@ test('every path has only a GET operation, with an operationId, a summary, tags 
     assert.ok(content, `${path} has a 200 response with content`);
     const types = Object.keys(content);
     assert.equal(types.length, 1, `${path}: one media type`);
-    assert.equal(types[0], path === '/places-of-interest/map/{mapId}' ? 'application/geo+json' : 'application/json', path);
+    assert.equal(types[0], OUTPUTS[path] ?? (path === '/places-of-interest/map/{mapId}' ? 'application/geo+json' : 'application/json'), path);
     assertSchemaShape(content[types[0]].schema, `${path} 200`);
   }
 });

@@ -1,6 +1,6 @@
 /**
  * The README's curl examples run against the demo and answer as the README says: 200, except the
- * disabled map (404) and the deliberate bad request (400 naming every bad parameter).
+ * disabled map (404) and the deliberate bad request (400 naming every bad parameter); the calendars are iCalendar.
  */
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -34,6 +34,13 @@ test('every curl example in the README answers as documented', async () => {
     // The "next page" example takes the cursor of the example before it.
     const resolved = target.replace('<next_cursor>', cursor ?? '');
     const res = await t.get(resolved, { headers });
+    // A calendar is iCalendar, with a VEVENT at least; every other example answers JSON.
+    if (target.split('?')[0].endsWith('.ics')) {
+      assert.equal(res.status, 200, target);
+      assert.equal(res.headers.get('content-type'), 'text/calendar; charset=utf-8', target);
+      assert.match(await res.text(), /^BEGIN:VCALENDAR\r\n[^]*\r\nBEGIN:VEVENT\r\n/, target);
+      continue;
+    }
     const body = await res.json();
     if (target.includes('limit=500')) {
       assert.equal(res.status, 400, target);

@@ -229,6 +229,12 @@ async function listEvents() {
     if (state.near) Object.assign(params, { near: `${state.near.lat.toFixed(5)},${state.near.lng.toFixed(5)}`, radius_m: $('event-radius').value });
   }
   const list = $('event-list');
+  if (!kiosk) {
+    // The same filter as a feed a calendar app subscribes to (webcal: under the service's public URL).
+    const { limit: _, ...filter } = params;
+    const query = new URLSearchParams(Object.entries(filter).filter(([, value]) => value !== '' && value !== undefined));
+    $('event-subscribe').href = `${config.public_url.replace(/^https?:/, 'webcal:')}/events.ics?${query}`;
+  }
   try {
     const page = await api('/events', params);
     list.replaceChildren(...page.events.map((e) => eventButton(e, e.event_type)));
@@ -290,6 +296,8 @@ async function openEvent(id) {
     facts([['Repeats', series?.recurrence?.text], ['Tags', event.tags.join(', ')], ['Price', price], ['Booking', offers?.booking_url],
       ['Organizer', event.organizer?.name], ['Online', event.online_url], ['Accessibility', event.accessibility.map((f) => f.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)).join(', ')],
       ['More', event.url]]),
+    el('p', {}, el('a', { id: 'event-calendar', href: `${config.base}/events/${event.id}.ics`, download: `${event.id}.ics` }, 'Add to calendar'),
+      series ? el('span', {}, ' · ', el('a', { id: 'series-calendar', href: `${config.base}/events/${series.id}.ics`, download: `${series.id}.ics` }, 'the whole series')) : null),
     el('h3', {}, `Where (${event.pois.length})`), el('ol', { className: 'poi-list', id: 'event-pois' }, ...anchors));
   highlight(event.pois);
 }
