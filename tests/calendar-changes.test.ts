@@ -18,6 +18,8 @@ import { QUIET, readDemoBundle } from './helpers/app.ts';
 import { existsSync } from 'node:fs';
 import { Publisher } from '../src/content/publisher.ts';
 import { PrebuiltPublisher } from '../src/content/prebuilt-publisher.ts';
+import type { PublisherPort } from '../src/content/publisher.ts';
+import type { EventChangeSummary } from '../src/content/changes.ts';
 import { emptyDatabase } from './helpers/store.ts';
 
 const MAIN = '8a434eb5-da02-5a4d-9418-14bc57c86c50';
@@ -121,6 +123,48 @@ test('content built ahead (the single binary) has no tracking: every event chang
     assert.equal(store.model.changes.tracked, false);
     const published = ICAL.Time.fromJSDate(new Date(payload.published_at), true).toString();
     for (const s of stamps((await feedOf(store)).body).values()) assert.deepEqual(s, { sequence: 0, lastModified: published, dtstamp: published });
+  } finally {
+    await store.close();
+  }
+});
+
+test('a replica that finds the version it serves made current again by a later change takes the new account, building nothing', async () => {
+  const demo = await readDemoBundle();
+  const inner = await Publisher.open({ emptyDatabase: await emptyDatabase() });
+  // What the database says: a rollback elsewhere made the version served current again in a later change.
+  let later: EventChangeSummary | null = null;
+  const port: PublisherPort = {
+    get onProgress() { return inner.onProgress; },
+    set onProgress(f) { inner.onProgress = f; },
+    opened: () => inner.opened(), stage: (source) => inner.stage(source), prepare: () => inner.prepare(), commit: () => inner.commit(),
+    abandon: () => inner.abandon(), serveCurrent: () => inner.serveCurrent(), currentVersion: () => inner.currentVersion(),
+    eventChanges: async () => later ?? inner.eventChanges(), latestChange: async () => later?.latest.change ?? inner.latestChange(),
+    replaceSessions: (s) => inner.replaceSessions(s), readSessions: () => inner.readSessions(), close: () => inner.close(),
+  };
+  const store = await ContentStore.open({ publisher: port });
+  try {
+    await store.publish(JSON.stringify(demo), 'demo.json');
+    let told = 0;
+    store.onChange = () => { told++; };
+    const served = store.model;
+    const before = stamps((await feedOf(store)).body);
+    assert.equal(await store.follow(), false, 'nothing new to follow');
+    assert.equal(store.model, served, 'the same account: nothing changes');
+    const series = demo.events.find((e) => e.map_id === MAIN && e.recurrence && e.starts_at < '2027-01-01')!;
+    const now = (await inner.eventChanges())!;
+    later = { ...now, latest: { ...now.latest, change: now.latest.change + 5 }, others: { ids: [series.id], changes: [now.latest.change + 5] },
+      madeAt: { ...now.madeAt, [now.latest.change + 5]: '2027-01-01T00:00:00.000Z' } };
+    assert.equal(await store.follow(), false, 'no version was built');
+    assert.notEqual(store.model, served, 'a new model object: answers cached for the old one are not served');
+    assert.equal(store.model.version, served.version);
+    assert.equal(store.model.maps, served.maps, 'the same tables');
+    assert.equal(told, 1, 'serving threads are told');
+    const after = stamps((await feedOf(store)).body);
+    const changed = [...after.keys()].filter((k) => JSON.stringify(after.get(k)) !== JSON.stringify(before.get(k)));
+    assert.deepEqual(changed, [`${series.id}|`]);
+    assert.equal(after.get(`${series.id}|`)!.sequence, now.latest.change + 5);
+    assert.equal(await store.follow(), false);
+    assert.equal(told, 1, 'told once');
   } finally {
     await store.close();
   }
