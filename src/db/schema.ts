@@ -295,7 +295,8 @@ UNION ALL SELECT 'association', a.id, o.map_id, hashtextextended(a.doc::text, 0)
   /** Whether no record has a state yet (the store's first change). */
   noState: `SELECT NOT EXISTS (SELECT 1 FROM record_state) AS empty`,
   /** The first change's state: every record of it, new in it. */
-  firstState: `INSERT INTO record_state (type, id, map_id, hash, change, made_at) SELECT type, id, map_id, hash, $1, $2::timestamptz FROM next_records`,
+  firstState: `INSERT INTO record_state (type, id, map_id, hash, change, made_at) SELECT type, id, map_id, hash, $1, $2::timestamptz FROM next_records
+    ORDER BY type, id`,
   /** The records of the version made current (`records`, filled just before), compared with the state. */
   upserts: `INSERT INTO record_changes (change, type, id, map_id, op)
     SELECT $1, n.type, n.id, n.map_id, 'upsert' FROM next_records n LEFT JOIN record_state s ON s.type = n.type AND s.id = n.id
