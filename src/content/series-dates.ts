@@ -6,7 +6,7 @@
 import type { EventT } from './bundle/bundle-schema.ts';
 import { toUtc } from './rfc3339.ts';
 import { makeUuidV5 } from '../utils/uuid.ts';
-import { instantsOfWall } from '../utils/zoned-time.ts';
+import { instantsOfWall, wallTimeAt } from '../utils/zoned-time.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -30,6 +30,12 @@ export function occurrenceId(seriesId: string, original: number | string): strin
 /** The calendar date `days` after `date` (both `YYYY-MM-DD`). */
 export function addDaysToDate(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** The date (`YYYY-MM-DD`) of instant `ms` on the clock of `timeZone`. */
+export function dateAt(ms: number, timeZone: string): string {
+  const w = wallTimeAt(ms, timeZone);
+  return `${String(w.year).padStart(4, '0')}-${String(w.month).padStart(2, '0')}-${String(w.day).padStart(2, '0')}`;
 }
 
 /** The instant day `date` begins in `timeZone`: its midnight, or, where the clocks skip midnight, the first time it has. */

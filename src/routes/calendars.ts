@@ -4,10 +4,9 @@
  */
 import * as v from 'valibot';
 import { filterKey, findMatches } from '../content/model/event-search.ts';
-import { feedContent, feedSize, MAX_FEED_EVENTS, writeCalendar, type FeedContent } from '../content/model/event-calendar.ts';
+import { feedContent, feedSeries, feedSize, MAX_FEED_EVENTS, writeCalendar, type FeedContent } from '../content/model/event-calendar.ts';
 import { findEvent, findSeries } from '../content/model/read-model.ts';
-import { dayStartMs } from '../content/series-dates.ts';
-import { wallTimeAt } from '../utils/zoned-time.ts';
+import { dateAt, dayStartMs } from '../content/series-dates.ts';
 import { invalidParams, notFound } from '../http/errors.ts';
 import { timestamp, uuid } from '../http/params.ts';
 import { defineRoute, MediaReply } from '../http/route.ts';
@@ -15,12 +14,6 @@ import { checkEventFilters, EVENT_FILTERS, eventFilter, statusesOf, statusParam 
 import { findMap } from './shared.ts';
 
 const CALENDAR_TYPE = 'text/calendar; charset=utf-8';
-
-/** The local date (YYYY-MM-DD) of an instant in a time zone. */
-function localDate(ms: number, zone: string): string {
-  const w = wallTimeAt(ms, zone);
-  return `${String(w.year).padStart(4, '0')}-${String(w.month).padStart(2, '0')}-${String(w.day).padStart(2, '0')}`;
-}
 
 /** The same date a year on (29 February becomes 1 March). */
 function yearAfter(date: string): string {
@@ -57,12 +50,12 @@ export const eventsCalendar = defineRoute({
   async handle({ query, model, now, language, publicUrl }) {
     const map = findMap(model, query.map_id);
     const zone = map.events.timeZone;
-    const fromMs = query.from ?? dayStartMs(localDate(now.getTime(), zone), zone);
-    const toMs = query.to ?? dayStartMs(yearAfter(localDate(fromMs, zone)), zone) - 1;
+    const fromMs = query.from ?? dayStartMs(dateAt(now.getTime(), zone), zone);
+    const toMs = query.to ?? dayStartMs(yearAfter(dateAt(fromMs, zone)), zone) - 1;
     if (fromMs > toMs) throw invalidParams([{ name: 'to', in: 'query', reason: `must not be earlier than from (${new Date(fromMs).toISOString()})` }]);
     const filter = eventFilter(query, fromMs, toMs, statusesOf(query.status, null));
     const content = feedContent(map, findMatches(map, filter, filterKey(map.id, filter)));
-    const size = feedSize(map, content);
+    const size = feedSize(content);
     if (size > MAX_FEED_EVENTS) {
       throw invalidParams([{ name: query.to === undefined ? 'from' : 'to', in: 'query',
         reason: `the feed would hold ${size.toLocaleString('en')} events (series and their overrides counted one by one), more than ` +
@@ -90,7 +83,7 @@ export const eventCalendar = defineRoute({
     if (found) return new MediaReply(await calendarOf(found.map.id, { singles: [found.position], series: [] }, { model, language, publicUrl }));
     const series = findSeries(model, params.id);
     if (!series) throw notFound(`Event ${params.id}`);
-    return new MediaReply(await calendarOf(series.map.id, { singles: [], series: [series.series] }, { model, language, publicUrl }));
+    return new MediaReply(await calendarOf(series.map.id, { singles: [], series: [feedSeries(series.map, series.series)] }, { model, language, publicUrl }));
   },
 });
 

@@ -165,6 +165,12 @@ describe('the feed of a map', () => {
     const uids = new Set(parse(body).getAllSubcomponents('vevent').map((e) => e.getFirstPropertyValue('uid') as string));
     // A single event by its own id, an occurrence by its series'.
     assert.deepEqual(uids, new Set(listed.map((e) => e.series_id ?? e.id)));
+    // `status` narrows the feed's default (every status): a cancelled occurrence brings its series.
+    const cancelled = await listAll(`map_id=${MAIN}&from=2026-12-01&to=2027-04-30&status=cancelled`);
+    assert.ok(cancelled.length > 0);
+    const only = parse(await (await t.get(`/events.ics?map_id=${MAIN}&from=2026-12-01&to=2027-04-30&status=cancelled`)).text());
+    assert.deepEqual(new Set(only.getAllSubcomponents('vevent').map((e) => e.getFirstPropertyValue('uid') as string)),
+      new Set(cancelled.map((e) => e.series_id ?? e.id)));
     const { status, body: problem } = await t.json(`/events.ics?map_id=${MAIN}&from=2027-06-30&to=2027-06-01&radius_m=5&status=later`);
     assert.equal(status, 400);
     assert.deepEqual(problem.errors.map((p: { name: string }) => p.name).sort(), ['radius_m', 'status', 'to']);

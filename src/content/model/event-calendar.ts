@@ -20,6 +20,8 @@ import type { EventStatus } from '../bundle/bundle-schema.ts';
 import { addDaysToDate, occurrenceId, ruleOf } from '../series-dates.ts';
 import { icalWall, wallTimeAt } from '../../utils/zoned-time.ts';
 import { LocalText, localText } from './local-text.ts';
+import { tailOf } from './event-table.ts';
+import type { RecordChanged } from './event-changes.ts';
 import type { MapView, ReadModel, SeriesDoc } from './read-model.ts';
 
 /** How often a calendar app should fetch a feed again (REFRESH-INTERVAL and X-PUBLISHED-TTL), in seconds. */
@@ -37,17 +39,21 @@ async function loadTemporal(): Promise<TemporalApi> {
   return temporal;
 }
 
+/** A series in a feed: its record, and each override's original start and the position of the occurrence it makes. */
+export interface FeedSeries {
+  series: SeriesDoc;
+  overrides: { originalStart: string; position: number }[];
+}
+
 /** What a feed is made of: events that are not in a series, and series (each whole, with every override). */
 export interface FeedContent {
   singles: number[];
-  series: SeriesDoc[];
+  series: FeedSeries[];
 }
 
 /** How many VEVENTs a feed of `content` holds. */
-export function feedSize(map: MapView, content: FeedContent): number {
-  let n = content.singles.length;
-  for (const s of content.series) n += 1 + overridesIn(map, s).length;
-  return n;
+export function feedSize(content: FeedContent): number {
+  return content.series.reduce((n, s) => n + 1 + s.overrides.length, content.singles.length);
 }
 
 /**
@@ -56,11 +62,11 @@ export function feedSize(map: MapView, content: FeedContent): number {
  */
 export function feedContent(map: MapView, positions: Iterable<number>): FeedContent {
   const singles: number[] = [];
-  const series = new Map<string, SeriesDoc>();
+  const series = new Map<string, FeedSeries>();
   for (const i of positions) {
     const id = map.events.seriesOf(i);
     if (id === null) singles.push(i);
-    else if (!series.has(id)) series.set(id, map.series.get(id)!);
+    else if (!series.has(id)) series.set(id, feedSeries(map, map.series.get(id)!));
   }
   return { singles, series: [...series.values()] };
 }
@@ -74,14 +80,14 @@ export interface FeedOptions {
   name: string;
 }
 
-/** The overrides of series `s` with the position of the occurrence each makes in `map`'s table. */
-function overridesIn(map: MapView, s: SeriesDoc): { originalStart: string; position: number }[] {
-  const out: { originalStart: string; position: number }[] = [];
+/** Series `s` of `map` as a feed writes it: with each override and the position of the occurrence it makes. */
+export function feedSeries(map: MapView, s: SeriesDoc): FeedSeries {
+  const overrides: FeedSeries['overrides'] = [];
   for (const o of s.doc.overrides ?? []) {
     const position = map.events.positionOf(occurrenceId(s.doc.id.toLowerCase(), o.original_start));
-    if (position >= 0) out.push({ originalStart: o.original_start, position });
+    if (position >= 0) overrides.push({ originalStart: o.original_start, position });
   }
-  return out;
+  return { series: s, overrides };
 }
 
 /** iCalendar's STATUS for a schema.org event status: a postponed event has no date yet, so it is tentative. */
@@ -132,39 +138,32 @@ export async function writeCalendar(model: ReadModel, map: MapView, content: Fee
     };
   };
 
+  /** SEQUENCE, DTSTAMP and LAST-MODIFIED of a record that last changed in `changed`. */
+  const changedIn = (changed: RecordChanged): Partial<ICalEventData> => ({ sequence: changed.change, stamp: stampOf(changed.madeAt), lastModified: stampOf(changed.madeAt) });
+  const text = (value: Parameters<typeof localText>[0]) => localText(value, map.languages.default, map.languages.offered)?.in(o.served ?? map.languages.default) ?? null;
+
   for (const i of content.singles) {
     const r = map.events.summary(i, o.lang);
-    const changed = model.changes.ofEvent(map, i);
-    cal.createEvent({ ...fromRecord(r), id: r.id as string, sequence: changed.change, stamp: stampOf(changed.madeAt), lastModified: stampOf(changed.madeAt) });
+    cal.createEvent({ ...fromRecord(r), id: r.id as string, ...changedIn(model.changes.ofEvent(map, i)) });
   }
-  for (const s of content.series) {
-    const { doc } = s;
+  for (const { series: { doc }, overrides } of content.series) {
     const id = doc.id.toLowerCase();
-    const changed = model.changes.ofRecord(id);
-    const text = (value: Parameters<typeof localText>[0]) => localText(value, map.languages.default, map.languages.offered)?.in(o.served ?? map.languages.default) ?? null;
     const allDay = doc.all_day === true;
     const recurrence = doc.recurrence!;
     // The rule as the bundle gives it, on the map's clock from DTSTART; RDATE and EXDATE in the same form as DTSTART.
     const local = (d: string) => (allDay ? d.replace(/-/g, '') : icalWall(wallTimeAt(Date.parse(d), zone)));
     const dates = (name: string, list: readonly string[] | undefined) => (list?.length
       ? [`${name}${allDay ? ';VALUE=DATE' : `;TZID=${zone}`}:${list.map(local).join(',')}`] : []);
+    // The series' own record in the shape of an event's (its first occurrence's start and end, or days).
+    const record = { id, title: text(doc.title) ?? '', description: text(doc.description), event_type: doc.event_type, created_at: doc.created_at,
+      ...tailOf(doc, text), start_date: doc.starts_at, end_date: doc.ends_at, starts_at: doc.starts_at, ends_at: doc.ends_at,
+      anchors: doc.poi_ids.map((poi) => ({ id: poi })) };
     cal.createEvent({
-      id, sequence: changed.change, stamp: stampOf(changed.madeAt), lastModified: stampOf(changed.madeAt),
-      summary: text(doc.title) ?? '', description: text(doc.description),
-      status: icalStatus(doc.status ?? 'scheduled'), created: instant(doc.created_at),
-      url: doc.url ?? `${o.publicUrl}/events/${id}`,
-      ...(doc.organizer?.email ? { organizer: { name: text(doc.organizer.name) ?? doc.organizer.email, email: doc.organizer.email } } : {}),
-      categories: [{ name: doc.event_type }],
-      ...(allDay
-        ? { allDay: true, start: date(doc.starts_at), end: date(addDaysToDate(doc.ends_at, 1)) }
-        : { timezone: zone, start: instant(doc.starts_at), end: instant(doc.ends_at) }),
-      ...poiFields(doc.poi_ids),
+      ...fromRecord(record), id, ...changedIn(model.changes.ofRecord(id)),
       repeating: [`RRULE:${ruleOf(recurrence)}`, ...dates('RDATE', recurrence.rdates), ...dates('EXDATE', recurrence.exdates)].join('\r\n'),
     });
-    for (const { originalStart, position } of overridesIn(map, s)) {
-      const r = map.events.summary(position, o.lang);
-      const occurrence = model.changes.ofEvent(map, position);
-      const data: ICalEventData = { ...fromRecord(r), id, sequence: occurrence.change, stamp: stampOf(occurrence.madeAt), lastModified: stampOf(occurrence.madeAt) };
+    for (const { originalStart, position } of overrides) {
+      const data: ICalEventData = { ...fromRecord(map.events.summary(position, o.lang)), id, ...changedIn(model.changes.ofEvent(map, position)) };
       // ical-generator writes RECURRENCE-ID as a time: an all-day occurrence's is its date, written as such.
       if (allDay) data.x = [['RECURRENCE-ID;VALUE=DATE', originalStart.replace(/-/g, '')]];
       else data.recurrenceId = instant(originalStart);
