@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createApp } from '../src/app.ts';
 import { PAGE_ASSETS, type AssetTexts } from '../src/pages/assets.ts';
-import { pageCsp } from '../src/pages/pages.ts';
+import { pageCsp } from '../src/http/page-policy.ts';
 import { pageOptions, parseConfig, usage, type ServerConfig } from '../src/serve/config.ts';
 import { openTestApp, QUIET } from './helpers/app.ts';
 import { F, makeFixture } from './helpers/fixture.ts';

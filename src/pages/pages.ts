@@ -13,6 +13,8 @@
 import type { ReadModel } from '../content/model/read-model.ts';
 import { hash53 } from '../utils/hash.ts';
 import { PreparedBody } from '../http/response-cache.ts';
+import { pageCsp } from '../http/page-policy.ts';
+import { documentHead, escapeHtml, jsonBlock } from '../utils/html.ts';
 import { PAGE_ASSETS, patchAssets, readAssetFiles, type AssetLoader, type AssetName, type AssetTexts } from './assets.ts';
 
 /** What the pages are configured with. */
@@ -35,36 +37,6 @@ const TITLE = 'Destination map content service';
 
 /** A kiosk goes back to its start view after this long with no touch. */
 export const KIOSK_IDLE_MS = 60_000;
-
-/** HTML text and attribute values, escaped. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-/** JSON for a `<script type="application/json">` block: no `<` can close the element early. */
-function jsonBlock(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c');
-}
-
-/** The origin of an absolute http(s) tile template, or null for one on the service's own origin. */
-export function tilesOrigin(tiles: string | undefined): string | null {
-  if (!tiles || !/^https?:\/\//i.test(tiles)) return null;
-  return new URL(tiles.replace(/[{}]/g, '')).origin;
-}
-
-/**
- * The Content-Security-Policy of a page: everything from the service's own origin only, no inline script, no
- * plugins, no framing. The docs page allows inline styles (Redoc writes its style sheet at run time); the
- * operator's tile server, when set, is allowed for images.
- */
-export function pageCsp(options: { inlineStyles?: boolean; tiles?: string } = {}): string {
-  const tiles = tilesOrigin(options.tiles);
-  return [
-    "default-src 'self'", "script-src 'self'", `style-src 'self'${options.inlineStyles ? " 'unsafe-inline'" : ''}`,
-    `img-src 'self' data:${tiles ? ` ${tiles}` : ''}`, "connect-src 'self'", "font-src 'self'", "object-src 'none'",
-    "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
-  ].join('; ');
-}
 
 /** The pages of one app. */
 export interface Pages {
@@ -142,16 +114,7 @@ export function createPages(basePath: string, options: PageOptions = {}): Pages 
   }
 
   function head(title: string, styles: string[], scripts: string[]): string {
-    return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-<title>${escapeHtml(title)}</title>
-${styles.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`).join('\n')}
-${scripts.join('\n')}
-</head>`;
+    return documentHead('en', title, [...styles.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`), ...scripts]);
   }
 
   function nav(current: string): string {

@@ -7,7 +7,8 @@
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { pageCsp, PAGE_PATHS } from '../../src/pages/pages.ts';
+import { PAGE_PATHS } from '../../src/pages/pages.ts';
+import { pageCsp } from '../../src/http/page-policy.ts';
 import { PAGE_ASSETS } from '../../src/pages/assets.ts';
 import { F, makeFixture } from '../helpers/fixture.ts';
 import { openTarget, type TestTarget } from '../helpers/target.ts';
