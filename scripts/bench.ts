@@ -46,10 +46,12 @@ import { mean, median, percent, round } from './harness/stats.ts';
 import { measureLargePublish, measurePublishUnderLoad } from './bench/publish.ts';
 import { measureFleet } from './bench/fleet.ts';
 import {
-  BROWSER_ACCEPT_ENCODING, CURSOR_PAGE_LIMIT, DISTINCT_QUERIES, distinctPaths, ENCODED_SEED, missPaths, windowFilters, type DistinctKind,
+  BROWSER_ACCEPT_ENCODING, CALENDAR_WINDOW_DAYS, calendarPaths, CURSOR_PAGE_LIMIT, DISTINCT_QUERIES, distinctPaths, ENCODED_SEED, missPaths,
+  windowFilters, type DistinctKind,
 } from './bench/distinct-queries.ts';
 import { EVENTS_FROM_MS, EVENTS_TO_MS } from './bench/large-data.ts';
 import { MATCH_CACHE_SIZE } from '../src/content/model/event-search.ts';
+import { MAX_FEED_EVENTS } from '../src/content/model/event-calendar.ts';
 import { runLoadPinned, type LoadOptions, type LoadResult } from './bench/run-load.ts';
 import { runWrk, wrkAvailable, WRK } from './bench/run-wrk.ts';
 import { evaluateTargets, renderReport } from './bench/report.ts';
@@ -75,9 +77,9 @@ const ALL_PHASES = ['demo', 'large', 'filters', 'publish', 'fleet'];
 /**
  * The large phase's groups of rows (--rows picks some): one URL repeated, distinct questions, serving threads, and
  * the rows users produce: distinct questions with a browser's Accept-Encoding, cursor pages of distinct filters,
- * real misses of the cached URL.
+ * real misses of the cached URL; calendar feeds of distinct 30-day windows.
  */
-const ALL_ROWS = ['cached', 'distinct', 'workers', 'encoded', 'cursor', 'misses'];
+const ALL_ROWS = ['cached', 'distinct', 'workers', 'encoded', 'cursor', 'misses', 'calendar'];
 /** The demo's main map and the marker the README names. */
 const MAIN_MAP = '8a434eb5-da02-5a4d-9418-14bc57c86c50';
 const MARKER = 'e5810d23-f0db-5cec-8426-91a6a6cf88c2';
@@ -671,6 +673,12 @@ async function benchLargeRuntime(ctx: Ctx, runtime: RuntimeName, mapId: string, 
     let cursorSetup: RuntimeLarge['cursorSetup'];
     let distinctCursorRatio: number | null | undefined;
     if (rows.has('encoded') || rows.has('misses')) requests.push(...await benchEncoded(ctx, runtime, server, mapId, near, target.near, rows));
+    let calendarCap: RuntimeLarge['calendarCap'];
+    if (rows.has('calendar')) {
+      const c = await benchCalendar(ctx, runtime, server, mapId, target.near);
+      requests.push(...c.rows);
+      calendarCap = c.cap;
+    }
     if (rows.has('cursor')) {
       const c = await benchCursorDistinct(ctx, runtime, server, mapId, events);
       requests.push(...c.rows);
@@ -685,7 +693,7 @@ async function benchLargeRuntime(ctx: Ctx, runtime: RuntimeName, mapId: string, 
     const [page1Rps, page200Rps] = [rpsOf(PAGE_1), rpsOf(PAGE_200)];
     return { runtime, startupMs: ms, loadedFrom: loaded, rss, requests,
       cursorRatio: page1Rps !== undefined && page200Rps !== undefined && page200Rps > 0 ? round(page1Rps / page200Rps, 3) : null,
-      ...(cursorSetup ? { cursorSetup, distinctCursorRatio: distinctCursorRatio ?? null } : {}) };
+      ...(cursorSetup ? { cursorSetup, distinctCursorRatio: distinctCursorRatio ?? null } : {}), ...(calendarCap ? { calendarCap } : {}) };
   } finally {
     await stopServer(server, opts.keepLogs || !completed);
   }
@@ -766,17 +774,28 @@ const ENCODED = { 'accept-encoding': BROWSER_ACCEPT_ENCODING };
 /** Distinct paths of the encoded and misses rows, per kind: more than a run sends (the identity rows' count). */
 const ENCODED_PATHS = DISTINCT_PATHS;
 
-/** One GET with the browser's Accept-Encoding, decoded: the coding served, the bytes received and the page's total. */
-async function encodedPage(base: string, path: string): Promise<{ total: number; count: number; bytes: number; encoding: string | null; ms: number }> {
-  const answer = await getWith(base + path, { headers: ENCODED });
-  if (answer.status !== 200) throw new Error(`${path} answered ${answer.status} with ${BROWSER_ACCEPT_ENCODING}`);
-  const encoding = typeof answer.headers['content-encoding'] === 'string' ? answer.headers['content-encoding'] : null;
-  const text = (encoding === 'zstd' ? zstdDecompressSync(answer.body) : encoding === 'br' ? brotliDecompressSync(answer.body)
-    : encoding === 'gzip' ? gunzipSync(answer.body)
-    : encoding === null ? answer.body : null)?.toString('utf8');
+/** An answer's body as text, decoded from the coding it came in. */
+function decodedText(path: string, body: Buffer, encoding: string | null): string {
+  const text = (encoding === 'zstd' ? zstdDecompressSync(body) : encoding === 'br' ? brotliDecompressSync(body)
+    : encoding === 'gzip' ? gunzipSync(body)
+    : encoding === null ? body : null)?.toString('utf8');
   if (text === undefined) throw new Error(`${path} came back ${encoding}-encoded, which the benchmark cannot read`);
-  const body = JSON.parse(text) as { total: number; events: unknown[] };
-  return { total: body.total, count: body.events.length, bytes: answer.body.length, encoding, ms: round(answer.ms, 1) };
+  return text;
+}
+
+/** One GET with the browser's Accept-Encoding: its status, the coding served, the bytes received, the body decoded, the wall time. */
+async function encodedGet(base: string, path: string): Promise<{ status: number; text: string; bytes: number; encoding: string | null; ms: number }> {
+  const answer = await getWith(base + path, { headers: ENCODED });
+  const encoding = typeof answer.headers['content-encoding'] === 'string' ? answer.headers['content-encoding'] : null;
+  return { status: answer.status, text: decodedText(path, answer.body, encoding), bytes: answer.body.length, encoding, ms: round(answer.ms, 1) };
+}
+
+/** One GET of a page of events with the browser's Accept-Encoding, decoded: the coding served, the bytes received and the page's total. */
+async function encodedPage(base: string, path: string): Promise<{ total: number; count: number; bytes: number; encoding: string | null; ms: number }> {
+  const answer = await encodedGet(base, path);
+  if (answer.status !== 200) throw new Error(`${path} answered ${answer.status} with ${BROWSER_ACCEPT_ENCODING}`);
+  const body = JSON.parse(answer.text) as { total: number; events: unknown[] };
+  return { total: body.total, count: body.events.length, bytes: answer.bytes, encoding: answer.encoding, ms: answer.ms };
 }
 
 /**
@@ -820,6 +839,74 @@ async function benchEncoded(ctx: Ctx, runtime: RuntimeName, server: Running, map
     await run(MISS_NEAR, 'distinct', 'misses', missPaths('near', near, { lat, lng }, ENCODED_PATHS, fromMs), cached);
   }
   return requests;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Calendar feeds: /events.ics on distinct 30-day windows
+
+/** The calendar rows' names (the report reads them). */
+const CALENDAR_CACHED = `/events.ics near 5 km, one ${CALENDAR_WINDOW_DAYS}-day window, one cached URL`;
+const CALENDAR_DISTINCT = `/events.ics near 5 km, a distinct ${CALENDAR_WINDOW_DAYS}-day window and point each`;
+/** Distinct feeds to draw from (a feed takes milliseconds to write: a run sends hundreds). */
+const CALENDAR_PATHS = 5_000;
+/** How many feeds of the sample give the row's mean size, and how many whole-map windows are asked of the cap. */
+const CALENDAR_SAMPLE = 50;
+const CALENDAR_CAP_WINDOWS = 20;
+
+/** A feed asked with the browser's Accept-Encoding: its VEVENTs, the bytes received, the coding, the wall time. */
+async function calendarFeed(base: string, path: string): Promise<{ events: number; bytes: number; encoding: string | null; ms: number }> {
+  const answer = await encodedGet(base, path);
+  if (answer.status !== 200) throw new Error(`${path} answered ${answer.status}: ${answer.text.slice(0, 300)}`);
+  if (!answer.text.startsWith('BEGIN:VCALENDAR')) throw new Error(`${path} answered something other than a calendar`);
+  return { events: answer.text.split('BEGIN:VEVENT').length - 1, bytes: answer.bytes, encoding: answer.encoding, ms: answer.ms };
+}
+
+/**
+ * The calendar rows: one feed of a 30-day window near the aimed point repeated (the reference), then a distinct
+ * window and point each (5 km: what a feed of a city's events for a month holds), both with the browser's
+ * Accept-Encoding; then what the cap does to a 30-day window of the whole map: each of a few windows asked alone,
+ * every one refused with 400 naming how many VEVENTs it would hold (a load run would fail on them: non-2xx).
+ */
+async function benchCalendar(ctx: Ctx, runtime: RuntimeName, server: Running, mapId: string, nearPoint: string):
+  Promise<{ rows: EventsRun[]; cap: NonNullable<RuntimeLarge['calendarCap']> }> {
+  const rows: EventsRun[] = [];
+  const spanTo = Date.parse('2028-01-01T00:00:00Z');
+  const spanFrom = Date.parse('2027-01-01T00:00:00Z');
+  const cachedPath = `/events.ics?map_id=${mapId}&near=${nearPoint}&radius_m=5000&from=2027-03-01&to=2027-03-30`;
+  const distinct = calendarPaths(mapId, CALENDAR_PATHS + CALENDAR_SAMPLE + 1, spanFrom, spanTo, true);
+  const run = async (name: string, kind: EventsRun['kind'], paths: string[], reference: EventsRun | null) => {
+    const probe = await calendarFeed(server.base, paths[paths.length - 1]);
+    const sampled = kind === 'distinct' ? await Promise.all(paths.slice(-CALENDAR_SAMPLE - 1, -1).map((p) => calendarFeed(server.base, p))) : [];
+    const runPaths = kind === 'distinct' ? paths.slice(0, -CALENDAR_SAMPLE - 1) : paths;
+    const counting = countCache(server.base);
+    const load = await measure(ctx, server.base + (kind === 'cached' ? runPaths[0] : ''), server.child, `${runtime} service`, server.stderr,
+      { headers: ENCODED, ...(kind === 'distinct' ? { distinctPaths: runPaths } : {}) }, counting.start);
+    const cacheHitRate = await counting.rate();
+    const row: EventsRun = { name, kind, group: 'calendar', path: runPaths[0], total: probe.events, bodyBytes: probe.bytes, singleMs: probe.ms, load,
+      ratioToContent: null, cacheHitRate, acceptEncoding: BROWSER_ACCEPT_ENCODING, contentEncoding: probe.encoding,
+      ...(sampled.length > 0 ? { sample: { count: sampled.length, meanTotal: round(mean(sampled.map((f) => f.events)), 1),
+        nonEmpty: round(sampled.filter((f) => f.events > 0).length / sampled.length, 3), meanBytes: Math.round(mean(sampled.map((f) => f.bytes))) } } : {}),
+      ...(reference ? { reference: reference.name, ratioToReference: reference.load.rps > 0 ? round(load.rps / reference.load.rps, 3) : null } : {}) };
+    say(`${runtime}: ${name}: ${load.rps} req/s, p99 ${load.latencyMs.p99} ms; cache hit rate ${cacheHitRate}; ${probe.events} VEVENTs, ${probe.bytes} bytes` +
+      `${row.ratioToReference != null ? `; ${percent(row.ratioToReference)} of the cached URL` : ''}`);
+    rows.push(row);
+    return row;
+  };
+  const cached = await run(CALENDAR_CACHED, 'cached', [cachedPath, cachedPath], null);
+  await run(CALENDAR_DISTINCT, 'distinct', distinct, cached);
+  // The whole map, a window each: the cap refuses them all.
+  const wholeMap = calendarPaths(mapId, CALENDAR_CAP_WINDOWS, spanFrom, spanTo, false);
+  const refusals: { events: number; ms: number }[] = [];
+  for (const path of wholeMap) {
+    const answer = await encodedGet(server.base, path);
+    const held = /the feed would hold ([\d,]+) events/.exec(answer.text);
+    if (answer.status !== 400 || !held) throw new Error(`${path}: expected the cap's 400, got ${answer.status}: ${answer.text.slice(0, 300)}`);
+    refusals.push({ events: Number(held[1].replace(/,/g, '')), ms: answer.ms });
+  }
+  const cap = { windows: wholeMap.length, refused: refusals.length, meanEvents: Math.round(mean(refusals.map((r) => r.events))),
+    leastEvents: Math.min(...refusals.map((r) => r.events)), medianMs: round(median(refusals.map((r) => r.ms)), 1), cap: MAX_FEED_EVENTS };
+  say(`${runtime}: ${cap.refused} of ${cap.windows} whole-map ${CALENDAR_WINDOW_DAYS}-day feeds refused by the cap (mean ${cap.meanEvents} VEVENTs), median ${cap.medianMs} ms`);
+  return { rows, cap };
 }
 
 /** The names of the encoded reference and of the misses rows (the report reads them). */

@@ -125,3 +125,31 @@ export function windowFilters(mapId: string, count: number, seed: number, spanFr
   }
   return [...seen];
 }
+
+/** The seed of the calendar rows' questions. */
+export const CALENDAR_SEED = SEED + 2;
+
+/** How long a calendar row's window is, in days: what an app that shows "this month" asks for. */
+export const CALENDAR_WINDOW_DAYS = 30;
+
+/**
+ * `count` distinct calendar feeds: each a 30-day window starting on a seeded day between `spanFromMs` and `spanToMs`
+ * less the window, near a seeded point (5 km) when `near`, else of the whole map (which the feed's cap refuses).
+ */
+export function calendarPaths(mapId: string, count: number, spanFromMs: number, spanToMs: number, near: boolean, seed = CALENDAR_SEED): string[] {
+  const random = mulberry32(seed);
+  const days = Math.floor((spanToMs - spanFromMs) / 86_400_000) - CALENDAR_WINDOW_DAYS;
+  const date = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const seen = new Set<string>();
+  for (let tries = 0; seen.size < count; tries++) {
+    if (tries > count * 10) throw new Error(`only ${seen.size} distinct calendar windows of ${count}`);
+    const fromMs = spanFromMs + Math.floor(random() * days) * 86_400_000;
+    // A date alone as `to` means the end of that day: 30 whole days.
+    const window = `from=${date(fromMs)}&to=${date(fromMs + (CALENDAR_WINDOW_DAYS - 1) * 86_400_000)}`;
+    if (near) {
+      const p = pointNearCity(random);
+      seen.add(`/events.ics?map_id=${mapId}&near=${fixed(p.lat)},${fixed(p.lng)}&radius_m=5000&${window}`);
+    } else seen.add(`/events.ics?map_id=${mapId}&${window}`);
+  }
+  return [...seen];
+}

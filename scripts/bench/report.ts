@@ -9,6 +9,7 @@ import { isInterference, judgeWorst, margin, type RuntimeCheck } from '../harnes
 import { renderRunHeader } from '../harness/run-header.ts';
 import { mean, median, percent, round } from '../harness/stats.ts';
 import type { LoadResult } from './run-load.ts';
+import { BROWSER_ACCEPT_ENCODING } from './distinct-queries.ts';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Targets
@@ -403,6 +404,9 @@ function renderMethod(r: BenchResult): string {
       'distinct filters (windows of every event, each asked once; the page-200 cursors walked through `next_cursor` before the ' +
       'runs, the match cache then filled with other filters; both runs send each path once, so a run ends when its paths do); and ' +
       'the cached near URL with a distinct `from` or `near` each, with the same header. Each row shows its response-cache hit rate.',
+    '- **Calendar feeds** (`--rows calendar`): `/events.ics` of a 30-day window near the aimed point (5 km) repeated, against a ' +
+      'distinct 30-day window in 2027 and a distinct seeded point each, with the same header; then 30-day windows of the whole map, ' +
+      'each asked once alone, which the feed\'s cap refuses.',
     '- **CPU %**: CPU time of the server process (from `/proc/<pid>/stat`) and of the load generator over the measured run, in % ' +
       'of one core. A server near 100% is the limit; a generator near 100% with a server well below it means the generator was ' +
       'the limit, and that ceiling (or service) number is a lower bound.',
@@ -519,6 +523,16 @@ export function renderUsersRows(rt: RuntimeLarge): string[] {
     q.cacheHitRate == null ? '–' : percent(q.cacheHitRate), num(q.load.rps), latency(q.load),
     `${num(q.load.requests)} (${q.load.durationS}${q.paths ? `; each of ${num(q.paths)} paths once` : ''})`,
     refRatio(rt, q) === null ? '–' : `${percent(refRatio(rt, q)!)} of "${q.reference}"`, q.singleMs, num(q.total), num(q.bodyBytes), cpu(q.load)])));
+  const feeds = rows.find((q) => q.group === 'calendar' && q.kind === 'distinct');
+  const cap = rt.calendarCap;
+  if (feeds || cap) {
+    parts.push('', `Calendar feeds (\`/events.ics\`, ${BROWSER_ACCEPT_ENCODING}): ` +
+      (feeds?.sample ? `a distinct 30-day window near a point (5 km) holds ${num(feeds.sample.meanTotal)} VEVENTs on average ` +
+        `(${num(feeds.sample.meanBytes ?? 0)} bytes received; ${feeds.sample.count} sampled outside the run), written afresh for each request. ` : '') +
+      (cap ? `A 30-day window of the whole map would hold ${num(cap.meanEvents)} on average (at least ${num(cap.leastEvents)}), more than the ` +
+        `feed's cap of ${num(cap.cap)}: ${cap.refused} of ${cap.windows} such windows, each asked once alone, were refused with 400 naming the ` +
+        `window to narrow, in ${cap.medianMs} ms (median). An app subscribing to a city's month narrows with near or bbox, as the rows above do.` : ''));
+  }
   const c = rt.cursorSetup;
   if (c) {
     parts.push('', 'skipped' in c ? `Distinct cursor rows: not measured (${c.skipped}).`

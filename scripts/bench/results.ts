@@ -92,7 +92,7 @@ export interface EventsRun {
   /** The response cache's hits ÷ cacheable answers over the measured run (from /readyz), or null. */
   cacheHitRate: number | null;
   /** For a distinct run: the totals of a sample of its questions (asked outside the run). */
-  sample?: { count: number; meanTotal: number; nonEmpty: number };
+  sample?: { count: number; meanTotal: number; nonEmpty: number; meanBytes?: number };
   /** `total` of the first page: how many events the filter matched. */
   total: number;
   bodyBytes: number;
@@ -106,7 +106,7 @@ export interface EventsRun {
    * reference asked with a browser's Accept-Encoding; `cursor`, page 1 and page 200 of distinct filters, neither
    * cache able to answer them; `misses`, distinct values of declared parameters of the cached URL, with the browser's Accept-Encoding.
    */
-  group?: 'encoded' | 'cursor' | 'misses';
+  group?: 'encoded' | 'cursor' | 'misses' | 'calendar';
   /** The Accept-Encoding sent (absent: identity), and the coding the service answered with (absent: none). */
   acceptEncoding?: string;
   contentEncoding?: string | null;
@@ -137,6 +137,11 @@ export interface RuntimeLarge {
   cursorSetup?: { filters: number; windowDays: number; walkRequests: number; walkS: number; evicted: number; checked: string } | { skipped: string };
   /** Distinct near 5 km questions with `--workers 1` and `--workers 2`, side by side, nothing pinned (both cores). */
   workers?: WorkersRun[];
+  /**
+   * What the calendar feed's cap does to a 30-day window of the whole map: how many windows were asked (each once,
+   * alone), all refused with 400; the VEVENTs they would have held (mean, least); the refusal's wall time (median ms).
+   */
+  calendarCap?: { windows: number; refused: number; meanEvents: number; leastEvents: number; medianMs: number; cap: number };
 }
 
 /** The load generators: autocannon (Node) for every row, wrk (C) beside it for the serving threads. */
