@@ -3,7 +3,8 @@
  * over a real port, serving the demo at a pinned time. The explorer: pick the demo map, click a category and see
  * its markers drawn, click the map and see the events near that point listed, open an event and see its anchored
  * POIs, open one of them and see its upcoming events, narrow the events to a date window; a place whose coordinates were swapped is named and shown. The kiosk (--kiosk, under a base path): the upcoming-events rail, and back to its start view after a
- * minute with no touch (the page's clock is driven by Playwright). /docs renders every endpoint of /openapi.json.
+ * minute with no touch (the page's clock is driven by Playwright). /docs renders every endpoint of /openapi.json. The
+ * page of an event and of a place, with scripts off: title, dates, status, style sheet and JSON-LD.
  * Every request each page makes is recorded: all go to 127.0.0.1, and no page logs an error (a CSP violation
  * would be one). The first render of /explore is measured and printed.
  */
@@ -36,8 +37,8 @@ let dataDir: string;
 const opened: RecordedPage[] = [];
 
 /** A page of a new context, closed (and its requests checked) after the test. */
-async function newPage(): Promise<RecordedPage> {
-  const recorded = await openPage(browser);
+async function newPage(options: { scripts?: boolean } = {}): Promise<RecordedPage> {
+  const recorded = await openPage(browser, undefined, options);
   opened.push(recorded);
   return recorded;
 }
@@ -211,6 +212,38 @@ describe('the explorer in Chromium', () => {
     await page.click(`a[href="/explore?map=${FOOD}"]`);
     await page.waitForSelector(`body[data-map="${FOOD}"][data-ready="true"]`);
     assert.equal(await page.inputValue('#map-select'), FOOD);
+    assertStayedHome(recorded);
+  });
+});
+
+describe('the pages of an event and a place in Chromium, with scripts off', () => {
+  test('an occurrence\'s page shows its title, dates and status, and its JSON-LD parses as an Event; its place\'s page as a TouristAttraction', async () => {
+    const listed = await api(server.base, `/events?map_id=${MAIN}&limit=25&from=2027-02-18&to=2027-02-19`);
+    const moved = listed.events.find((e: { status: string }) => e.status === 'rescheduled');
+    const recorded = await newPage({ scripts: false });
+    const { page } = recorded;
+    await page.goto(`${server.base}/events/${moved.id}.html`);
+    assert.equal(await page.textContent('h1'), moved.title);
+    assert.match(await page.title(), new RegExp(`^${moved.title} · `));
+    // The dates as words on the map's clock, and as machine-readable times.
+    assert.deepEqual(await page.locator('dd time').evaluateAll((ts) => ts.map((x) => x.getAttribute('datetime'))), [moved.starts_at, moved.ends_at]);
+    assert.match(await page.locator('dd time').first().innerText(), /Thursday, February 18, 2027 at 7:00\sPM/);
+    assert.match(await page.locator('.event-status').innerText(), /^Rescheduled \(was Thursday, February 11, 2027 at 7:00\sPM\)$/);
+    assert.equal(await page.locator('.record-page dl').evaluate((dl) => getComputedStyle(dl).display), 'grid', 'the style sheet is applied');
+    const ld = JSON.parse((await page.locator('script[type="application/ld+json"]').textContent())!);
+    assert.equal(ld['@type'], 'Event');
+    assert.equal(ld.eventStatus, 'https://schema.org/EventRescheduled');
+    assert.equal(Date.parse(ld.previousStartDate), Date.parse(moved.previous_start));
+    // Its place's page, from the link on the page.
+    const place = moved.anchors[0];
+    const href = (await page.locator(`.places a`).first().getAttribute('href'))!;
+    assert.equal(new URL(href).pathname, `/${place.type}s/${place.id}.html`);
+    await page.goto(`${server.base}${new URL(href).pathname}`);
+    const record = await api(server.base, `/${place.type}s/${place.id}`);
+    assert.equal(await page.textContent('h1'), record.name);
+    const placeLd = JSON.parse((await page.locator('script[type="application/ld+json"]').textContent())!);
+    assert.equal(placeLd['@type'], 'TouristAttraction');
+    assert.equal(placeLd.name, record.name);
     assertStayedHome(recorded);
   });
 });

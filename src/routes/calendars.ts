@@ -11,7 +11,8 @@ import { invalidParams, notFound } from '../http/errors.ts';
 import { timestamp, uuid } from '../http/params.ts';
 import { defineRoute, MediaReply } from '../http/route.ts';
 import { checkEventFilters, EVENT_FILTERS, eventFilter, statusesOf, statusParam } from './events.ts';
-import { findMap } from './shared.ts';
+import { findMap, oneLanguage } from './shared.ts';
+import type { LanguageChoice } from '../http/language.ts';
 
 const CALENDAR_TYPE = 'text/calendar; charset=utf-8';
 
@@ -87,11 +88,9 @@ export const eventCalendar = defineRoute({
   },
 });
 
-/** The calendar of `content` of a map, in the language negotiated for it, named after the map. */
-async function calendarOf(mapId: string, content: FeedContent, ctx: { model: Parameters<typeof writeCalendar>[0]; language: { forMap(id: string): string | null }; publicUrl: string }): Promise<string> {
+/** The calendar of `content` of a map, in the one language negotiated for it, named after the map. */
+async function calendarOf(mapId: string, content: FeedContent, ctx: { model: Parameters<typeof writeCalendar>[0]; language: LanguageChoice; publicUrl: string }): Promise<string> {
   const map = ctx.model.maps.get(mapId)!;
-  const served = ctx.language.forMap(mapId);
-  const lang = served ?? map.languages.default;
-  const name = map.doc.name.in(lang);
-  return writeCalendar(ctx.model, map, content, { lang: map.events.languageIndex(served), served, publicUrl: ctx.publicUrl, name });
+  const lang = oneLanguage(ctx.language, mapId);
+  return writeCalendar(ctx.model, map, content, { lang: map.events.languageIndex(lang), served: lang, publicUrl: ctx.publicUrl, name: map.doc.name.in(lang) });
 }

@@ -12,7 +12,8 @@ import { defineRoute, JsonBytes, PrivateReply, wholeSecond } from '../http/route
 import { ByteWriter } from '../utils/byte-writer.ts';
 import { EventSchema, PoiRecordSchema, SeriesSchema, Uuid } from './schemas.ts';
 import { findMap } from './shared.ts';
-import { findEvent, findSeries } from '../content/model/read-model.ts';
+import { findEvent, findSeries, type MapView, type ReadModel } from '../content/model/read-model.ts';
+import type { LanguageChoice } from '../http/language.ts';
 import { seriesRecord } from '../content/model/series-record.ts';
 import { SessionsUnavailableError } from '../content/sessions.ts';
 
@@ -189,6 +190,28 @@ export const upcomingByPoi = defineRoute({
   },
 });
 
+/**
+ * What GET /events/{id} answers for an event or occurrence (its record and its anchored POIs' records) or for a
+ * series (seriesRecord), with the ids whose saving marks it saved (an occurrence's own and its series'); null for an
+ * id that is no public event or series.
+ */
+export async function eventAnswer(model: ReadModel, id: string, now: Date, language: LanguageChoice):
+  Promise<{ body: Record<string, unknown>; savedIds: string[]; map: MapView } | null> {
+  const found = findEvent(model, id);
+  if (found) {
+    const { map, position } = found;
+    const lang = map.events.languageIndex(language.forMap(map.id));
+    const body = { ...map.events.summary(position, lang), pois: map.events.poiIds(position).map((poiId) => model.pois.get(poiId)!.record) };
+    const series = map.events.seriesOf(position);
+    return { body, savedIds: series === null ? [id] : [id, series], map };
+  }
+  const series = findSeries(model, id);
+  if (!series) return null;
+  const served = language.forMap(series.map.id);
+  const body = await seriesRecord(model, series.map, series.series, now.getTime(), series.map.events.languageIndex(served), served);
+  return { body, savedIds: [id], map: series.map };
+}
+
 const BEARER_RE = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)$/i;
 
 /** GET /events/:id */
@@ -218,23 +241,9 @@ export const getEvent = defineRoute({
   ]),
   errors: [401, 404, 503],
   async handle({ header, params, model, store, now, language }) {
-    let body: Record<string, unknown>;
-    // The ids whose saving marks this one saved: an occurrence's and its series'.
-    let savedIds: string[];
-    const found = findEvent(model, params.id);
-    if (found) {
-      const { map, position } = found;
-      const lang = map.events.languageIndex(language.forMap(map.id));
-      body = { ...map.events.summary(position, lang), pois: map.events.poiIds(position).map((id) => model.pois.get(id)!.record) };
-      const series = map.events.seriesOf(position);
-      savedIds = series === null ? [params.id] : [params.id, series];
-    } else {
-      const series = findSeries(model, params.id);
-      if (!series) throw notFound(`Event ${params.id}`);
-      const served = language.forMap(series.map.id);
-      body = await seriesRecord(model, series.map, series.series, now.getTime(), series.map.events.languageIndex(served), served);
-      savedIds = [params.id];
-    }
+    const answer = await eventAnswer(model, params.id, now, language);
+    if (!answer) throw notFound(`Event ${params.id}`);
+    const { body, savedIds } = answer;
     const auth = header('authorization');
     if (auth === null) return body;
     const token = BEARER_RE.exec(auth.trim())?.[1];

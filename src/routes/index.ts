@@ -11,6 +11,7 @@ import { getMap, getMapContents, getMapDetails } from './maps.ts';
 import { openApiRoute } from './openapi.ts';
 import { listPoisByTag, poiCollections, poiKindRoutes, resolvePoi } from './pois.ts';
 import { getPublisher, getPublisherMaps } from './publishers.ts';
+import { recordPageRoutes } from './record-pages.ts';
 
 /** The 27 endpoints of the read API. */
 export const apiRoutes: readonly RouteSpec[] = [
@@ -24,7 +25,7 @@ export const apiRoutes: readonly RouteSpec[] = [
 ] as unknown as RouteSpec[];
 
 /** The outputs beside the read API's JSON (docs/outputs.md): other formats of the same content. */
-export const outputRoutes: readonly RouteSpec[] = [eventsCalendar, eventCalendar] as unknown as RouteSpec[];
+export const outputRoutes: readonly RouteSpec[] = [eventsCalendar, eventCalendar, ...recordPageRoutes] as unknown as RouteSpec[];
 
 /** Everything the app serves: the API, its outputs, and their OpenAPI document. */
 export const routes: readonly RouteSpec[] = [...apiRoutes, ...outputRoutes, openApiRoute([...apiRoutes, ...outputRoutes])];

@@ -17,7 +17,7 @@ import {
 import { checkWindow, findMap, findMapVersion, mapIdPath, sliceWindow, versionIdParam, windowQuery } from './shared.ts';
 
 /** A public POI of the given type, or 404. */
-function findPoi(model: ReadModel, id: string, type?: PoiType): PoiEntry {
+export function findPoi(model: ReadModel, id: string, type?: PoiType): PoiEntry {
   const poi = model.pois.get(id);
   if (!poi || (type && poi.record.type !== type)) throw notFound(`${type ? capitalise(type) : 'POI'} ${id}`);
   return poi;

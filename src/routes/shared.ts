@@ -2,7 +2,8 @@
  * Lookups and parameter pieces shared by several route families.
  */
 import type { MapView, ReadModel, VersionContent } from '../content/model/read-model.ts';
-import { notFound, type ParamError } from '../http/errors.ts';
+import { invalidParams, notFound, type ParamError } from '../http/errors.ts';
+import type { LanguageChoice } from '../http/language.ts';
 import { int, optionalInt, optionalUuid, uuid } from '../http/params.ts';
 
 /** Default window size when `end` is omitted. */
@@ -65,3 +66,15 @@ export function findPublisher(model: ReadModel, id: string) {
 
 /** A map path parameter. */
 export const mapIdPath = { map_id: uuid('Map UUID') };
+
+/**
+ * The one language an answer written as a whole (a page, JSON-LD, a calendar) is in: the language negotiated for
+ * the map. `langs=all` gets 400: such an answer has no form that holds every language.
+ */
+export function oneLanguage(language: LanguageChoice, mapId: string): string {
+  const served = language.forMap(mapId);
+  if (served === null) {
+    throw invalidParams([{ name: 'langs', in: 'query', reason: 'is for JSON records; this answer is written in one language: ask for it with lang' }]);
+  }
+  return served;
+}

@@ -61,3 +61,13 @@ export function icalWall(w: WallTime): string {
   const p = (n: number, size = 2) => String(n).padStart(size, '0');
   return `${p(w.year, 4)}${p(w.month)}${p(w.day)}T${p(w.hour)}${p(w.minute)}${p(w.second)}`;
 }
+
+/** Instant `ms` as ISO 8601 on the wall clock of `timeZone` with its offset (`2026-06-12T21:00:00+01:00`), as schema.org dates are written. */
+export function isoWithOffset(ms: number, timeZone: string): string {
+  const w = wallTimeAt(ms, timeZone);
+  const p = (n: number, size = 2) => String(n).padStart(size, '0');
+  const offset = Math.round(offsetAt(ms, timeZone) / 60_000);
+  const sign = offset < 0 ? '-' : '+';
+  const zone = `${sign}${p(Math.floor(Math.abs(offset) / 60))}:${p(Math.abs(offset) % 60)}`;
+  return `${p(w.year, 4)}-${p(w.month)}-${p(w.day)}T${p(w.hour)}:${p(w.minute)}:${p(w.second)}${zone}`;
+}

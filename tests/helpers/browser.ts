@@ -38,8 +38,8 @@ export interface RecordedPage {
 }
 
 /** Opens a new context and page of `size`, recording its requests and console errors (CSP violations among them). */
-export async function openPage(browser: Browser, size = { width: 1280, height: 800 }): Promise<RecordedPage> {
-  const context = await browser.newContext({ viewport: size, deviceScaleFactor: 1 });
+export async function openPage(browser: Browser, size = { width: 1280, height: 800 }, options: { scripts?: boolean } = {}): Promise<RecordedPage> {
+  const context = await browser.newContext({ viewport: size, deviceScaleFactor: 1, javaScriptEnabled: options.scripts ?? true });
   const page = await context.newPage();
   const requests: string[] = [];
   const errors: string[] = [];

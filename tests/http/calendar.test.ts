@@ -197,7 +197,7 @@ describe('one event as a calendar', () => {
     assert.equal((await t.get('/events/00000000-0000-4000-8000-000000000000.ics')).status, 404);
   });
 
-  test('an event with places has their names and the first one\'s point; its URL is its own or its record here', async () => {
+  test('an event with places has their names and the first one\'s point; its URL is its own or its page here', async () => {
     const e = demo.events.find((x) => x.map_id === MAIN && !x.recurrence && demo.markers.some((m) => m.id === x.poi_ids[0]))!;
     const vevent = parse(await (await t.get(`/events/${e.id}.ics`)).text()).getFirstSubcomponent('vevent')!;
     const marker = demo.markers.find((m) => m.id === e.poi_ids[0])!;
@@ -205,9 +205,9 @@ describe('one event as a calendar', () => {
     const names = e.poi_ids.map((id) => [...demo.markers, ...demo.paths, ...demo.polygons].find((p) => p.id === id)!.name);
     // Every place's name, then the first address there is on a line of its own.
     assert.equal(String(vevent.getFirstPropertyValue('location')).split('\n')[0], names.map((n) => (typeof n === 'string' ? n : n.en)).join(', '));
-    // Its own URL, else its record under the public URL (http://localhost:<port> unless --public-url says otherwise).
+    // Its own URL, else its page under the public URL (http://localhost:<port> unless --public-url says otherwise).
     if (e.url) assert.equal(vevent.getFirstPropertyValue('url'), e.url);
-    else assert.match(String(vevent.getFirstPropertyValue('url')), new RegExp(`^http://localhost(:\\d+)?/events/${e.id}$`));
+    else assert.match(String(vevent.getFirstPropertyValue('url')), new RegExp(`^http://localhost(:\\d+)?/events/${e.id}\\.html$`));
   });
 });
 

@@ -43,10 +43,16 @@ const SAMPLES = [
   `/places-of-interest/map/${M}`, `/places-of-interest/id/${A}`, '/places-of-interest/icons',
   `/places-of-interest/tags-pois-orders?map_id=${M}&type=keywords`, `/poi-associations/${A}`, `/poi-associations?poi_ids=${A}`,
   `/maps/${M}/lists`, `/maps/${M}/lists/${F.verifiedList}`, '/openapi.json', `/events.ics?map_id=${M}`, `/events/${F.savedEvent}.ics`,
+  `/events/${F.savedEvent}.html`, `/events/${F.savedEvent}.jsonld`, `/markers/${A}.html`, `/markers/${A}.jsonld`, `/paths/${PATH0}.html`,
+  `/paths/${PATH0}.jsonld`, `/polygons/${F.holePolygon}.html`, `/polygons/${F.holePolygon}.jsonld`,
 ];
 const GEOJSON_PATHS = new Set([`/places-of-interest/map/${M}`]);
 /** The samples of routes whose 200 is another format than JSON (docs/outputs.md), with that format. */
-const OUTPUT_SAMPLES = new Map([[`/events.ics?map_id=${M}`, 'text/calendar; charset=utf-8'], [`/events/${F.savedEvent}.ics`, 'text/calendar; charset=utf-8']]);
+const OUTPUT_SAMPLES = new Map([
+  [`/events.ics?map_id=${M}`, 'text/calendar; charset=utf-8'], [`/events/${F.savedEvent}.ics`, 'text/calendar; charset=utf-8'],
+  ...[`/events/${F.savedEvent}`, `/markers/${A}`, `/paths/${PATH0}`, `/polygons/${F.holePolygon}`].flatMap((path) => [
+    [`${path}.html`, 'text/html; charset=utf-8'], [`${path}.jsonld`, 'application/ld+json; charset=utf-8']] as const),
+]);
 /** What a 200 other than JSON may be: a page, or an output's format. */
 const OTHER_TYPES = new Set(['text/html; charset=utf-8', ...OUTPUT_SAMPLES.values()]);
 

@@ -98,7 +98,11 @@ test(`the document is OpenAPI 3.1.0 (served over the ${usingDemo ? 'demo' : 'fix
 });
 
 /** The outputs beside the spec's JSON (docs/outputs.md), with their media types. */
-const OUTPUTS: Record<string, string> = { '/events.ics': 'text/calendar', '/events/{id}.ics': 'text/calendar' };
+const OUTPUTS: Record<string, string> = {
+  '/events.ics': 'text/calendar', '/events/{id}.ics': 'text/calendar',
+  ...Object.fromEntries(['events', 'markers', 'paths', 'polygons'].flatMap((kind) => [
+    [`/${kind}/{id}.html`, 'text/html'], [`/${kind}/{id}.jsonld`, 'application/ld+json']])),
+};
 
 test('the document has exactly the 27 paths of the spec plus the outputs, /openapi.json and the health checks', () => {
   assert.equal(Object.keys(SPEC).length, 27);

@@ -34,11 +34,26 @@ test('every curl example in the README answers as documented', async () => {
     // The "next page" example takes the cursor of the example before it.
     const resolved = target.replace('<next_cursor>', cursor ?? '');
     const res = await t.get(resolved, { headers });
-    // A calendar is iCalendar, with a VEVENT at least; every other example answers JSON.
+    // A calendar is iCalendar, with a VEVENT at least; a page HTML, JSON-LD schema.org's; every other example answers JSON.
     if (target.split('?')[0].endsWith('.ics')) {
       assert.equal(res.status, 200, target);
       assert.equal(res.headers.get('content-type'), 'text/calendar; charset=utf-8', target);
       assert.match(await res.text(), /^BEGIN:VCALENDAR\r\n[^]*\r\nBEGIN:VEVENT\r\n/, target);
+      continue;
+    }
+    // A page is HTML in the language asked for, with its JSON-LD; JSON-LD is schema.org's.
+    if (target.split('?')[0].endsWith('.html')) {
+      assert.equal(res.status, 200, target);
+      assert.equal(res.headers.get('content-type'), 'text/html; charset=utf-8', target);
+      const html = await res.text();
+      assert.match(html, new RegExp(`^<!doctype html>\n<html lang="${/[?&]lang=([\w-]+)/.exec(target)?.[1] ?? 'en'}">`), target);
+      assert.match(html, /<script type="application\/ld\+json">\{"@context":"https:\/\/schema.org"/, target);
+      continue;
+    }
+    if (target.split('?')[0].endsWith('.jsonld')) {
+      assert.equal(res.status, 200, target);
+      assert.equal(res.headers.get('content-type'), 'application/ld+json; charset=utf-8', target);
+      assert.equal((await res.json())['@context'], 'https://schema.org', target);
       continue;
     }
     const body = await res.json();

@@ -229,6 +229,9 @@ describe('a disabled map', () => {
       `/markers/${F.disabledMarker}`, `/places-of-interest/id/${F.disabledMarker}`, `/poi-associations/${F.disabledMarker}`,
       `/events/${F.disabledEvent}`, `/maps/${M}/markers/${F.disabledMarker}`, `/maps/${M}/lists/${F.disabledList}`,
       `/poi-associations?poi_ids=${A}&list_id=${F.disabledList}`,
+      // Its outputs: the calendar, the page and the JSON-LD of its events and places.
+      `/events/${F.disabledEvent}.ics`, `/events/${F.disabledEvent}.html`, `/events/${F.disabledEvent}.jsonld`,
+      `/markers/${F.disabledMarker}.html`, `/markers/${F.disabledMarker}.jsonld`,
     ]) await expect404(path);
     // The same routes do find public content.
     for (const path of [`/markers/${A}`, `/places-of-interest/id/${A}`, `/poi-associations/${A}`, `/events/${F.savedEvent}`]) {

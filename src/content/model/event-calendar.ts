@@ -14,6 +14,7 @@
  * - GEO and LOCATION come from the anchored POIs (the first one's point; every name, and the first address), URL is
  *   the event's own or else its record in this API, ORGANIZER its organizer when it has an email address.
  */
+import { eventPageUrl } from './structured-data.ts';
 import ical, { ICalCalendarMethod, ICalEventStatus, type ICalCalendar, type ICalEventData } from 'ical-generator';
 import { tzlib_get_ical_block } from 'timezones-ical-library';
 import type { EventStatus } from '../bundle/bundle-schema.ts';
@@ -74,7 +75,7 @@ export function feedContent(map: MapView, positions: Iterable<number>): FeedCont
 /** How a feed is written: its language (a map language index of the event table, and the tag), and where links point. */
 export interface FeedOptions {
   lang: number;
-  served: string | null;
+  served: string;
   publicUrl: string;
   /** The calendar's name (X-WR-CALNAME). */
   name: string;
@@ -103,7 +104,7 @@ export async function writeCalendar(model: ReadModel, map: MapView, content: Fee
   const zone = map.events.timeZone;
   const cal: ICalCalendar = ical({
     name: o.name, method: ICalCalendarMethod.PUBLISH, ttl: REFRESH_SECONDS,
-    prodId: { company: 'destination map content service', product: 'events', language: (o.served ?? map.languages.default).toUpperCase() },
+    prodId: { company: 'destination map content service', product: 'events', language: o.served.toUpperCase() },
     // No calendar-wide zone: DTSTAMP, CREATED and LAST-MODIFIED stay in UTC; each event's TZID gets its VTIMEZONE.
     timezone: { name: null, generator: (tz: string) => tzlib_get_ical_block(tz)[0] },
   });
@@ -113,7 +114,7 @@ export async function writeCalendar(model: ReadModel, map: MapView, content: Fee
   const poiFields = (ids: readonly string[]): Partial<ICalEventData> => {
     const pois = ids.map((id) => model.pois.get(id.toLowerCase())).filter((p) => p !== undefined);
     if (pois.length === 0) return {};
-    const lang = o.served ?? map.languages.default;
+    const lang = o.served;
     // A POI's texts may be translated (LocalText) or plain.
     const inLang = (value: unknown) => (value instanceof LocalText ? value.in(lang) : typeof value === 'string' ? value : null);
     const address = pois.map((p) => inLang(p.record.address)).find((a) => a !== null && a !== '');
@@ -128,7 +129,7 @@ export async function writeCalendar(model: ReadModel, map: MapView, content: Fee
       summary: r.title as string, description: (r.description as string | null) ?? null,
       status: icalStatus(r.status as EventStatus),
       created: instant(r.created_at as string),
-      url: (r.url as string | null) ?? `${o.publicUrl}/events/${r.id as string}`,
+      url: (r.url as string | null) ?? eventPageUrl(o.publicUrl, r.id as string),
       ...(organizer?.email ? { organizer: { name: organizer.name, email: organizer.email } } : {}),
       categories: [{ name: r.event_type as string }],
       ...(allDay
@@ -140,7 +141,7 @@ export async function writeCalendar(model: ReadModel, map: MapView, content: Fee
 
   /** SEQUENCE, DTSTAMP and LAST-MODIFIED of a record that last changed in `changed`. */
   const changedIn = (changed: RecordChanged): Partial<ICalEventData> => ({ sequence: changed.change, stamp: stampOf(changed.madeAt), lastModified: stampOf(changed.madeAt) });
-  const text = (value: Parameters<typeof localText>[0]) => localText(value, map.languages.default, map.languages.offered)?.in(o.served ?? map.languages.default) ?? null;
+  const text = (value: Parameters<typeof localText>[0]) => localText(value, map.languages.default, map.languages.offered)?.in(o.served) ?? null;
 
   for (const i of content.singles) {
     const r = map.events.summary(i, o.lang);
