@@ -130,6 +130,7 @@ describe('the explorer in Chromium', () => {
     await page.waitForFunction(() => !/Loading/.test(document.querySelector('#detail-body .event-list')!.textContent!));
     assert.deepEqual(await page.locator('#detail-body .event-list button.event strong').allTextContents(),
       upcoming[place.id].map((e: { title: string }) => e.title));
+    assert.equal(await page.getAttribute('#poi-page', 'href'), `/${place.type}s/${place.id}.html`);
 
     // A date window, with the point: the list is the API's for both.
     await page.fill('#event-from', '2027-06-12');
@@ -200,6 +201,8 @@ describe('the explorer in Chromium', () => {
       assert.equal(href, `/events/${id}.ics`);
       assert.equal((await fetch(`${server.base}${href}`)).status, 200);
     }
+    // The page to share (what a QR code or a link opens), read without the explorer.
+    assert.equal(await page.getAttribute('#event-page', 'href'), `/events/${moved.id}.html`);
     assertStayedHome(recorded);
   });
 

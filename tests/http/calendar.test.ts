@@ -211,6 +211,29 @@ describe('one event as a calendar', () => {
   });
 });
 
+describe('the organizer', () => {
+  test('is an ORGANIZER only when it has an email address (iCalendar names an organizer by address)', async () => {
+    const fado = demo.events.find((e) => e.map_id === MAIN && e.recurrence && e.organizer)!;
+    assert.equal(fado.organizer!.email, undefined, 'the demo\'s fado organizer has no address');
+    const without = parse(await (await t.get(`/events/${fado.id}.ics`)).text()).getAllSubcomponents('vevent');
+    assert.ok(without.length > 0 && without.every((v) => !v.hasProperty('organizer')));
+    const edited = structuredClone(demo);
+    const event = edited.events.find((e) => e.id === fado.id)!;
+    event.organizer = { ...event.organizer!, email: 'fado@example.org' };
+    const target = await openTarget(edited);
+    try {
+      const withEmail = parse(await (await target.get(`/events/${fado.id}.ics`)).text()).getAllSubcomponents('vevent');
+      for (const v of withEmail) {
+        const organizer = v.getFirstProperty('organizer')!;
+        assert.equal(organizer.getFirstValue(), 'mailto:fado@example.org');
+        assert.equal(organizer.getParameter('cn'), typeof event.organizer.name === 'string' ? event.organizer.name : event.organizer.name.en);
+      }
+    } finally {
+      await target.close();
+    }
+  });
+});
+
 describe('the cap', () => {
   test(`a feed of more VEVENTs than the cap is refused with 400 naming the window`, async () => {
     const big = makeFixture({ events: 6000 });

@@ -270,6 +270,7 @@ async function openPoi(poi) {
     facts([['Categories and tags', names.join(', ')], ['Address', poi.address], ['Opening hours', poi.opening_hours], ['Phone', poi.phone],
       ['Website', poi.website], ['Difficulty', poi.difficulty], ['Duration', poi.duration_min ? `${poi.duration_min} min` : null],
       ['Where', poi.type === 'marker' ? `${poi.lat}, ${poi.lng}` : null]]),
+    el('p', {}, el('a', { id: 'poi-page', href: `${config.base}/${poi.type}s/${poi.id}.html` }, 'Page to share')),
     el('h3', {}, 'Upcoming events here'), upcoming);
   highlight([poi]);
   try {
@@ -297,7 +298,8 @@ async function openEvent(id) {
       ['Organizer', event.organizer?.name], ['Online', event.online_url], ['Accessibility', event.accessibility.map((f) => f.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)).join(', ')],
       ['More', event.url]]),
     el('p', {}, el('a', { id: 'event-calendar', href: `${config.base}/events/${event.id}.ics`, download: `${event.id}.ics` }, 'Add to calendar'),
-      series ? el('span', {}, ' · ', el('a', { id: 'series-calendar', href: `${config.base}/events/${series.id}.ics`, download: `${series.id}.ics` }, 'the whole series')) : null),
+      series ? el('span', {}, ' · ', el('a', { id: 'series-calendar', href: `${config.base}/events/${series.id}.ics`, download: `${series.id}.ics` }, 'the whole series')) : null,
+      ' · ', el('a', { id: 'event-page', href: `${config.base}/events/${event.id}.html` }, 'Page to share')),
     el('h3', {}, `Where (${event.pois.length})`), el('ol', { className: 'poi-list', id: 'event-pois' }, ...anchors));
   highlight(event.pois);
 }
