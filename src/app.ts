@@ -197,9 +197,11 @@ export function createApp(deps: AppDeps): App {
     }
     const at = now();
     const language = new LanguageChoice(model, query as { lang?: string; langs?: 'all' }, req.header('accept-language'));
-    const result = await spec.handle({ header: req.header, params, query, model, store: deps.store, now: at, basePath, publicUrl, language });
+    let live = false;
+    const result = await spec.handle({ header: req.header, params, query, model, store: deps.store, now: at, basePath, publicUrl, language,
+      followsClock: () => { live = true; } });
     const personal = result instanceof PrivateReply;
-    const cacheClass = personal ? 'private' : spec.cacheClass?.(query) ?? 'content';
+    const cacheClass = personal ? 'private' : live ? 'live' : spec.cacheClass?.(query) ?? 'content';
     // The map the answer is about names the languages it is negotiated against, unless the handler chose already.
     if (texts && !language.decided) {
       const mapId = params.map_id ?? params.mapId ?? (query as { map_id?: string }).map_id;

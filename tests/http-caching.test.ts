@@ -13,7 +13,7 @@ import { CACHE_CONTROL } from '../src/http/respond.ts';
 import { readQuery } from '../src/http/query.ts';
 import { cacheKey, PreparedBody, ResponseCache } from '../src/http/response-cache.ts';
 import { Doorkeeper } from '../src/utils/hash.ts';
-import { openTestApp, QUIET, type TestApp } from './helpers/app.ts';
+import { openTestApp, QUIET, readDemoBundle, type TestApp } from './helpers/app.ts';
 import { F, makeFixture } from './helpers/fixture.ts';
 import { listen, rawRequest, type RawResponse } from './helpers/http.ts';
 import { RUNTIME_NAMES, startServer, type RunningServer } from './helpers/server.ts';
@@ -338,5 +338,34 @@ test('a fresh app over a fixture answers from its own cache only (apps never sha
     assert.notEqual(one.body, two.body);
   } finally {
     await a.close();
+  }
+});
+
+test('the id of a series follows the clock (its next occurrences move as they end); the id of an event does not', async () => {
+  const demo = await readDemoBundle();
+  const t = await openTestApp(demo);
+  try {
+    const series = demo.events.find((e) => e.recurrence && !e.all_day)!;
+    let clock = Date.parse('2027-03-01T12:00:00.250Z');
+    const app = createApp({ store: t.store, now: () => new Date(clock), logger: QUIET });
+    const serveAt = (target: string) => app.serve({ method: 'GET', target, header: () => null });
+    const nextOf = async () => JSON.parse(new TextDecoder().decode((await serveAt(`/events/${series.id}`)).body!)).next_occurrences;
+    for (const target of [`/events/${series.id}`, `/events/${series.id}.html`]) {
+      clock = Date.parse('2027-03-01T12:00:00.250Z');
+      await serveAt(target);
+      const first = await serveAt(target);
+      assert.equal(first.headers['cache-control'], CACHE_CONTROL.live, target);
+      const before = await nextOf();
+      // Past the end of its next occurrence: that one is no longer next.
+      clock = Date.parse(before[0].ends_at) + 1000;
+      const after = await nextOf();
+      assert.equal(after[0].id, before[1].id, `${target}: the next occurrences moved on`);
+      assert.notEqual((await serveAt(target)).body, first.body, `${target}: made again`);
+    }
+    const single = demo.events.find((e) => !e.recurrence)!;
+    assert.equal((await serveAt(`/events/${single.id}`)).headers['cache-control'], CACHE_CONTROL.content);
+    assert.equal((await serveAt(`/events/${single.id}.html`)).headers['cache-control'], CACHE_CONTROL.content);
+  } finally {
+    await t.close();
   }
 });

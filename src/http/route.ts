@@ -37,6 +37,11 @@ export interface RouteContext<P, Q> {
    * records) or whose map is not in its parameters calls `forMap`; otherwise the app negotiates after it.
    */
   language: LanguageChoice;
+  /**
+   * Marks this answer as following the clock (`live`), for a route where only some answers do (the id of a series
+   * answers its next occurrences from now; the id of an event answers no clock): `cacheClass` says it of a whole query.
+   */
+  followsClock(): void;
 }
 
 /** A body that carries the caller's own data: `Cache-Control: private`, never kept by the response cache. */

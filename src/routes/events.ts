@@ -8,7 +8,7 @@ import { cursorKey, decodeCursor, encodeCursor, type CursorState } from '../http
 import { HttpError, invalidParams, notFound, type ParamError } from '../http/errors.ts';
 import { bbox, int, near, oneOf, optionalInt, searchQuery, someOf, textList, timestamp, uuid, uuidList } from '../http/params.ts';
 import { EVENT_STATUSES, type EventStatus } from '../content/bundle/bundle-schema.ts';
-import { defineRoute, JsonBytes, PrivateReply, wholeSecond } from '../http/route.ts';
+import { defineRoute, JsonBytes, PrivateReply, wholeSecond, type RouteContext } from '../http/route.ts';
 import { ByteWriter } from '../utils/byte-writer.ts';
 import { EventSchema, PoiRecordSchema, SeriesSchema, Uuid } from './schemas.ts';
 import { findMap } from './shared.ts';
@@ -195,8 +195,8 @@ export const upcomingByPoi = defineRoute({
  * series (seriesRecord), with the ids whose saving marks it saved (an occurrence's own and its series'); null for an
  * id that is no public event or series.
  */
-export async function eventAnswer(model: ReadModel, id: string, now: Date, language: LanguageChoice):
-  Promise<{ body: Record<string, unknown>; savedIds: string[]; map: MapView } | null> {
+export async function eventAnswer({ model, now, language, followsClock }: Pick<RouteContext<unknown, unknown>, 'model' | 'now' | 'language' | 'followsClock'>,
+  id: string): Promise<{ body: Record<string, unknown>; savedIds: string[]; map: MapView } | null> {
   const found = findEvent(model, id);
   if (found) {
     const { map, position } = found;
@@ -207,6 +207,8 @@ export async function eventAnswer(model: ReadModel, id: string, now: Date, langu
   }
   const series = findSeries(model, id);
   if (!series) return null;
+  // Its next occurrences are counted from now.
+  followsClock();
   const served = language.forMap(series.map.id);
   const body = await seriesRecord(model, series.map, series.series, now.getTime(), series.map.events.languageIndex(served), served);
   return { body, savedIds: [id], map: series.map };
@@ -240,8 +242,9 @@ export const getEvent = defineRoute({
     }),
   ]),
   errors: [401, 404, 503],
-  async handle({ header, params, model, store, now, language }) {
-    const answer = await eventAnswer(model, params.id, now, language);
+  async handle(ctx) {
+    const { header, params, store, now } = ctx;
+    const answer = await eventAnswer(ctx, params.id);
     if (!answer) throw notFound(`Event ${params.id}`);
     const { body, savedIds } = answer;
     const auth = header('authorization');

@@ -35,8 +35,9 @@ function anchored(model: ReadModel, records: readonly PlaceView[]): AnchoredPlac
 type Ctx = RouteContext<{ id: string }, Record<string, never>>;
 
 /** An event, occurrence or series in one language, with its anchored places, and the page context; 404 when it is none. */
-async function eventOf({ params, model, now, language, publicUrl, basePath }: Ctx) {
-  const answer = await eventAnswer(model, params.id, now, language);
+async function eventOf(c: Ctx) {
+  const { params, model, language, publicUrl, basePath } = c;
+  const answer = await eventAnswer(c, params.id);
   if (!answer) throw notFound(`Event ${params.id}`);
   const lang = oneLanguage(language, answer.map.id);
   const { pois, ...event } = plainIn<EventView & { pois: PlaceView[] }>(lang, answer.body);
@@ -70,7 +71,7 @@ export const eventPage = defineRoute({
   description: 'Small HTML written on the server in the negotiated language, readable with scripts off: title, when (for a series ' +
     'its rule in words and its next dates), status, where, offers and booking, organizer, links to its calendar, the explorer ' +
     'and its JSON. It embeds the schema.org JSON-LD of /events/{id}.jsonld and Open Graph tags; what a QR code or a shared ' +
-    'link points to. It follows the clock (a series\' next dates).',
+    'link points to. A series\' page follows the clock (its next dates).',
   tag: 'Pages',
   pathParams: { id: uuid('Event, occurrence or series UUID') },
   query: {},
@@ -78,7 +79,6 @@ export const eventPage = defineRoute({
   headers: PAGE_HEADERS,
   response: v.string(),
   errors: [404],
-  cacheClass: () => 'live',
   async handle(c) {
     const { event, places, ctx } = await eventOf(c as Ctx);
     return new MediaReply(eventPageHtml(event, places, ctx));
