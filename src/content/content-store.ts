@@ -6,6 +6,7 @@
  * swapped in with one assignment. Requests in flight keep the model they started with; a failed publish
  * leaves the served version exactly as it was.
  */
+import { endWarmPublisher, OPEN_METHOD, PUBLISHER_WORKER, takeWarmPublisher } from './warm-publisher.ts';
 import { stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -189,6 +190,8 @@ export class ContentStore implements ServedContent {
       await dataDir?.lock?.release();
       throw err;
     }
+    // A publisher thread started early that this start did not take (it serves without opening a store) ends.
+    endWarmPublisher();
     const store = new ContentStore(opened, dataDir?.lock ?? null);
     store.publisher.onProgress = onProgress ?? null;
     if (options.databaseUrl) store.liveSessions = new LiveSessions(options.databaseUrl);
@@ -449,9 +452,12 @@ class WorkerPublisher implements PublisherPort {
   static async start(options: PublisherOptions): Promise<WorkerPublisher> {
     // The worker lowers its own priority (publisher-worker.ts), and threads inherit the priority of the thread
     // that starts them: Node's file-system thread pool is started here first, so that it serves at full priority.
-    await stat(fileURLToPath(import.meta.url)).catch(() => {});
-    const worker = new Worker(new URL('./publisher-worker.ts', import.meta.url), { workerData: options });
+    const warm = takeWarmPublisher();
+    if (!warm) await stat(fileURLToPath(import.meta.url)).catch(() => {});
+    const worker = warm ?? new Worker(PUBLISHER_WORKER, { workerData: options });
     const port = new WorkerPublisher(worker);
+    // A thread started early (warm-publisher.ts) is given its options first.
+    if (warm) await port.peer.call(OPEN_METHOD, { shared: false }, options);
     await port.opened();
     return port;
   }

@@ -12,6 +12,7 @@ import { inSharedMemory, PAYLOAD_PARTS } from './journey.ts';
 import type { ModelPayload } from './model/model-cache.ts';
 import { ownBytes } from '../utils/bytes.ts';
 import { RpcPeer } from '../utils/rpc.ts';
+import { OPEN_METHOD } from './warm-publisher.ts';
 import { encodePublisherError, Publisher, PUBLISHER_NICENESS, type PublishProgress, type PublisherOptions, type PublisherPort } from './publisher.ts';
 
 /**
@@ -40,14 +41,28 @@ lowerPriority();
 
 const port = parentPort!;
 const peer = new RpcPeer(port, { encodeError: encodePublisherError });
-const opening = Publisher.open(workerData as PublisherOptions).then((p) => {
-  p.onProgress = (progress: PublishProgress) => peer.emit('progress', progress);
-  return p;
-});
-let queue: Promise<unknown> = opening.catch(() => {});
+
+/** Opens the store; the calls wait for it. */
+function open(options: PublisherOptions): Promise<Publisher> {
+  return Publisher.open(options).then((p) => {
+    p.onProgress = (progress: PublishProgress) => peer.emit('progress', progress);
+    return p;
+  });
+}
+
+// A thread started with its options opens the store at once; one started early (warm-publisher.ts) waits for `open`.
+let opening: Promise<Publisher> | null = workerData ? open(workerData as PublisherOptions) : null;
+let queue: Promise<unknown> = opening?.catch(() => {}) ?? Promise.resolve();
 
 peer.serve((method, [options, ...args]) => {
+  if (method === OPEN_METHOD) {
+    if (opening) return Promise.reject(new Error('the publisher thread was given its options already'));
+    opening = open(args[0] as PublisherOptions);
+    queue = opening.catch(() => {});
+    return opening.then(() => ({ result: null, transfer: [] }));
+  }
   const run = queue.then(async () => {
+    if (!opening) throw new Error('the publisher thread was not given its options');
     const publisher = await opening;
     const result = await (publisher[method as keyof PublisherPort] as (...a: unknown[]) => Promise<unknown>).apply(publisher, args);
     // A payload's bytes (records, tables and spatial indexes) move to the serving thread instead of being copied;
