@@ -61,43 +61,38 @@ export interface PageContext extends LinkContext {
 
 const e = escapeHtml;
 
-
+/** What a formatter writes: a date, a date and time, or a time. */
+type Shown = 'date' | 'datetime' | 'time';
+const SHOWN: Record<Shown, Intl.DateTimeFormatOptions> = {
+  date: { dateStyle: 'full' }, datetime: { dateStyle: 'full', timeStyle: 'short' }, time: { timeStyle: 'short' },
+};
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
-/** A formatter of dates (and times) in `lang` on `timeZone`, kept; English when the runtime has no data for `lang`. */
-function formatter(lang: string, timeZone: string, withTime: boolean): Intl.DateTimeFormat {
-  const key = `${lang} ${timeZone} ${withTime}`;
+/** A formatter in `lang` on `timeZone`, kept; in English when the runtime has no data for `lang`. */
+function formatter(lang: string, timeZone: string, shown: Shown): Intl.DateTimeFormat {
+  const key = `${lang} ${timeZone} ${shown}`;
   let f = formatters.get(key);
   if (!f) {
-    const options: Intl.DateTimeFormatOptions = withTime ? { timeZone, dateStyle: 'full', timeStyle: 'short' } : { timeZone, dateStyle: 'full' };
-    f = Intl.DateTimeFormat.supportedLocalesOf([lang]).length > 0 ? new Intl.DateTimeFormat(lang, options) : new Intl.DateTimeFormat('en', options);
+    f = new Intl.DateTimeFormat(Intl.DateTimeFormat.supportedLocalesOf([lang]).length > 0 ? lang : 'en', { timeZone, ...SHOWN[shown] });
     formatters.set(key, f);
   }
   return f;
 }
 
-/** An instant on the map's clock, as words in a `<time>` element: its date alone (`withTime` false) or its time alone. */
-function instantHtml(iso: string, zone: string, lang: string, withTime: boolean | 'time'): string {
-  const f = withTime === 'time' ? timeFormatter(lang, zone) : formatter(lang, zone, withTime);
-  return `<time datetime="${iso}">${e(f.format(Date.parse(iso)))}</time>`;
-}
-
-function timeFormatter(lang: string, timeZone: string): Intl.DateTimeFormat {
-  const key = `${lang} ${timeZone} time`;
-  let f = formatters.get(key);
-  if (!f) formatters.set(key, (f = new Intl.DateTimeFormat(formatter(lang, timeZone, true).resolvedOptions().locale, { timeZone, timeStyle: 'short' })));
-  return f;
+/** An instant on the map's clock, as words in a `<time>` element. */
+function instantHtml(iso: string, zone: string, lang: string, shown: Shown): string {
+  return `<time datetime="${iso}">${e(formatter(lang, zone, shown).format(Date.parse(iso)))}</time>`;
 }
 
 /** When an event is, as words with machine-readable `<time>` elements: its days for an all-day event, the end's time alone on its start's day. */
 export function whenHtml(ev: EventView, lang: string): string {
   if (ev.all_day) {
     // The days of an all-day event are dates, whatever the clock.
-    const day = (d: string) => `<time datetime="${d}">${e(formatter(lang, 'UTC', false).format(Date.parse(`${d}T00:00:00Z`)))}</time>`;
+    const day = (d: string) => `<time datetime="${d}">${e(formatter(lang, 'UTC', 'date').format(Date.parse(`${d}T00:00:00Z`)))}</time>`;
     return ev.start_date === ev.end_date ? day(ev.start_date!) : `${day(ev.start_date!)} – ${day(ev.end_date!)}`;
   }
   const sameDay = dateAt(Date.parse(ev.starts_at), ev.time_zone) === dateAt(Date.parse(ev.ends_at), ev.time_zone);
-  return `${instantHtml(ev.starts_at, ev.time_zone, lang, true)} – ${instantHtml(ev.ends_at, ev.time_zone, lang, sameDay ? 'time' : true)}`;
+  return `${instantHtml(ev.starts_at, ev.time_zone, lang, 'datetime')} – ${instantHtml(ev.ends_at, ev.time_zone, lang, sameDay ? 'time' : 'datetime')}`;
 }
 
 /** The head of a record page: title, description, canonical and alternate links, Open Graph, the JSON-LD. */
@@ -127,7 +122,7 @@ const explorerUrl = (ctx: LinkContext, mapId: string) => `${ctx.publicUrl}/explo
 
 function statusHtml(ev: EventView, w: Words, lang: string): string {
   if (ev.status === 'scheduled') return '';
-  const before = ev.previous_start ? ` (${e(w.was)} ${instantHtml(ev.previous_start, ev.time_zone, lang, !ev.all_day)})` : '';
+  const before = ev.previous_start ? ` (${e(w.was)} ${instantHtml(ev.previous_start, ev.time_zone, lang, ev.all_day ? 'date' : 'datetime')})` : '';
   return `<p class="event-status status-${ev.status}">${e(w.status[ev.status])}${before}</p>`;
 }
 
