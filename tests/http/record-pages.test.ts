@@ -311,9 +311,10 @@ describe('what is not public, and bad requests', () => {
     }
   });
 
-  test('langs=all is refused (a page is in one language), and so is an id that is no UUID, each named', async () => {
+  test('langs=all is refused (a page, JSON-LD or calendar is in one language), and so is an id that is no UUID, each named', async () => {
     const marker = demo.markers.find((m) => m.map_id === MAIN)!.id;
-    for (const path of [`/markers/${marker}.html?langs=all`, `/markers/${marker}.jsonld?langs=all`, `/events/${demo.events[0].id}.html?langs=all`]) {
+    for (const path of [`/markers/${marker}.html?langs=all`, `/markers/${marker}.jsonld?langs=all`, `/events/${demo.events[0].id}.html?langs=all`,
+      `/events/${demo.events[0].id}.jsonld?langs=all`, `/events/${demo.events[0].id}.ics?langs=all`, `/events.ics?map_id=${MAIN}&langs=all`]) {
       const { status, body } = await t.json(path);
       assert.equal(status, 400, path);
       assert.deepEqual(body.errors.map((e: any) => e.name), ['langs'], path);

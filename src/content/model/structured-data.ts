@@ -96,10 +96,9 @@ export function scheduleOf(e: EventView): Record<string, unknown> {
   const n = parts.get('INTERVAL') ?? '1';
   const byDay = parts.get('BYDAY')?.split(',').map((d) => (DAYS[d] ? schema(DAYS[d]) : d));
   const ints = (name: string) => parts.get(name)?.split(',').map(Number);
+  // UNTIL is a UTC date-time (the bundle's check holds it to 20271231T235959Z): its day on the map's clock.
   const until = parts.get('UNTIL');
-  const untilDate = until === undefined ? null
-    : until.length === 8 ? `${until.slice(0, 4)}-${until.slice(4, 6)}-${until.slice(6, 8)}`
-    : dateAt(Date.parse(`${until.slice(0, 4)}-${until.slice(4, 6)}-${until.slice(6, 8)}T${until.slice(9, 11)}:${until.slice(11, 13)}:${until.slice(13, 15)}Z`), zone);
+  const untilDate = until === undefined ? null : dateAt(Date.parse(until.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z')), zone);
   const first = Date.parse(e.starts_at);
   const lengthMin = Math.round((Date.parse(e.ends_at) - first) / 60_000);
   const wall = (iso: string) => isoWithOffset(Date.parse(iso), zone).slice(11, 19);
