@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { BUNDLE_FORMAT, type BundleT, type SessionT } from '../src/content/bundle/bundle-schema.ts';
 import { BundleError, validateBundle } from '../src/content/bundle/validate-bundle.ts';
+import { readerFor } from '../src/content/hours.ts';
 import { ANCHOR, ANCHOR_MS, addDays, mulberry32, sha256hex, uuid } from './demo/ids.ts';
 import { MAP, VER } from './demo/ctx.ts';
 import { ICONS, PARENT, buildCategories, catId } from './demo/taxonomy.ts';
@@ -79,6 +80,7 @@ const bundle: Omit<BundleT, 'sessions'> = {
 
 const own = selfCheck({ ...bundle, sessions }, index);
 try {
+  await readerFor(bundle);
   validateBundle(JSON.parse(JSON.stringify(bundle)));
 } catch (err) {
   if (err instanceof BundleError) {

@@ -12,12 +12,12 @@ import { checkBundle } from '../src/content/bundle/check.ts';
 
 const doc = readFileSync(new URL('../docs/bundle-format.md', import.meta.url), 'utf8');
 
-test('the doc opens with a complete example of about 60 lines that check finds ok, with no warnings', () => {
+test('the doc opens with a complete example of about 60 lines that check finds ok, with no warnings', async () => {
   const first = /```json\n([\s\S]*?)```/.exec(doc);
   assert.ok(first && first.index < doc.indexOf('## Top level'), 'the first JSON block comes before the reference');
   const lines = first[1].trimEnd().split('\n').length;
   assert.ok(lines >= 50 && lines <= 75, `${lines} lines`);
-  const report = checkBundle(first[1]);
+  const report = await checkBundle(first[1]);
   assert.deepEqual(report.problems, []);
   assert.deepEqual(report.warnings, []);
   assert.ok(report.ok);
@@ -27,7 +27,7 @@ test('the doc opens with a complete example of about 60 lines that check finds o
   }
 });
 
-test('every field of branding, info, map_data, contact, sponsors and content_blocks is documented', () => {
+test('every field of branding, info, map_data, contact, sponsors and content_blocks is documented', async () => {
   const keys = (schema: { entries: v.ObjectEntries }) => Object.keys(schema.entries);
   const map = MapSchema.entries;
   const objects: Record<string, string[]> = {
@@ -40,7 +40,7 @@ test('every field of branding, info, map_data, contact, sponsors and content_blo
   }
 });
 
-test('the lowercase event-type rule and how to make ids are stated', () => {
+test('the lowercase event-type rule and how to make ids are stated', async () => {
   assert.match(doc, /## Event types[\s\S]*lowercase slug/);
   assert.match(doc, /event_type must be a lowercase slug such as "concert"/);
   assert.match(doc, /## Ids[\s\S]*crypto\.randomUUID\(\)/);

@@ -20,7 +20,7 @@ const cloneFixture = (): any => {
   return bundle;
 };
 /** Checks a bundle object as its JSON text. */
-const check = (bundle: unknown): CheckReport => checkBundle(JSON.stringify(bundle));
+const check = (bundle: unknown): Promise<CheckReport> => checkBundle(JSON.stringify(bundle));
 /** The index of the first record of `items` that `pick` accepts. */
 const indexWhere = (items: any[], pick: (x: any) => boolean) => {
   const i = items.findIndex(pick);
@@ -35,8 +35,8 @@ function findingAt(findings: Finding[], path: string): Finding {
 }
 
 describe('checkBundle', () => {
-  test('the demo bundle checks ok, with no problems and no warnings', () => {
-    const report = checkBundle(demoText);
+  test('the demo bundle checks ok, with no problems and no warnings', async () => {
+    const report = await checkBundle(demoText);
     assert.deepEqual(report.problems, []);
     assert.deepEqual(report.warnings, [], 'the demo has no unknown keys and every POI lies inside its map\'s bounds');
     assert.equal(report.ok, true);
@@ -50,15 +50,15 @@ describe('checkBundle', () => {
       `data/demo-bundle.json: ok, ${demo.maps.length} maps, ${pois} POIs, ${demo.events.length} events, no warnings`);
   });
 
-  test('the same bundle as UTF-8 bytes, or as text with a byte order mark, checks the same', () => {
-    const bytes = checkBundle(new TextEncoder().encode(`\uFEFF${demoText}`));
-    assert.deepEqual(bytes, checkBundle(demoText));
-    assert.deepEqual(checkBundle(`\uFEFF${demoText}`), bytes);
+  test('the same bundle as UTF-8 bytes, or as text with a byte order mark, checks the same', async () => {
+    const bytes = await checkBundle(new TextEncoder().encode(`\uFEFF${demoText}`));
+    assert.deepEqual(bytes, await checkBundle(demoText));
+    assert.deepEqual(await checkBundle(`\uFEFF${demoText}`), bytes);
   });
 
-  test('the fixture checks ok; its two markers near the poles, in a map of Lisbon, and its path across the antimeridian are warned about', () => {
+  test('the fixture checks ok; its two markers near the poles, in a map of Lisbon, and its path across the antimeridian are warned about', async () => {
     const b = cloneFixture();
-    const report = check(b);
+    const report = await check(b);
     assert.equal(report.ok, true);
     assert.deepEqual(report.problems, []);
     const north = indexWhere(b.markers, (m) => m.id === uuidFor('marker:edge-north'));
@@ -70,13 +70,13 @@ describe('checkBundle', () => {
     assert.ok(report.warnings.every((w) => !w.message.includes('Pacific') && !/Dateline.* km from/.test(w.message)));
   });
 
-  test('a missing required field names the record and says "missing required field"', () => {
+  test('a missing required field names the record and says "missing required field"', async () => {
     const b = cloneFixture();
     delete b.events[4].starts_at;
     delete b.events[5].title;
     delete b.maps[1].map_data.center;
     delete b.icons;
-    const report = check(b);
+    const report = await check(b);
     assert.equal(report.ok, false);
     assert.equal(findingAt(report.problems, '$.events[4].starts_at').message,
       'event "Event main:4" ($.events[4]): missing required field "starts_at"');
@@ -88,7 +88,7 @@ describe('checkBundle', () => {
     assert.equal(findingAt(report.problems, '$.icons').message, 'missing required field "icons"');
   });
 
-  test('a bad value is shown, as JSON cut to about 60 characters, after what it must be', () => {
+  test('a bad value is shown, as JSON cut to about 60 characters, after what it must be', async () => {
     const b = cloneFixture();
     b.events[6].starts_at = '2027-13-01';
     b.events[7].ends_at = '2027-02-30T10:00:00Z';
@@ -103,7 +103,7 @@ describe('checkBundle', () => {
     b.paths[2].duration_min = -5;
     b.paths[3].geometry.coordinates[0] = [-9.1];
     b.maps[2].map_data.bounds = [-9.5, 38.9, -9.3, 38.7];
-    const report = check(b);
+    const report = await check(b);
     const message = (path: string) => findingAt(report.problems, path).message;
     assert.equal(message('$.events[6].starts_at'),
       'event "Event main:6" ($.events[6]): starts_at must be a real calendar date, got "2027-13-01"');
@@ -124,20 +124,20 @@ describe('checkBundle', () => {
     assert.equal(long.length - long.indexOf('got ') - 4, 60, 'the value is cut to 60 characters, the ellipsis included');
   });
 
-  test('a value that breaks several rules is reported once, by the first rule it breaks', () => {
+  test('a value that breaks several rules is reported once, by the first rule it breaks', async () => {
     const b = cloneFixture();
     b.events[3].starts_at = '2027-01-01T10:00:00'; // no offset: not RFC 3339, and so no real date-time either
-    const report = check(b);
+    const report = await check(b);
     assert.deepEqual(report.problems.map((p) => p.path), ['$.events[3].starts_at']);
     assert.match(report.problems[0].message, /with Z or an offset \(or, for an all-day event, a date such as 2027-06-12\), got "2027-01-01T10:00:00"$/);
   });
 
-  test('cross-record problems name the record and the id they name', () => {
+  test('cross-record problems name the record and the id they name', async () => {
     const b = cloneFixture();
     const unknown = uuidFor('nothing:at-all');
     b.events[1].poi_ids = [unknown];
     b.markers.push({ ...b.markers[30] });
-    const report = check(b);
+    const report = await check(b);
     assert.equal(findingAt(report.problems, '$.events[1].poi_ids[0]').message,
       `event "Event main:1" ($.events[1]): poi_ids[0] names an unknown POI ${unknown}`);
     const last = b.markers.length - 1;
@@ -146,7 +146,7 @@ describe('checkBundle', () => {
       `first used by marker "${b.markers[30].name}" ($.markers[30])`);
   });
 
-  test('a misspelt key is a warning with the key it was probably meant to be, and the bundle stays ok', () => {
+  test('a misspelt key is a warning with the key it was probably meant to be, and the bundle stays ok', async () => {
     const b = cloneFixture();
     b.markers[3].opening_hourz = 'Mo-Fr 09:00-17:00';
     b.maps[0].map_data.centre = b.maps[0].map_data.center;
@@ -155,7 +155,7 @@ describe('checkBundle', () => {
     b.markers[4].longitude = -9.1;
     b.evnts = [];
     b.markers[5].colour_scheme = 'dark';
-    const report = check(b);
+    const report = await check(b);
     assert.equal(report.ok, true);
     assert.deepEqual(report.problems, []);
     const message = (path: string) => findingAt(report.warnings, path).message;
@@ -171,12 +171,12 @@ describe('checkBundle', () => {
     assert.match(formatReport(report, 'b.json'), /^b\.json: ok, 3 maps, \d+ POIs, \d+ events, 10 warnings$/m);
   });
 
-  test('a marker with lat and lng swapped is far outside its map\'s area, with a hint that they look swapped', () => {
+  test('a marker with lat and lng swapped is far outside its map\'s area, with a hint that they look swapped', async () => {
     const b = cloneFixture();
     const i = indexWhere(b.markers, (m) => m.map_id === F.map && m.name.startsWith('Café'));
     const m = b.markers[i];
     [m.lat, m.lng] = [m.lng, m.lat];
-    const report = check(b);
+    const report = await check(b);
     assert.equal(report.ok, true, 'a warning never fails the check');
     const w = findingAt(report.warnings, `$.markers[${i}]`);
     assert.match(w.message, new RegExp(`^marker "${m.name}" \\(\\$\\.markers\\[${i}\\]\\) is [\\d,]+ km from its map's area; ` +
@@ -185,13 +185,13 @@ describe('checkBundle', () => {
     assert.ok(km > 5000 && km < 9000, `a place near Lisbon swapped lands in East Africa, thousands of km away (${km})`);
   });
 
-  test('a path with [lat, lng] positions hints at the GeoJSON order; a far point that swapping does not fix gets no hint', () => {
+  test('a path with [lat, lng] positions hints at the GeoJSON order; a far point that swapping does not fix gets no hint', async () => {
     const b = cloneFixture();
     const p = b.paths[2];
     p.geometry.coordinates = p.geometry.coordinates.map(([lng, lat]: number[]) => [lat, lng]);
     b.paths[3].geometry.coordinates[4] = [139.69, 35.69]; // Tokyo, in a map of Lisbon
     b.markers[6].lat = -33.87; // Sydney's latitude, Lisbon's longitude
-    const report = check(b);
+    const report = await check(b);
     assert.equal(findingAt(report.warnings, '$.paths[2].geometry.coordinates').message.replace(/[\d,]+ km/, 'N km'),
       'path "Path 2" ($.paths[2]) is N km from its map\'s area; [lng, lat] may be swapped: GeoJSON coordinates are [longitude, latitude]');
     assert.match(findingAt(report.warnings, '$.paths[3].geometry.coordinates[4]').message,
@@ -199,11 +199,11 @@ describe('checkBundle', () => {
     assert.match(findingAt(report.warnings, '$.markers[6]').message, /is [\d,]+ km from its map's area$/);
   });
 
-  test('a map whose own centre is swapped gets one warning, not one per POI', () => {
+  test('a map whose own centre is swapped gets one warning, not one per POI', async () => {
     const b = cloneFixture();
     const centre = b.maps[0].map_data.center;
     b.maps[0].map_data.center = { lat: centre.lng, lng: centre.lat };
-    const report = check(b);
+    const report = await check(b);
     const w = findingAt(report.warnings, '$.maps[0].map_data.center');
     assert.match(w.message, /^map "Main" \(\$\.maps\[0\]\): map_data\.center is [\d,]+ km from most of its POIs \(\d+ of \d+ are more than 200 km away\); its lat and lng look swapped; /);
     // Measured from their median position, the map's POIs are where they were: only the polar markers are far
@@ -211,14 +211,14 @@ describe('checkBundle', () => {
     assert.equal(report.warnings.length, 4, report.warnings.map((x) => x.message).join('\n'));
   });
 
-  test('bounds given as [south, west, north, east] get a hint at the order', () => {
+  test('bounds given as [south, west, north, east] get a hint at the order', async () => {
     const b = cloneFixture();
     b.maps[0].map_data.bounds = [38.6, -9.3, 38.85, -9.0];
-    const w = findingAt(check(b).warnings, '$.maps[0].map_data.bounds');
+    const w = findingAt((await check(b)).warnings, '$.maps[0].map_data.bounds');
     assert.match(w.message, /^map "Main" \(\$\.maps\[0\]\): map_data\.bounds is [\d,]+ km from most of its POIs \(\d+ of \d+ are more than 200 km away\); it looks like \[south, west, north, east\], but the order is \[west, south, east, north\]; /);
   });
 
-  test('a path or polygon that jumps more than 180° of longitude between two positions is warned about as crossing the antimeridian', () => {
+  test('a path or polygon that jumps more than 180° of longitude between two positions is warned about as crossing the antimeridian', async () => {
     const b = cloneFixture();
     const islands = uuidFor('category:pacific');
     const polygon = (key: string, ring: number[][]) => {
@@ -238,7 +238,7 @@ describe('checkBundle', () => {
     // Exactly 180° is not more than 180°.
     path('Half the world', [[-90, -17], [90, -17]]);
     const dateline = indexWhere(b.paths, (p) => p.name === 'Dateline walk');
-    const report = check(b);
+    const report = await check(b);
     assert.equal(report.ok, true, report.problems.map((p) => p.message).join('\n'));
     const crossing = report.warnings.filter((w) => w.message.includes('antimeridian'));
     assert.deepEqual(crossing.map((w) => w.path), [`$.paths[${dateline}].geometry.coordinates[2]`, `$.polygons[${reef}].geometry.coordinates[0][2]`]);
@@ -251,7 +251,7 @@ describe('checkBundle', () => {
     assert.equal(report.ok, true, 'a warning never fails the check');
   });
 
-  test('languages: bad tags and a default left out of languages are problems; translation gaps are warnings', () => {
+  test('languages: bad tags and a default left out of languages are problems; translation gaps are warnings', async () => {
     const b = cloneFixture();
     const m = indexWhere(b.maps, (x: any) => x.id === F.map);
     Object.assign(b.maps[m], { default_language: 'pt', languages: ['en', 'es'] });
@@ -260,7 +260,7 @@ describe('checkBundle', () => {
     b.markers[marker].name = { pt: 'Sé', 'not a tag!': 'x' };
     b.markers[other].name = { pt: 'Sé de Lisboa', en: 'Lisbon Cathedral', fr: 'Cathédrale' };
     b.maps[m].name = {};
-    const report = check(b);
+    const report = await check(b);
     assert.match(findingAt(report.problems, `$.maps[${m}].languages`).message, /languages must include the default language "pt", got \["en","es"\]$/);
     assert.ok(report.problems.some((p) => p.path === `$.markers[${marker}].name` || p.path.startsWith(`$.markers[${marker}].name`)), 'the bad tag');
     assert.match(findingAt(report.problems, `$.maps[${m}].name`).message, /at least one language/);
@@ -268,7 +268,7 @@ describe('checkBundle', () => {
     const fixed = cloneFixture();
     Object.assign(fixed.maps[m], { default_language: 'pt', languages: ['pt', 'en'] });
     fixed.markers[other].name = { pt: 'Sé de Lisboa', fr: 'Cathédrale' };
-    const warned = check(fixed);
+    const warned = await check(fixed);
     assert.equal(warned.ok, true, warned.problems.map((p) => p.message).join('\n'));
     const gaps = warned.warnings.filter((w) => w.path === `$.markers[${other}].name`).map((w) => w.message);
     assert.equal(gaps.length, 2, gaps.join('\n'));
@@ -276,9 +276,9 @@ describe('checkBundle', () => {
     assert.match(gaps[1], /name has text in fr, which its map does not offer \(see the map's languages\): served only with langs=all$/);
   });
 
-  test('invalid JSON is one problem at $ with its line and column', () => {
+  test('invalid JSON is one problem at $ with its line and column', async () => {
     const text = '{\n  "format": "destination-bundle/1",\n  "maps": [\n    {"name": "Lisbon" "slug": "lisbon"}\n  ]\n}';
-    const report = checkBundle(text);
+    const report = await checkBundle(text);
     assert.equal(report.ok, false);
     assert.deepEqual(report.problems, [{ path: '$', message: 'not valid JSON at line 4, column 23: expected "," or "}" after a property value' }]);
     assert.deepEqual(report.warnings, []);
@@ -286,13 +286,13 @@ describe('checkBundle', () => {
     for (const [bad, where] of [['', 'line 1, column 1'], ['{"a": [1, 2,]}', 'line 1, column 13'], ['{\n"a": NaN}', 'line 2, column 6'],
       ["{'a': 1}", 'line 1, column 2'], ['{"a": "x\ny"}', 'line 1, column 9'], ['{} {}', 'line 1, column 4'],
       ['{\n  "a": "no end', 'line 2, column 8'], ['{"a": "ok\\"\\u00e9", "b": "\\x"}', 'line 1, column 27']]) {
-      const problems = checkBundle(bad).problems;
+      const problems = (await checkBundle(bad)).problems;
       assert.equal(problems.length, 1, bad);
       assert.match(problems[0].message, new RegExp(`^not valid JSON at ${where}: `), bad);
     }
   });
 
-  test('several problems are all listed at once, structural and cross-record, with the warnings', () => {
+  test('several problems are all listed at once, structural and cross-record, with the warnings', async () => {
     const b = cloneFixture();
     delete b.events[4].starts_at;
     b.events[6].starts_at = '2027-13-01';
@@ -300,7 +300,7 @@ describe('checkBundle', () => {
     b.markers[2].lat = 91;
     b.maps[1].time_zone = 'Mars/Olympus_Mons';
     b.markers[3].opening_hourz = 'always';
-    const report = check(b);
+    const report = await check(b);
     assert.deepEqual(report.problems.map((p) => p.path).sort(), [
       '$.events[4].starts_at', '$.events[6].starts_at', '$.events[8].poi_ids[0]', '$.maps[1].time_zone', '$.markers[2].lat',
     ].sort());
@@ -311,11 +311,11 @@ describe('checkBundle', () => {
     assert.equal(text.at(-1), `broken.json: 5 problems, ${report.warnings.length} warnings`);
   });
 
-  test('a missing record field does not cascade into reports about the references to it', () => {
+  test('a missing record field does not cascade into reports about the references to it', async () => {
     const b = cloneFixture();
     delete b.events[8].map_id; // its anchors cannot be said to belong to another map
     b.lists[0] = null; // associations naming this list cannot be said to name an unknown list
-    const report = check(b);
+    const report = await check(b);
     assert.deepEqual(report.problems.map((p) => p.path).sort(), ['$.events[8].map_id', '$.lists[0]']);
     assert.equal(findingAt(report.problems, '$.lists[0]').message, 'list ($.lists[0]) must be an object, got null');
   });
@@ -400,11 +400,59 @@ describe('runCheck', () => {
     assert.equal(exitCode, 1);
     const reports = JSON.parse(output);
     assert.deepEqual(reports.map((r: any) => [r.file, r.ok, r.problems.length]), [['demo.json', true, 0], ['broken.json', false, 1], ['missing.json', false, 1]]);
-    assert.deepEqual(reports[0], { file: 'demo.json', ...checkBundle(demoText) });
+    assert.deepEqual(reports[0], { file: 'demo.json', ...await checkBundle(demoText) });
     assert.deepEqual(reports[1].problems[0], { path: '$.events[4].starts_at', message: 'event "Event main:4" ($.events[4]): missing required field "starts_at"' });
     assert.deepEqual(reports[2].problems, [{ path: '$', message: 'cannot read missing.json: no such file' }]);
     const one = await runCheck(['demo.json', '--json'], read);
     assert.equal(one.exitCode, 0);
     assert.equal(JSON.parse(one.output).length, 1);
+  });
+});
+
+describe('opening hours in check', () => {
+  /** The fixture with hours on its first three markers (its first map given a country unless `country` is null). */
+  const withHours = (hours: string[], country: string | null = 'PT'): any => {
+    const b = cloneFixture();
+    if (country) b.maps[0].country = country;
+    hours.forEach((h, i) => { b.markers[i].hours = h; });
+    for (const m of b.markers) delete m.opening_hours;
+    return b;
+  };
+
+  test('a rule the library cannot read is refused at its POI with the library\'s own pointer', async () => {
+    const report = await check(withHours(['Mo-Su 10:00-18:00', 'Mo-X 10:00-12:00', 'Tu-Su 25:00-26:00']));
+    assert.equal(report.ok, false);
+    const bad = findingAt(report.problems, '$.markers[1].hours');
+    assert.match(bad.message, /^marker "[^"]+" \(\$\.markers\[1\]\): hours is not opening hours it can read: Mo-X <--- \(/);
+    assert.ok(report.problems.some((p) => p.path === '$.markers[2].hours'), 'every bad rule is listed');
+    assert.ok(!report.problems.some((p) => p.path === '$.markers[0].hours'));
+  });
+
+  test('PH is refused on a map without a country, and accepted with one; a country the library has no holidays for is refused', async () => {
+    const without = await check(withHours(['Mo-Su 10:00-18:00; PH off'], null));
+    assert.match(findingAt(without.problems, '$.markers[0].hours').message, /uses public holidays \(PH\): give its map a "country"/);
+    assert.deepEqual((await check(withHours(['Mo-Su 10:00-18:00; PH off', 'Mo-Fr 09:00-17:00 "PH in a comment is words"'], 'PT'))).problems, []);
+    assert.deepEqual((await check(withHours(['Mo-Fr 09:00-17:00 "PH in a comment is words"'], null))).problems, [], 'PH inside a comment is no rule');
+    const unknown = await check(withHours(['Mo-Su 10:00-18:00; PH off'], 'XK'));
+    assert.match(findingAt(unknown.problems, '$.markers[0].hours').message, /no holidays \(PH\) defined for country xk/i);
+    const badCountry = await check(withHours(['Mo-Su 10:00-18:00'], 'Portugal'));
+    assert.match(findingAt(badCountry.problems, '$.maps[0].country').message, /must be an ISO 3166-1 alpha-2 country code/);
+  });
+
+  test('what the library warns about is a warning; a text it can read is suggested as hours', async () => {
+    const trailing = await check(withHours(['Mo-Su 10:00-18:00;']));
+    assert.equal(trailing.ok, true);
+    assert.match(findingAt(trailing.warnings, '$.markers[0].hours').message, /hours reads, with a warning: Mo-Su 10:00-18:00; <--- \(This rule does not contain anything useful/);
+    const b = cloneFixture();
+    b.markers[0].opening_hours = { en: 'Daily 19:30–02:00' };
+    b.markers[1].opening_hours = 'Trams every 10–15 min';
+    b.markers[2].opening_hours = 'Daily 19:30–02:00';
+    b.markers[2].hours = 'Mo-Su 19:30-02:00';
+    const report = await check(b);
+    assert.equal(report.ok, true);
+    assert.equal(findingAt(report.warnings, '$.markers[0].opening_hours').message,
+      `marker "${b.markers[0].name}" ($.markers[0]): opening_hours "Daily 19:30–02:00" reads as OpenStreetMap hours: add "hours": "Mo-Su 19:30-02:00" so that open now and open at can find it`);
+    assert.ok(!report.warnings.some((w) => w.path === '$.markers[1].opening_hours'), 'a text the library cannot read: no suggestion');
+    assert.ok(!report.warnings.some((w) => w.path === '$.markers[2].opening_hours'), 'a marker that has hours: no suggestion');
   });
 });

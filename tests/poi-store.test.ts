@@ -75,7 +75,7 @@ test('a small version keeps every record the build made; otherwise the entries m
 
   // A store that keeps three: asking for a fourth lets the least recently asked for go.
   const rows = Array.from({ length: 5 }, (_, k) => ({ poi_type: 'marker' as const, doc: { id: `0000000${k}-0000-4000-8000-000000000000` } as never }));
-  const facts = rows.map((r, k) => ({ row: k, id: (r.doc as { id: string }).id, type: 'marker' as const, mapId: 'm', vertices: [[k, k]] }));
+  const facts = rows.map((r, k) => ({ row: k, id: (r.doc as { id: string }).id, type: 'marker' as const, mapId: 'm', vertices: [[k, k]], hours: null }));
   let made = 0;
   const make = (row: PoiRow) => ({ record: { id: (row.doc as { id: string }).id, serial: made++ } }) as never;
   // Five POIs for a bound of three: none of the build's entries is kept.

@@ -116,7 +116,7 @@ describe('expansion against ical.js, across both clock changes', () => {
     { tz: 'Europe/Lisbon', start: '2027-06-13T18:00:00Z', rule: 'FREQ=YEARLY;BYMONTH=6;BYMONTHDAY=13;COUNT=5' },
   ];
   for (const c of cases) {
-    test(`${c.tz} from ${c.start}: ${c.rule}`, () => {
+    test(`${c.tz} from ${c.start}: ${c.rule}`, async () => {
       const startMs = Date.parse(c.start);
       const doc = series({ starts_at: c.start, ends_at: new Date(startMs + 2 * 3_600_000).toISOString(), recurrence: { rule: c.rule, rdates: c.rdates, exdates: c.exdates } });
       const got = expandSeries(doc, c.tz, ANCHOR);
@@ -165,7 +165,7 @@ describe('times a clock change skips or repeats, against a brute force', () => {
     { tz: 'Australia/Sydney', start: '2027-09-30T16:30:00Z', gapDay: '2027-10-03' },
   ];
   for (const c of cases) {
-    test(`${c.tz} daily from ${c.start}`, () => {
+    test(`${c.tz} daily from ${c.start}`, async () => {
       const startMs = Date.parse(c.start);
       const doc = series({ starts_at: c.start, ends_at: new Date(startMs + 1_800_000).toISOString(), recurrence: { rule: 'FREQ=DAILY;COUNT=8' } });
       const got = expandSeries(doc, c.tz, ANCHOR);
@@ -204,7 +204,7 @@ describe('what check refuses and warns about in a series', () => {
   };
   const at = (b: BundleT, k: number) => `$.events[${b.events.length - k}]`;
 
-  test('rule parts, the start, the horizon and overrides are refused at their paths, saying what is wrong', () => {
+  test('rule parts, the start, the horizon and overrides are refused at their paths, saying what is wrong', async () => {
     const b = bundleWith(
       { starts_at: '2027-01-05T09:00:00Z', ends_at: '2027-01-05T10:00:00Z', recurrence: { rule: 'FREQ=WEEKLY;BYDAY=TU,XX' } },
       { starts_at: '2027-01-05T09:00:00Z', ends_at: '2027-01-05T10:00:00Z', recurrence: { rule: 'FREQ=WEEKLY;COUNT=3;UNTIL=20270301T000000Z' } },
@@ -236,10 +236,10 @@ describe('what check refuses and warns about in a series', () => {
     for (const p of problems) assert.match(p.message, /^event "/, p.message);
   });
 
-  test('a rule that asks for a time the clocks skip, and an EXDATE that excludes nothing, are warnings, not problems', () => {
+  test('a rule that asks for a time the clocks skip, and an EXDATE that excludes nothing, are warnings, not problems', async () => {
     const b = bundleWith({ starts_at: '2027-03-25T01:30:00Z', ends_at: '2027-03-25T02:00:00Z',
       recurrence: { rule: 'FREQ=DAILY;COUNT=7', exdates: ['2027-03-26T09:00:00Z'] } });
-    const report = checkBundle(JSON.stringify(b));
+    const report = await checkBundle(JSON.stringify(b));
     assert.equal(report.ok, true, JSON.stringify(report.problems));
     const path = at(b, 1);
     assert.ok(report.warnings.some((w) => w.path === `${path}.recurrence.rule` && /2027-03-28 01:30 in Europe\/Lisbon, which the clocks skip/.test(w.message)),
@@ -247,7 +247,7 @@ describe('what check refuses and warns about in a series', () => {
     assert.ok(report.warnings.some((w) => w.path === `${path}.recurrence.exdates[0]` && /excludes nothing/.test(w.message)));
   });
 
-  test('an occurrence overridden twice, or moved online without a URL, is refused at the override; all-day overrides name days', () => {
+  test('an occurrence overridden twice, or moved online without a URL, is refused at the override; all-day overrides name days', async () => {
     const weekly = series({ starts_at: '2027-01-05T09:00:00Z', ends_at: '2027-01-05T10:00:00Z', recurrence: { rule: 'FREQ=WEEKLY;COUNT=5' },
       overrides: [{ original_start: '2027-01-12T09:00:00Z', title: 'A' }, { original_start: '2027-01-12T09:00:00Z', title: 'B' },
         { original_start: '2027-01-19T09:00:00Z', status: 'moved_online' }] });
@@ -265,7 +265,7 @@ describe('what check refuses and warns about in a series', () => {
       [['overrides[0].original_start', '2027-01-06 is no occurrence of the series']]);
   });
 
-  test('an overridden occurrence is held to the rules between status and visitor fields, at its override, and a series that breaks them is told once', () => {
+  test('an overridden occurrence is held to the rules between status and visitor fields, at its override, and a series that breaks them is told once', async () => {
     const weekly = series({ starts_at: '2027-01-05T09:00:00Z', ends_at: '2027-01-05T10:00:00Z', recurrence: { rule: 'FREQ=WEEKLY;COUNT=5' }, attendance_mode: 'offline',
       overrides: [
         { original_start: '2027-01-12T09:00:00Z', status: 'rescheduled' }, // not moved: its previous start would be its start
@@ -290,7 +290,7 @@ describe('what check refuses and warns about in a series', () => {
     assert.deepEqual(expandSeries(days, 'Europe/Lisbon', ANCHOR).problems.map((p) => p.path), ['overrides[1].previous_start']);
   });
 
-  test('the rule checker knows every part of RFC 5545\'s RRULE and nothing else', () => {
+  test('the rule checker knows every part of RFC 5545\'s RRULE and nothing else', async () => {
     assert.deepEqual(ruleProblems('FREQ=MONTHLY;INTERVAL=2;BYDAY=-1FR,2MO;BYMONTH=1,12;BYSETPOS=-1;WKST=SU;BYHOUR=9;BYMINUTE=30;BYSECOND=0'), []);
     assert.deepEqual(ruleProblems('FREQ=YEARLY;BYYEARDAY=-366,1;BYWEEKNO=53;UNTIL=20301231T000000Z'), []);
     assert.match(ruleProblems('FREQ=WEEKLY;DTSTART=20270101').join(), /DTSTART is not a part of RFC 5545's RRULE/);
@@ -502,7 +502,7 @@ describe('a series is expanded once per version, its horizon counted from the pu
     }
   });
 
-  test('a series without an end stops at its horizon: two years by default', () => {
+  test('a series without an end stops at its horizon: two years by default', async () => {
     const doc = series({ starts_at: '2026-12-01T09:00:00Z', ends_at: '2026-12-01T10:00:00Z', recurrence: { rule: 'FREQ=DAILY' } });
     const got = expandSeries(doc, 'Europe/Lisbon', ANCHOR);
     assert.equal(got.horizonEndMs, ANCHOR + SERIES_HORIZON_DAYS * DAY);
@@ -516,7 +516,7 @@ describe('a series is expanded once per version, its horizon counted from the pu
 });
 
 describe('all-day events', () => {
-  test('a single all-day event spans its days in its map\'s zone, and a series of them keeps to local midnight across the clock changes', () => {
+  test('a single all-day event spans its days in its map\'s zone, and a series of them keeps to local midnight across the clock changes', async () => {
     const single = storedEvents(series({ starts_at: '2027-03-27', ends_at: '2027-03-28', all_day: true, recurrence: undefined }), 'Europe/Lisbon', ANCHOR);
     assert.deepEqual(single.map((e) => [e.starts_at, e.ends_at, e.all_day, e.start_date, e.end_date]),
       // Two days: the clocks go forward in the second, so it ends at 23:00 UTC.
@@ -538,7 +538,7 @@ describe('all-day events', () => {
     assert.equal(weekly.occurrences.length, 52);
   });
 
-  test('check wants dates for an all-day event and times for any other, and dates in an all-day series', () => {
+  test('check wants dates for an all-day event and times for any other, and dates in an all-day series', async () => {
     const b = makeFixture({ events: 10 });
     const base = b.events[0];
     b.events.push({ ...base, id: uuidFor('allday:1'), all_day: true, starts_at: '2027-06-01T10:00:00Z', ends_at: '2027-06-02' },

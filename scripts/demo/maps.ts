@@ -34,7 +34,7 @@ const block = (map: MapKey, n: number, kind: Block['kind'], title: Tr, extra: Om
 const languagesOf = (map: MapKey) => ({ default_language: LANGUAGES[map][0], languages: [...LANGUAGES[map]] });
 
 const main: MapT = {
-  id: MAP.main, publisher_id: PUB.a, slug: 'lisbon-city-guide', enabled: true, time_zone: 'Europe/Lisbon', ...languagesOf('main'),
+  id: MAP.main, publisher_id: PUB.a, slug: 'lisbon-city-guide', enabled: true, time_zone: 'Europe/Lisbon', country: 'PT', ...languagesOf('main'),
   name: text('main', { en: 'Lisbon City Guide', pt: 'Guia da Cidade de Lisboa', es: 'Guía de la ciudad de Lisboa' }),
   description: text('main', { en: 'Sights, food, fado, parks and events across Lisbon, curated by Visit Lisboa.',
     pt: 'Monumentos, comida, fado, parques e eventos por toda a Lisboa, escolhidos pela Visit Lisboa.',
@@ -94,7 +94,7 @@ const main: MapT = {
 };
 
 const food: MapT = {
-  id: MAP.food, publisher_id: PUB.a, slug: 'lisbon-food-markets', enabled: true, time_zone: 'Europe/Lisbon', ...languagesOf('food'),
+  id: MAP.food, publisher_id: PUB.a, slug: 'lisbon-food-markets', enabled: true, time_zone: 'Europe/Lisbon', country: 'PT', ...languagesOf('food'),
   name: text('food', { en: 'Lisbon Food & Markets', pt: 'Lisboa: Comida e Mercados' }),
   description: text('food', { en: 'Pastelarias, tascas and markets for hungry visitors.', pt: 'Pastelarias, tascas e mercados para visitantes com apetite.' }),
   created_at: '2025-02-01T09:00:00Z',
@@ -110,7 +110,7 @@ const food: MapT = {
 };
 
 const sintra: MapT = {
-  id: MAP.sintra, publisher_id: PUB.b, slug: 'sintra-cascais-trails', enabled: true, time_zone: 'Europe/Lisbon', ...languagesOf('sintra'),
+  id: MAP.sintra, publisher_id: PUB.b, slug: 'sintra-cascais-trails', enabled: true, time_zone: 'Europe/Lisbon', country: 'PT', ...languagesOf('sintra'),
   name: text('sintra', { en: 'Sintra & Cascais Trails', pt: 'Trilhos de Sintra e Cascais' }),
   description: text('sintra', { en: 'Palaces in the hills and trails down to the Atlantic.', pt: 'Palácios na serra e trilhos até ao Atlântico.' }),
   created_at: '2025-01-15T09:00:00Z',
@@ -133,7 +133,7 @@ const sintra: MapT = {
 };
 
 const xmas: MapT = {
-  id: MAP.xmas, publisher_id: PUB.b, slug: 'sintra-christmas-village-2025', enabled: false, time_zone: 'Europe/Lisbon', ...languagesOf('xmas'),
+  id: MAP.xmas, publisher_id: PUB.b, slug: 'sintra-christmas-village-2025', enabled: false, time_zone: 'Europe/Lisbon', country: 'PT', ...languagesOf('xmas'),
   name: text('xmas', { en: 'Sintra Christmas Village 2025', pt: 'Vila Natal de Sintra 2025' }),
   description: text('xmas', { en: 'The seasonal Christmas village in the historic centre of Sintra.', pt: 'A vila de Natal sazonal no centro histórico de Sintra.' }),
   created_at: '2025-10-01T09:00:00Z',

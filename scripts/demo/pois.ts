@@ -84,33 +84,42 @@ const describePlace = (phrase: Tr, hoodName: string): Tr => ({
   en: `${phrase.en} in ${hoodName}.`, pt: `${phrase.pt} ${IN_HOOD[hoodName] ?? 'em'} ${hoodName}.`, es: phrase.es && `${phrase.es} en ${hoodName}.`,
 });
 
-const HOURS: Record<string, Tr> = {
-  monuments: { en: 'Daily 10:00–18:00', pt: 'Todos os dias, 10:00–18:00', es: 'Todos los días, 10:00–18:00' },
-  churches: { en: 'Daily 09:30–19:00', pt: 'Todos os dias, 09:30–19:00', es: 'Todos los días, 09:30–19:00' },
-  miradouros: { en: 'Open 24 hours', pt: 'Aberto 24 horas', es: 'Abierto 24 horas' },
-  museums_art: { en: 'Tue–Sun 10:00–18:00', pt: 'Ter–Dom 10:00–18:00', es: 'Mar–Dom 10:00–18:00' },
-  museums_hist: { en: 'Tue–Sun 10:00–17:30', pt: 'Ter–Dom 10:00–17:30', es: 'Mar–Dom 10:00–17:30' },
-  restaurants: { en: 'Mon–Sat 12:00–15:00, 19:00–23:00', pt: 'Seg–Sáb 12:00–15:00, 19:00–23:00', es: 'Lun–Sáb 12:00–15:00, 19:00–23:00' },
-  cafes: { en: 'Daily 08:00–20:00', pt: 'Todos os dias, 08:00–20:00', es: 'Todos los días, 08:00–20:00' },
-  markets: { en: 'Mon–Sat 07:00–14:00', pt: 'Seg–Sáb 07:00–14:00', es: 'Lun–Sáb 07:00–14:00' },
-  fado: { en: 'Daily 19:30–02:00', pt: 'Todos os dias, 19:30–02:00', es: 'Todos los días, 19:30–02:00' },
-  bars: { en: 'Daily 18:00–02:00', pt: 'Todos os dias, 18:00–02:00', es: 'Todos los días, 18:00–02:00' },
-  parks: { en: 'Daily 07:00–21:00', pt: 'Todos os dias, 07:00–21:00', es: 'Todos los días, 07:00–21:00' },
-  gardens: { en: 'Daily 10:00–19:00', pt: 'Todos os dias, 10:00–19:00', es: 'Todos los días, 10:00–19:00' },
-  shops: { en: 'Mon–Sat 10:00–19:30', pt: 'Seg–Sáb 10:00–19:30', es: 'Lun–Sáb 10:00–19:30' },
-  malls: { en: 'Daily 09:00–23:00', pt: 'Todos os dias, 09:00–23:00', es: 'Todos los días, 09:00–23:00' },
-  hotels: { en: 'Reception 24 hours', pt: 'Receção 24 horas', es: 'Recepción 24 horas' },
-  stations: { en: 'Daily 05:30–01:00', pt: 'Todos os dias, 05:30–01:00', es: 'Todos los días, 05:30–01:00' },
-  tram28: { en: 'Trams every 10–15 min, 07:00–22:00', pt: 'Elétricos a cada 10–15 min, 07:00–22:00', es: 'Tranvías cada 10–15 min, 07:00–22:00' },
-  elevadores: { en: 'Daily 07:00–21:00', pt: 'Todos os dias, 07:00–21:00', es: 'Todos los días, 07:00–21:00' },
-  palaces: { en: 'Daily 09:30–18:30', pt: 'Todos os dias, 09:30–18:30' },
-  coast: { en: 'Open 24 hours', pt: 'Aberto 24 horas' },
-  xmas: { en: 'Daily 11:00–21:00', pt: 'Todos os dias, 11:00–21:00' },
-  f_pastry: { en: 'Daily 08:00–20:00', pt: 'Todos os dias, 08:00–20:00' },
-  f_rest: { en: 'Mon–Sat 12:00–23:00', pt: 'Seg–Sáb 12:00–23:00' },
-  f_market: { en: 'Mon–Sat 07:00–14:00', pt: 'Seg–Sáb 07:00–14:00' },
+/** People's words for "closed on public holidays", added to the text of places whose hours say `PH off`. */
+const HOLIDAYS_OFF: Tr = { en: ', closed on public holidays', pt: ', encerra nos feriados', es: ', cerrado los festivos' };
+const holidaysOff = (t: Tr): Tr => Object.fromEntries(Object.entries(t).map(([lang, words]) => [lang, words + HOLIDAYS_OFF[lang as keyof Tr]])) as Tr;
+
+/** Opening hours by first category: the text people read, and the same in OpenStreetMap's syntax (`hours`). */
+const HOURS: Record<string, [Tr, string]> = {
+  monuments: [holidaysOff({ en: 'Daily 10:00–18:00', pt: 'Todos os dias, 10:00–18:00', es: 'Todos los días, 10:00–18:00' }), 'Mo-Su 10:00-18:00; PH off'],
+  churches: [{ en: 'Daily 09:30–19:00', pt: 'Todos os dias, 09:30–19:00', es: 'Todos los días, 09:30–19:00' }, 'Mo-Su 09:30-19:00'],
+  miradouros: [{ en: 'Open 24 hours', pt: 'Aberto 24 horas', es: 'Abierto 24 horas' }, '24/7'],
+  museums_art: [holidaysOff({ en: 'Tue–Sun 10:00–18:00', pt: 'Ter–Dom 10:00–18:00', es: 'Mar–Dom 10:00–18:00' }), 'Tu-Su 10:00-18:00; PH off'],
+  museums_hist: [holidaysOff({ en: 'Tue–Sun 10:00–17:30', pt: 'Ter–Dom 10:00–17:30', es: 'Mar–Dom 10:00–17:30' }), 'Tu-Su 10:00-17:30; PH off'],
+  restaurants: [{ en: 'Mon–Sat 12:00–15:00, 19:00–23:00', pt: 'Seg–Sáb 12:00–15:00, 19:00–23:00', es: 'Lun–Sáb 12:00–15:00, 19:00–23:00' },
+    'Mo-Sa 12:00-15:00,19:00-23:00'],
+  cafes: [{ en: 'Daily 08:00–20:00', pt: 'Todos os dias, 08:00–20:00', es: 'Todos los días, 08:00–20:00' }, 'Mo-Su 08:00-20:00'],
+  markets: [holidaysOff({ en: 'Mon–Sat 07:00–14:00', pt: 'Seg–Sáb 07:00–14:00', es: 'Lun–Sáb 07:00–14:00' }), 'Mo-Sa 07:00-14:00; PH off'],
+  fado: [{ en: 'Daily 19:30–02:00', pt: 'Todos os dias, 19:30–02:00', es: 'Todos los días, 19:30–02:00' }, 'Mo-Su 19:30-02:00'],
+  bars: [{ en: 'Daily 18:00–02:00', pt: 'Todos os dias, 18:00–02:00', es: 'Todos los días, 18:00–02:00' }, 'Mo-Su 18:00-02:00'],
+  parks: [{ en: 'Daily 07:00–21:00', pt: 'Todos os dias, 07:00–21:00', es: 'Todos los días, 07:00–21:00' }, 'Mo-Su 07:00-21:00'],
+  gardens: [{ en: 'Daily 10:00–19:00', pt: 'Todos os dias, 10:00–19:00', es: 'Todos los días, 10:00–19:00' }, 'Mo-Su 10:00-19:00'],
+  shops: [holidaysOff({ en: 'Mon–Sat 10:00–19:30', pt: 'Seg–Sáb 10:00–19:30', es: 'Lun–Sáb 10:00–19:30' }), 'Mo-Sa 10:00-19:30; PH off'],
+  malls: [{ en: 'Daily 09:00–23:00', pt: 'Todos os dias, 09:00–23:00', es: 'Todos los días, 09:00–23:00' }, 'Mo-Su 09:00-23:00'],
+  hotels: [{ en: 'Reception 24 hours', pt: 'Receção 24 horas', es: 'Recepción 24 horas' }, '24/7'],
+  stations: [{ en: 'Daily 05:30–01:00', pt: 'Todos os dias, 05:30–01:00', es: 'Todos los días, 05:30–01:00' }, 'Mo-Su 05:30-01:00'],
+  tram28: [{ en: 'Trams every 10–15 min, 07:00–22:00', pt: 'Elétricos a cada 10–15 min, 07:00–22:00', es: 'Tranvías cada 10–15 min, 07:00–22:00' },
+    'Mo-Su 07:00-22:00'],
+  elevadores: [{ en: 'Daily 07:00–21:00', pt: 'Todos os dias, 07:00–21:00', es: 'Todos los días, 07:00–21:00' }, 'Mo-Su 07:00-21:00'],
+  palaces: [{ en: 'Daily 09:30–18:30', pt: 'Todos os dias, 09:30–18:30' }, 'Mo-Su 09:30-18:30'],
+  coast: [{ en: 'Open 24 hours', pt: 'Aberto 24 horas' }, '24/7'],
+  xmas: [{ en: 'Daily 11:00–21:00', pt: 'Todos os dias, 11:00–21:00' }, 'Mo-Su 11:00-21:00'],
+  f_pastry: [{ en: 'Daily 08:00–20:00', pt: 'Todos os dias, 08:00–20:00' }, 'Mo-Su 08:00-20:00'],
+  f_rest: [{ en: 'Mon–Sat 12:00–23:00', pt: 'Seg–Sáb 12:00–23:00' }, 'Mo-Sa 12:00-23:00'],
+  f_market: [holidaysOff({ en: 'Mon–Sat 07:00–14:00', pt: 'Seg–Sáb 07:00–14:00' }), 'Mo-Sa 07:00-14:00; PH off'],
 };
-const DEFAULT_HOURS: Tr = { en: 'Daily 10:00–19:00', pt: 'Todos os dias, 10:00–19:00', es: 'Todos los días, 10:00–19:00' };
+const DEFAULT_HOURS: [Tr, string] = [{ en: 'Daily 10:00–19:00', pt: 'Todos os dias, 10:00–19:00', es: 'Todos los días, 10:00–19:00' }, 'Mo-Su 10:00-19:00'];
+/** The hours of a park area (a polygon has hours too). */
+const PARK_HOURS = 'Mo-Su 07:00-21:00';
 
 /** Names that are not proper names, in every language; any other name is the same in all of them. */
 const NAMES: Record<string, Tr> = {
@@ -183,7 +192,8 @@ export function buildPois(r: Rng, categories: CategoryT[]) {
       lat, lng,
       address: `${hName}, ${postal}-${String(int(r, 1, 999)).padStart(3, '0')} ${postal.startsWith('27') ? hName : postal === '2800' ? 'Almada' : 'Lisboa'}, Portugal`,
       phone: `+351 21 ${int(r, 300, 899)} ${int(r, 1000, 9999)}`,
-      opening_hours: text(map, HOURS[cats[0]] ?? DEFAULT_HOURS),
+      opening_hours: text(map, (HOURS[cats[0]] ?? DEFAULT_HOURS)[0]),
+      hours: (HOURS[cats[0]] ?? DEFAULT_HOURS)[1],
     };
     const icon = iconOfCat.get(catId(cats[0]));
     if (icon) m.icon_id = icon;
@@ -252,6 +262,7 @@ export function buildPois(r: Rng, categories: CategoryT[]) {
       created_at: dateBetween(r, ...CREATED[ver ?? 'all']),
       geometry: { type: 'Polygon', coordinates: [ring, ...holes.map((h) => fixRing(h, false))] },
     };
+    if (cats[0] === 'parks') p.hours = PARK_HOURS;
     const icon = iconOfCat.get(catId(cats[0]));
     if (icon) p.icon_id = icon;
     if (ver) p.version_ids = [VER[ver]];

@@ -16,6 +16,7 @@ import type { Db } from '../db/db.ts';
 import { openDb, type OpenOptions } from '../db/pglite.ts';
 import { connectPostgres } from '../db/postgres.ts';
 import { BUNDLE_FORMAT, type EventT, type SessionT } from './bundle/bundle-schema.ts';
+import { readerFor } from './hours.ts';
 import { checksumOf, parseBundle, readBundleBytes, splitBundle, type BundleSource } from './bundle/parse.ts';
 import { BundleError, BundleValidator, validateWithWarnings, type BundleProblem, type ValidatorOptions } from './bundle/validate-bundle.ts';
 import { WarningCollector } from './bundle/check.ts';
@@ -379,6 +380,8 @@ export class Publisher implements PublisherPort {
   private async stageBytes(bytes: Uint8Array, onWarnings: (collector: WarningCollector) => void): Promise<number> {
     const strict = this.options.strict === true;
     const split = splitBundle(bytes);
+    // POIs' hours are read by a library loaded only for a bundle that has some (src/content/hours.ts).
+    await readerFor(split ? split.head : parseJsonOrNull(bytes));
     if (!split) {
       const bundle = parseBundle(bytes);
       const collector = new WarningCollector(JSON.parse(new TextDecoder().decode(bytes)));
@@ -746,4 +749,13 @@ function asError(err: unknown): Error {
 function describe(err: unknown): string {
   const e = asError(err) as { code?: string; message?: string };
   return e?.code && !String(e.message).includes(e.code) ? `${e.code}: ${e.message}` : String(e?.message ?? err);
+}
+
+/** The JSON value of a bundle's bytes, or null when they are not JSON (parseBundle then says why). */
+function parseJsonOrNull(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return null;
+  }
 }

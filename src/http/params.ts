@@ -81,6 +81,20 @@ export function timestamp(description: string, edge: 'start' | 'end' = 'start') 
   );
 }
 
+/** An optional instant: an RFC 3339 date-time with Z or an offset (a date alone names no instant), as epoch milliseconds. */
+export function instant(description: string) {
+  return v.optional(
+    v.pipe(
+      v.string(),
+      v.check((s) => parseTimestamp(s) !== null && !DATE_ONLY_RE.test(s), (issue) => LOCAL_TIME_RE.test(String(issue.input))
+        ? 'has no time zone offset; add Z or an offset such as +01:00'
+        : 'must be an RFC 3339 date-time with Z or an offset, such as 2026-12-24T18:00:00Z'),
+      v.transform((s) => parseTimestamp(s)!),
+      v.description(description),
+    ),
+  );
+}
+
 /**
  * An optional search by name (`q`): its words, folded (case and accents dropped; text-search.ts), repeats
  * collapsed. At most MAX_QUERY_LENGTH characters and MAX_QUERY_WORDS words, with at least one letter or digit.

@@ -180,7 +180,9 @@ ${items}
 <p class="muted"><a id="event-subscribe" href="#">Subscribe in a calendar app</a> to the events listed (this window and point).</p>
 <p class="muted" id="event-hint">Click the map to list events near that point.</p>`;
     // The kiosk shows what comes next first, and its top-level categories; the explorer every category and tag.
-    const categories = `<section><h2>${kiosk ? 'Explore' : 'Categories and tags'}</h2><div id="categories" class="chips" role="group" aria-label="Categories and tags"></div></section>\n`;
+    const categories = `<section><h2>${kiosk ? 'Explore' : 'Categories and tags'}</h2>
+<p><button type="button" id="open-now" class="chip open-now" aria-pressed="false">Open now</button></p>
+<div id="categories" class="chips" role="group" aria-label="Categories and tags"></div></section>\n`;
     const events = `<section><h2 id="events-title">${kiosk ? 'Coming up' : 'Events'}</h2>${eventForm}
 <ol id="event-list" class="event-list" aria-live="polite"></ol></section>\n`;
     return `${head(title, [url('leaflet.css'), url('site.css')], scripts)}

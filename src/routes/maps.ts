@@ -18,7 +18,7 @@ function mapIdentity(map: MapView, version: VersionContent) {
   const ver = map.versionDocs.get(version.id)!;
   return {
     id: d.id, publisher_id: d.publisher_id, name: d.name, slug: d.slug, enabled: true as const,
-    description: d.description ?? null, time_zone: d.time_zone, created_at: toUtc(Date.parse(d.created_at)),
+    description: d.description ?? null, time_zone: d.time_zone, country: d.country?.toUpperCase() ?? null, created_at: toUtc(Date.parse(d.created_at)),
     current_version_id: map.currentVersionId,
     version: { id: ver.id, name: ver.name, status: 'published' as const,
       published_at: ver.published_at ? toUtc(Date.parse(ver.published_at)) : null, notes: ver.notes ?? null },
@@ -62,9 +62,11 @@ const SECTIONS = {
   contents: 'Content blocks, in their sort order',
 } as const;
 
+const Country = v.pipe(v.nullable(v.string()), v.description('ISO 3166-1 alpha-2, upper case: whose public holidays `PH` in its POIs\' hours means; null when it declares none'));
+
 const MapBody = v.strictObject({
   id: Uuid, publisher_id: Uuid, name: LText, slug: v.string(), enabled: v.literal(true), description: NLText,
-  time_zone: v.string(), created_at: Time, current_version_id: Uuid,
+  time_zone: v.string(), country: Country, created_at: Time, current_version_id: Uuid,
   version: v.pipe(VersionSchema, v.description('The version the versioned sections come from')),
   branding: BrandingSchema,
   info: v.optional(v.object({ summary: v.optional(LText), languages: v.optional(v.array(v.string())), website: v.optional(v.string()), opening_season: v.optional(LText) })),
@@ -119,7 +121,7 @@ export const getMap = defineRoute({
 const DetailsBody = v.union([
   v.strictObject({
     id: Uuid, publisher_id: Uuid, name: LText, slug: v.string(), enabled: v.literal(true), description: NLText,
-    time_zone: v.string(), created_at: Time, current_version_id: Uuid, version: VersionSchema, branding: BrandingSchema,
+    time_zone: v.string(), country: Country, created_at: Time, current_version_id: Uuid, version: VersionSchema, branding: BrandingSchema,
   }),
   v.pipe(v.strictObject({ id: Uuid, publisher_id: Uuid, name: LText, slug: v.string(), enabled: v.literal(false), branding: BrandingSchema }),
     v.description('A disabled map: limited identity and branding only')),

@@ -8,10 +8,13 @@ import type { PoiStore } from '../content/model/poi-store.ts';
 import { matchesQuery, searchable } from '../content/model/text-search.ts';
 import { notFound } from '../http/errors.ts';
 import { GEOJSON_TYPE } from '../http/respond.ts';
-import { searchQuery, uuid, uuidList } from '../http/params.ts';
+import { flag, instant, searchQuery, uuid, uuidList } from '../http/params.ts';
+import type { ParamError } from '../http/errors.ts';
+import { hoursOfMap, type MapHours } from '../content/model/open-hours.ts';
+import { toUtc } from '../content/rfc3339.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import {
-  LineGeometry, MarkerRecord, PathRecord, PointGeometry, PoiRecordSchema, PoiTypeSchema, PolygonGeometry, PolygonRecord,
+  LineGeometry, MarkerRecord, PathRecord, PointGeometry, PoiOpenRecordSchema, PoiRecordSchema, PoiTypeSchema, PolygonGeometry, PolygonRecord,
   Uuid, featureCollection, windowOf,
 } from './schemas.ts';
 import { checkWindow, findMap, findMapVersion, mapIdPath, sliceWindow, versionIdParam, windowQuery } from './shared.ts';
@@ -48,18 +51,23 @@ export const listPoisByTag = defineRoute({
   operationId: 'listMapPoisByTag',
   summary: 'POIs of a map that have any of the requested tags',
   description: 'A tag id matches POIs assigned to that item or to any item below it in the hierarchy. Items are ordered ' +
-    'by name (case- and accent-insensitive), then id; unknown tag ids match nothing. Current version only.',
+    'by name (case- and accent-insensitive), then id; unknown tag ids match nothing. Current version only. With `open_at` ' +
+    'or `open_now` only the POIs open then are listed (POIs without `hours` never are), each with `open_now`, `opens_at` ' +
+    'and `closes_at`; `total` and the window count those.',
   tag: 'POIs',
   pathParams: mapIdPath,
   query: {
     tags: uuidList('Comma-separated category/tag ids from GET /places-of-interest/items/:map_id; spaces are ignored'),
     q: searchQuery('Search by name among the tagged POIs: every word must begin a word of the name in one of the map\'s languages, case- and accent-insensitive'),
+    open_at: instant('Only POIs open at this instant (their `hours` on the map\'s clock), each with when that next changes'),
+    open_now: flag('true: only POIs open now, each with when that next changes (a live answer)'),
     ...windowQuery,
   },
-  crossCheck: checkWindow,
-  response: windowOf(PoiRecordSchema),
+  crossCheck: (q, bad) => [...checkWindow(q, bad), ...checkOpenAt(q)],
+  cacheClass: (q) => (q.open_now ? 'live' : 'content'),
+  response: v.union([windowOf(PoiRecordSchema), windowOf(PoiOpenRecordSchema)]),
   errors: [404],
-  handle({ params, query, model }) {
+  async handle({ params, query, model, now }) {
     const { map, version } = findMapVersion(model, params.map_id);
     const wanted = new Set<number>();
     for (const tag of query.tags) for (const i of version.subtreePois.get(tag) ?? []) wanted.add(i);
@@ -67,11 +75,44 @@ export const listPoisByTag = defineRoute({
     const languages = map.languages.offered;
     // In name order; only the window's records are made.
     const tagged = Array.from(version.pois.filter((i) => wanted.has(i)));
-    const matching = q ? tagged.filter((i) => nameMatches(model, i, languages, q)) : tagged;
+    let matching = q ? tagged.filter((i) => nameMatches(model, i, languages, q)) : tagged;
+    const at = query.open_now ? now.getTime() : query.open_at;
+    if (at === undefined) {
+      const { items, ...window } = sliceWindow(matching, query.start, query.end);
+      return { items: poiRecords(model, items), ...window };
+    }
+    // The hours (and the library that reads them) are loaded only when some POI asked about has any.
+    matching = matching.filter((i) => model.pois.hoursCode(i) >= 0);
+    const hours = matching.length > 0 ? await hoursOfMap(model, map) : null;
+    if (hours) matching = openAmong(hours, model, matching, at);
     const { items, ...window } = sliceWindow(matching, query.start, query.end);
-    return { items: poiRecords(model, items), ...window };
+    return { items: poiRecords(model, items).map((record, k) => ({ ...record, ...openState(hours!, items[k], at) })), ...window };
   },
 });
+
+/** `open_at` and `open_now` ask the same of different instants: one at a time. */
+function checkOpenAt(q: { open_at?: number; open_now?: boolean }): ParamError[] {
+  return q.open_at !== undefined && q.open_now ? [{ name: 'open_now', in: 'query', reason: 'cannot be given with open_at: ask about now or about one instant' }] : [];
+}
+
+/** The POIs among `pois` (each with hours) open at instant `ms`: each distinct rule judged once. */
+function openAmong(hours: MapHours, model: ReadModel, pois: readonly number[], ms: number): number[] {
+  const wall = hours.wallAt(ms);
+  const judged = new Map<number, boolean>();
+  return pois.filter((i) => {
+    const code = model.pois.hoursCode(i);
+    let open = judged.get(code);
+    if (open === undefined) judged.set(code, (open = hours.openAtWall(code, wall)));
+    return open;
+  });
+}
+
+/** A POI's `open_now`, `opens_at` and `closes_at` at instant `ms`. */
+function openState(hours: MapHours, i: number, ms: number) {
+  const state = hours.stateAt(i, ms)!;
+  const time = (at: number | null) => (at === null ? null : toUtc(at));
+  return { open_now: state.open, opens_at: time(state.opensAt), closes_at: time(state.closesAt) };
+}
 
 const KINDS = {
   marker: { plural: 'markers', record: MarkerRecord },

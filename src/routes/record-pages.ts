@@ -14,6 +14,7 @@ import { uuid } from '../http/params.ts';
 import { defineRoute, MediaReply, wholeSecond, type RouteContext, type RouteSpec } from '../http/route.ts';
 import { eventAnswer } from './events.ts';
 import { findPoi } from './pois.ts';
+import { hoursOfMap } from '../content/model/open-hours.ts';
 import { oneLanguage } from './shared.ts';
 
 const HTML_TYPE = 'text/html; charset=utf-8';
@@ -48,16 +49,27 @@ function pageContext(map: MapView, lang: string, publicUrl: string, basePath: st
   return { lang, publicUrl, basePath, mapName: map.doc.name.in(lang) };
 }
 
-/** A POI of `type` in one language, its categories' names and its next events (every status); 404 when it is none. */
-function placeOf(type: PoiType, { params, model, now, language, publicUrl, basePath }: Ctx) {
+/** How many days of a place's open times its page and JSON-LD show, from today. */
+export const PLACE_HOURS_DAYS = 7;
+
+/**
+ * A POI of `type` in one language, its categories' names, its next events (every status) and, when it has `hours`,
+ * where it stands now and its open times for PLACE_HOURS_DAYS days; 404 when it is none.
+ */
+async function placeOf(type: PoiType, { params, model, now, language, publicUrl, basePath }: Ctx) {
   const poi = findPoi(model, params.id, type);
+  const i = model.pois.indexOf(poi.record.id);
   const map = model.maps.get(poi.record.map_id)!;
   const lang = oneLanguage(language, map.id);
   const record = plainIn<PlaceView>(lang, poi.record);
   const names = new Map(map.versions.get(map.currentVersionId)!.categories.map((c) => [c.id, c.name]));
   const categories = record.category_ids.flatMap((id) => names.get(id)?.in(lang) ?? []);
   const events = map.events.upcomingAt(record.id, wholeSecond(now), Infinity, PLACE_EVENTS, map.events.languageIndex(lang)) as unknown as EventView[];
-  return { place: { record, lat: poi.summary.lat, lng: poi.summary.lng }, categories, events, ctx: pageContext(map, lang, publicUrl, basePath) };
+  const at = wholeSecond(now);
+  const hours = model.pois.hoursCode(i) >= 0 ? await hoursOfMap(model, map) : null;
+  const place: AnchoredPlace = { record, lat: poi.summary.lat, lng: poi.summary.lng,
+    ...(hours ? { hours: { state: hours.stateAt(i, at)!, days: hours.days(i, at, PLACE_HOURS_DAYS)!, timeZone: map.doc.time_zone } } : {}) };
+  return { place, categories, events, ctx: pageContext(map, lang, publicUrl, basePath) };
 }
 
 const PAGE_HEADERS = { 'content-security-policy': pageCsp() };
@@ -113,8 +125,8 @@ function placeRoutes(type: PoiType): RouteSpec[] {
     operationId: `${type}Page`,
     summary: `The page of a ${type}`,
     description: 'Small HTML written on the server in the negotiated language, readable with scripts off: name, categories, ' +
-      'details, where, the next events anchored to it (every status), links to the explorer and its JSON. It embeds the ' +
-      `schema.org JSON-LD of /${plural}/{id}.jsonld and Open Graph tags. It follows the clock (the next events).`,
+      'details, where, whether it is open now and its open times for the next ${PLACE_HOURS_DAYS} days (from its \`hours\`), the next events anchored to it (every status), links to the explorer and its JSON. It embeds the ' +
+      `schema.org JSON-LD of /${plural}/{id}.jsonld and Open Graph tags. It follows the clock (the next events, open now).`,
     tag: 'Pages',
     pathParams: { id: uuid(`${type[0].toUpperCase()}${type.slice(1)} UUID`) },
     query: {},
@@ -123,8 +135,8 @@ function placeRoutes(type: PoiType): RouteSpec[] {
     response: v.string(),
     errors: [404],
     cacheClass: () => 'live',
-    handle(c) {
-      const { place, categories, events, ctx } = placeOf(type, c as Ctx);
+    async handle(c) {
+      const { place, categories, events, ctx } = await placeOf(type, c as Ctx);
       return new MediaReply(placePageHtml(place, categories, events, ctx));
     },
   });
@@ -133,7 +145,8 @@ function placeRoutes(type: PoiType): RouteSpec[] {
     operationId: `${type}JsonLd`,
     summary: `A ${type} as schema.org JSON-LD`,
     description: `A schema.org TouristAttraction: geo (${type === 'marker' ? 'GeoCoordinates' : 'a GeoShape'}), address, ` +
-      'telephone, its website as sameAs, its categories as keywords, its next events. The same object its page embeds.',
+      'telephone, its website as sameAs, its categories as keywords, its open times for the next 7 days as ' +
+      'openingHoursSpecification (from its `hours`, each valid on its date), its next events. The same object its page embeds.',
     tag: 'Pages',
     pathParams: { id: uuid(`${type[0].toUpperCase()}${type.slice(1)} UUID`) },
     query: {},
@@ -141,8 +154,8 @@ function placeRoutes(type: PoiType): RouteSpec[] {
     response: JsonLd,
     errors: [404],
     cacheClass: () => 'live',
-    handle(c) {
-      const { place, categories, events, ctx } = placeOf(type, c as Ctx);
+    async handle(c) {
+      const { place, categories, events, ctx } = await placeOf(type, c as Ctx);
       return placeJsonLd(place, categories, events, ctx);
     },
   });

@@ -33,7 +33,9 @@ export const PolygonGeometry = v.strictObject({ type: v.literal('Polygon'), coor
 
 const PoiCommon = {
   id: Uuid, map_id: Uuid, name: LText, description: NLText, category_ids: v.array(Uuid), icon_id: v.nullable(Uuid),
-  image_url: NStr, website: NStr, version_ids: v.pipe(v.array(Uuid), v.description('Published map versions that contain the POI')),
+  image_url: NStr, website: NStr,
+  hours: v.pipe(NStr, v.description('Opening hours in OpenStreetMap\'s `opening_hours` syntax, on the map\'s clock (what `open_now` and `open_at` compute with); null when the POI has none')),
+  version_ids: v.pipe(v.array(Uuid), v.description('Published map versions that contain the POI')),
   created_at: Time,
 };
 
@@ -52,6 +54,18 @@ export const PathRecord = v.strictObject({
 export const PolygonRecord = v.strictObject({ ...PoiCommon, type: v.literal('polygon'), geometry: PolygonGeometry });
 /** Any POI record. */
 export const PoiRecordSchema = v.variant('type', [MarkerRecord, PathRecord, PolygonRecord]);
+
+/** Where a POI stands at the instant asked for (`open_at`, `open_now`). */
+const OpenState = {
+  open_now: v.pipe(v.boolean(), v.description('Open at the instant asked for (`open_at`, or now with `open_now`)')),
+  opens_at: v.pipe(v.nullable(Time), v.description('When closed: when it next opens, within a year; null when open or not within a year')),
+  closes_at: v.pipe(v.nullable(Time), v.description('When open: when it next closes, within a year; null when closed or open all the next year (24/7)')),
+};
+/** Any POI record, with where it stands at the instant asked for. */
+export const PoiOpenRecordSchema = v.variant('type', [
+  v.strictObject({ ...MarkerRecord.entries, ...OpenState }), v.strictObject({ ...PathRecord.entries, ...OpenState }),
+  v.strictObject({ ...PolygonRecord.entries, ...OpenState }),
+]);
 
 /** The small form of a POI used in events, lists and associations; lat/lng is a representative point. */
 export const PoiSummarySchema = v.strictObject({ id: Uuid, type: PoiTypeSchema, name: LText, lat: Lat, lng: Lng });

@@ -7,6 +7,7 @@
  * `destination-map --healthcheck` asks a running instance instead: the container's HEALTHCHECK has no curl. The
  * subcommands (check, publish, reload, id) reach start() like a server's flags do.
  */
+import './utc-clock.ts';
 import pgliteWasm from '@electric-sql/pglite/pglite.wasm' with { type: 'file' };
 import initdbWasm from '@electric-sql/pglite/initdb.wasm' with { type: 'file' };
 import pgliteData from '@electric-sql/pglite/pglite.data' with { type: 'file' };

@@ -8,4 +8,6 @@
  * connection cap and shutdown sequence, so all three runtimes keep the same limits and lose nothing on SIGTERM.
  * The handler is the same app either way.
  */
+import './utc-clock.ts';
+
 await import('./node-server.ts');

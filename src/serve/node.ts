@@ -6,6 +6,7 @@
  * and starts node:http in front of the app (node-server.ts). A cache that cannot be written (a read-only file
  * system) only means compiling again.
  */
+import './utc-clock.ts';
 import { constants, enableCompileCache } from 'node:module';
 
 const cache = enableCompileCache();

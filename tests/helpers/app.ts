@@ -1,6 +1,7 @@
 /**
  * Test apps: a real PGlite store loaded with a bundle, and the Fetch handler over it.
  */
+import { hoursReader } from '../../src/content/hours.ts';
 import { readFile } from 'node:fs/promises';
 import { createLogger, type Logger } from '../../src/utils/log.ts';
 import { createApp, type App, type AppDeps } from '../../src/app.ts';
@@ -39,6 +40,8 @@ export async function openTestApp(bundle: BundleT = makeFixture(), deps: Partial
 
 /** Reads the committed demo bundle. */
 export async function readDemoBundle(): Promise<BundleT> {
+  // The demo's POIs have hours: validating them needs the library that reads them (src/content/hours.ts).
+  await hoursReader();
   return JSON.parse(await readFile(DEMO_BUNDLE_PATH, 'utf8')) as BundleT;
 }
 

@@ -99,3 +99,49 @@ export const SMALL_BUNDLES = {
   'a park with long trails and few events': { make: longTrailsBundle, map: SMALL.park.map, poi: `/paths/${SMALL.park.trail}` },
   'the example of docs/bundle-format.md': { make: docsExampleBundle, map: SMALL.docs.map, poi: `/markers/${SMALL.docs.marker}` },
 } as const;
+
+/** The rules of hoursBundle's markers, one marker each, on both its maps. */
+export const HOURS_RULES = [
+  'Mo-Su 19:30-02:00', // past midnight
+  'Tu-Su 10:00-18:00; PH off', // closed Mondays and public holidays
+  '24/7',
+  'Mo-Fr 09:00-12:00,14:00-17:00',
+  'Mo-Su 01:30-02:30', // in the spring gap and the autumn overlap of both zones
+  'sunrise-sunset',
+  'Mo 10:00-12:00 "by appointment"', // unknown: never open
+  'Mo-Su 10:00-20:00; Dec 25 off; Jan 01 13:00-20:00',
+  'Sa,Su 00:00-24:00; PH 08:00-12:00',
+];
+
+/**
+ * Two maps of places with opening hours: Lisbon (PT holidays) and New York (US holidays), each a marker per rule of
+ * HOURS_RULES, a park polygon with hours, a trail without, and one category holding them all.
+ */
+export function hoursBundle(): BundleT {
+  const publisher = id('hours:publisher');
+  const b: BundleT = { ...emptyBundle(), publishers: [{ id: publisher, name: 'Hours office', slug: 'hours-office' }] };
+  for (const [key, zone, country, center] of [['lisbon', 'Europe/Lisbon', 'PT', { lat: 38.7223, lng: -9.1393 }],
+    ['newyork', 'America/New_York', 'US', { lat: 40.7128, lng: -74.006 }]] as const) {
+    const mapId = id(`hours:${key}:map`);
+    b.maps.push({ ...bareMap(mapId, publisher, `Hours ${key}`, center), time_zone: zone, country });
+    const category = id(`hours:${key}:category`);
+    b.categories.push({ id: category, map_id: mapId, parent_id: null, kind: 'category', name: 'Places', sort_order: 1 });
+    HOURS_RULES.forEach((hours, i) => b.markers.push({ id: id(`hours:${key}:marker:${i}`), map_id: mapId, name: `Place ${i}`, category_ids: [category],
+      lat: center.lat + i * 0.001, lng: center.lng, hours, opening_hours: `As OSM: ${hours}`, created_at: CREATED }));
+    const ring: [number, number][] = [[center.lng, center.lat], [center.lng + 0.01, center.lat], [center.lng + 0.01, center.lat + 0.01], [center.lng, center.lat]];
+    b.polygons.push({ id: id(`hours:${key}:park`), map_id: mapId, name: 'Park', category_ids: [category], hours: 'Mo-Su 07:00-21:00',
+      geometry: { type: 'Polygon', coordinates: [ring] }, created_at: CREATED });
+    b.paths.push({ id: id(`hours:${key}:trail`), map_id: mapId, name: 'Trail', category_ids: [category],
+      geometry: { type: 'LineString', coordinates: [[center.lng, center.lat], [center.lng + 0.01, center.lat + 0.01]] }, created_at: CREATED });
+  }
+  return b;
+}
+
+/** hoursBundle's ids. */
+export const HOURS = {
+  map: (key: 'lisbon' | 'newyork') => id(`hours:${key}:map`),
+  category: (key: 'lisbon' | 'newyork') => id(`hours:${key}:category`),
+  marker: (key: 'lisbon' | 'newyork', i: number) => id(`hours:${key}:marker:${i}`),
+  park: (key: 'lisbon' | 'newyork') => id(`hours:${key}:park`),
+  trail: (key: 'lisbon' | 'newyork') => id(`hours:${key}:trail`),
+};

@@ -167,7 +167,7 @@ const ids = (xs: { id: string }[]) => xs.map((x) => x.id);
 // ---- Maps ------------------------------------------------------------------------------------
 
 describe('maps', () => {
-  const IDENTITY = ['branding', 'created_at', 'current_version_id', 'description', 'enabled', 'id', 'name', 'publisher_id', 'slug',
+  const IDENTITY = ['branding', 'country', 'created_at', 'current_version_id', 'description', 'enabled', 'id', 'name', 'publisher_id', 'slug',
     'time_zone', 'version'];
   const doc = mapDoc(M);
   const v2Cats = versionCats(M, F.v2);

@@ -36,7 +36,7 @@ const SPEC: Record<string, Record<string, Param>> = {
   },
   '/events/upcoming-by-poi': { poi_ids: REQ, from: OPT, to: OPT, limit_per_poi: OPT, status: OPT },
   '/events/{id}': { id: PATH },
-  '/maps/{map_id}/pois': { map_id: PATH, tags: REQ, q: OPT, start: OPT, end: OPT },
+  '/maps/{map_id}/pois': { map_id: PATH, tags: REQ, q: OPT, open_at: OPT, open_now: OPT, start: OPT, end: OPT },
   '/maps/{map_id}/markers': { map_id: PATH, version_id: OPT },
   '/maps/{map_id}/markers/{marker_id}': { map_id: PATH, marker_id: PATH },
   '/markers/{marker_id}': { marker_id: PATH },

@@ -135,6 +135,8 @@ export const Map = v.object({
   slug: Text,
   enabled: v.boolean(),
   time_zone: TimeZone,
+  country: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code such as "PT"'),
+    v.description('The country whose public holidays its POIs\' `hours` mean by `PH` (ISO 3166-1 alpha-2); without it `PH` is refused'))),
   default_language: v.optional(v.pipe(LanguageTag,
     v.description('The language of its plain-string texts, served when no offered language fits what a client asks for. Default "en"'))),
   languages: v.optional(v.pipe(v.array(LanguageTag), v.minLength(1, 'must list at least one language'),
@@ -200,6 +202,9 @@ const PoiCommon = {
   icon_id: v.optional(v.nullable(Id)),
   image_url: OptUrl,
   website: OptUrl,
+  hours: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.description(
+    'Opening hours in OpenStreetMap\'s `opening_hours` syntax (`Tu-Su 10:00-18:00; PH off`), on the map\'s clock: what '
+    + '`open_now` and `open_at` compute with. The text `opening_hours` of a marker is what people read'))),
   version_ids: VersionIds,
   created_at: Timestamp,
 };

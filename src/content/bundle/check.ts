@@ -5,7 +5,8 @@
  * but is probably a mistake, and never fail a check: keys the format does not know (the loader drops them
  * silently, so a misspelt `opening_hourz` loses the opening hours), POIs far outside their map's area
  * (swapped coordinates put Lisbon's places in East Africa), and paths and polygons across the antimeridian
- * (drawn the long way round the world).
+ * (drawn the long way round the world), and a marker's `opening_hours` text that reads as OSM hours while it has no
+ * `hours` (the warning gives the OSM form to add).
  */
 import { Bundle } from './bundle-schema.ts';
 import { mapLanguages } from '../model/read-model.ts';
@@ -14,7 +15,8 @@ import { KEPT_WARNINGS, type Finding, type VersionWarnings } from './findings.ts
 
 export type { Finding } from './findings.ts';
 import { showValue } from './findings.ts';
-import { BundleError, describeLocation, formatJsonPath, validateWithWarnings } from './validate-bundle.ts';
+import { BundleError, describeLocation, formatJsonPath, hoursPlaces, validateWithWarnings } from './validate-bundle.ts';
+import { loadedHoursReader, needsHoursReader, readerFor, type HoursReader } from '../hours.ts';
 
 
 /** How many records of each kind a bundle holds (counted even in a refused bundle). */
@@ -67,7 +69,7 @@ const countOf = (x: unknown) => (Array.isArray(x) ? x.length : 0);
 const plural = (n: number, noun: string) => `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
 
 /** Checks a bundle's text or UTF-8 bytes: every problem the loader refuses it for, and every warning. */
-export function checkBundle(source: string | Uint8Array): CheckReport {
+export async function checkBundle(source: string | Uint8Array): Promise<CheckReport> {
   const text = typeof source === 'string' ? source.replace(/^\uFEFF/, '') : new TextDecoder().decode(source);
   let input: unknown;
   try {
@@ -76,6 +78,7 @@ export function checkBundle(source: string | Uint8Array): CheckReport {
     return { ok: false, problems: [{ path: '$', message: describeJsonError(text, err as Error) }], warnings: [], summary: summarize(undefined) };
   }
   const problems: Finding[] = [];
+  await readerFor(input);
   const warnings = findWarnings(input);
   try {
     warnings.push(...validateWithWarnings(input).warnings);
@@ -86,10 +89,47 @@ export function checkBundle(source: string | Uint8Array): CheckReport {
   return { ok: problems.length === 0, problems, warnings, summary: summarize(input) };
 }
 
-/** Every warning about a parsed bundle (see the module comment): what the loader accepts but is probably a mistake. */
+/**
+ * A warning for each marker whose `opening_hours` text the library reads as hours while it has no `hours` of its own,
+ * giving the OSM form to add (`"Daily 19:30–02:00"` reads as `Mo-Su 19:30-02:00`). Each distinct text is tried once.
+ */
+function suggestHours(input: unknown, reader: HoursReader): Finding[] {
+  const b = input as Rec;
+  if (!Array.isArray(b.markers) || !Array.isArray(b.maps)) return [];
+  const maps = (b.maps as unknown[]).filter((m): m is { id: string; country?: string; map_data: { center: { lat: number; lng: number } } } =>
+    isRecord(m) && typeof m.id === 'string' && isRecord(m.map_data) && isRecord(m.map_data.center)
+    && typeof m.map_data.center.lat === 'number' && typeof m.map_data.center.lng === 'number');
+  const places = hoursPlaces(maps.map((m) => ({ ...m, country: typeof m.country === 'string' ? m.country : undefined })));
+  const tried = new Map<string, string | null>();
+  const out: Finding[] = [];
+  (b.markers as unknown[]).forEach((m, i) => {
+    if (!isRecord(m) || m.hours !== undefined || typeof m.map_id !== 'string') return;
+    const place = places.get(m.map_id.toLowerCase());
+    const texts = typeof m.opening_hours === 'string' ? [m.opening_hours]
+      : isRecord(m.opening_hours) ? Object.values(m.opening_hours).filter((t): t is string => typeof t === 'string') : [];
+    if (!place || texts.length === 0) return;
+    for (const text of texts) {
+      const memo = `${m.map_id.toLowerCase()}\n${text}`;
+      if (!tried.has(memo)) tried.set(memo, reader.suggestion(text, place));
+      const osm = tried.get(memo);
+      if (!osm) continue;
+      const path = `$.markers[${i}].opening_hours`;
+      const { record } = describeLocation(input, path);
+      out.push({ path, message: `${record}: opening_hours ${showValue(text)} reads as OpenStreetMap hours: add "hours": ${JSON.stringify(osm)} `
+        + 'so that open now and open at can find it' });
+      return;
+    }
+  });
+  return out;
+}
+
+/**
+ * Every warning about a parsed bundle (see the module comment): what the loader accepts but is probably a mistake. A
+ * bundle whose POIs have hours or opening_hours needs the hours reader loaded first (`readerFor`).
+ */
 export function findWarnings(input: unknown): Finding[] {
   return [...findUnknownKeys(input), ...findFarPois(input), ...findAntimeridianJumps(input), ...findBundledSessions(input),
-    ...findTranslationGaps(input)];
+    ...findTranslationGaps(input), ...(needsHoursReader(input) ? suggestHours(input, loadedHoursReader()) : [])];
 }
 
 /**
@@ -280,7 +320,7 @@ export async function runCheck(
       reports.push({ file, report: { ok: false, problems: [problem], warnings: [], summary: summarize(undefined) } });
       continue;
     }
-    const report = checkBundle(source);
+    const report = await checkBundle(source);
     reports.push({ file, report: strict && report.warnings.length > 0 ? { ...report, ok: false } : report });
   }
   const exitCode = reports.every((r) => r.report.ok) ? 0 : 1;

@@ -12,6 +12,8 @@ import { canonicalTag } from '../model/local-text.ts';
 import { expandSeries, SERIES_HORIZON_DAYS } from '../series.ts';
 import { BundleError, cut, showValue, type BundleProblem, type Finding } from './findings.ts';
 import { allDayRules, statusRules } from './event-rules.ts';
+import { anyPoiHas, loadedHoursReader, type HoursPlace } from '../hours.ts';
+import { wallMs, wallTimeAt } from '../../utils/zoned-time.ts';
 
 export { BundleError, type BundleProblem } from './findings.ts';
 
@@ -121,7 +123,10 @@ function describeIssue(issue: v.BaseIssue<unknown>): Statement {
   }
 }
 
-/** Validates structure, then references, geometry, ids and timestamps; returns the typed bundle or throws. */
+/**
+ * Validates structure, then references, geometry, ids and timestamps; returns the typed bundle or throws. A bundle
+ * whose POIs have `hours` needs the hours reader loaded first (`readerFor` in src/content/hours.ts).
+ */
 export function validateBundle(input: unknown): BundleT {
   return validateWithWarnings(input).bundle;
 }
@@ -142,6 +147,13 @@ export interface ValidatorOptions {
   seriesHorizonDays?: number;
   /** The time series are judged at, as if published then (default now). */
   nowMs?: number;
+}
+
+const POI_COLLECTIONS = ['markers', 'paths', 'polygons'] as const;
+
+/** Where the hours of each map are evaluated: its country and its centre, by lowercase map id. */
+export function hoursPlaces(maps: readonly { id: string; country?: string; map_data: { center: { lat: number; lng: number } } }[]): Map<string, HoursPlace> {
+  return new Map(maps.map((m) => [m.id.toLowerCase(), { country: m.country ?? null, lat: m.map_data.center.lat, lng: m.map_data.center.lng }]));
 }
 
 /**
@@ -173,6 +185,35 @@ export class BundleValidator {
     const maps = isRecord(parsed.output) && Array.isArray(parsed.output.maps) ? parsed.output.maps as Rec[] : [];
     this.timeZones = new Map(maps.filter((m) => typeof m.id === 'string' && typeof m.time_zone === 'string')
       .map((m) => [(m.id as string).toLowerCase(), m.time_zone as string]));
+    if (this.output) this.checkHours(this.output);
+  }
+
+  /**
+   * Refuses each POI's `hours` the library cannot read, in its own words with its pointer, or that uses public
+   * holidays on a map without a country; keeps what it warns about. Each distinct rule of a map is read once.
+   */
+  private checkHours(b: Omit<BundleT, 'events'>): void {
+    if (!anyPoiHas(b, 'hours')) return;
+    const reader = loadedHoursReader();
+    const places = hoursPlaces(b.maps);
+    const judged = new Map<string, { problem: string | null; warnings: string[] }>();
+    const now = this.options.nowMs ?? Date.now();
+    for (const key of POI_COLLECTIONS) {
+      b[key].forEach((poi, i) => {
+        const place = places.get(poi.map_id.toLowerCase());
+        if (poi.hours === undefined || !place) return;
+        const memo = `${poi.map_id.toLowerCase()}\n${poi.hours}`;
+        let verdict = judged.get(memo);
+        if (!verdict) {
+          const timeZone = this.timeZones.get(poi.map_id.toLowerCase())!;
+          const problem = reader.problem(poi.hours, place, wallMs(wallTimeAt(now, timeZone)));
+          judged.set(memo, (verdict = { problem, warnings: problem ? [] : reader.warnings(poi.hours, place) }));
+        }
+        const path = `$.${key}[${i}].hours`;
+        if (verdict.problem) this.keep([{ path, message: describeProblem(b, path, { text: `is not opening hours it can read: ${verdict.problem}`, predicate: true }) }]);
+        for (const w of verdict.warnings) this.warnings.push({ path, message: describeProblem(b, path, { text: `reads, with a warning: ${w}`, predicate: true }) });
+      });
+    }
   }
 
   /** The warnings of the series checked since the last call. */

@@ -76,6 +76,8 @@ export interface PoiFacts {
   mapId: string;
   /** Its vertices as [lng, lat] positions (rounded, as served). */
   vertices: readonly (readonly number[])[];
+  /** Its `hours` rule (OSM `opening_hours` syntax), or null. */
+  hours: string | null;
 }
 
 export class PoiStore {
@@ -92,6 +94,9 @@ export class PoiStore {
   /** POI i's vertices: lng, lat pairs in vertices[vertexStart[i] .. vertexStart[i + 1]). */
   private readonly vertexStart: Uint32Array;
   private readonly vertices: Float64Array;
+  /** POI i's `hours` is hoursRules[hoursCodes[i]], or none when the code is -1 (the rules are few: POIs share them). */
+  private readonly hoursCodes: Int32Array;
+  private readonly hoursRules: readonly string[];
   /** Makes POI i's entry from its row. */
   private readonly make: (row: PoiRow, i: number) => PoiEntry;
   /** Entries made lately (see KEPT_ENTRIES). */
@@ -99,10 +104,12 @@ export class PoiStore {
 
   private constructor(parts: {
     rows: PoiRows; rowOf: Int32Array; types: Uint8Array; mapCodes: Uint32Array; mapIds: readonly string[]; ids: StringColumn;
-    slots: Int32Array; vertexStart: Uint32Array; vertices: Float64Array; make: (row: PoiRow, i: number) => PoiEntry; keep: number;
+    slots: Int32Array; vertexStart: Uint32Array; vertices: Float64Array; hoursCodes: Int32Array; hoursRules: readonly string[];
+    make: (row: PoiRow, i: number) => PoiEntry; keep: number;
   }) {
     ({ rows: this.rows, rowOf: this.rowOf, types: this.types, mapCodes: this.mapCodes, mapIds: this.mapIds, ids: this.ids,
-      slots: this.slots, vertexStart: this.vertexStart, vertices: this.vertices, make: this.make } = parts);
+      slots: this.slots, vertexStart: this.vertexStart, vertices: this.vertices, hoursCodes: this.hoursCodes, hoursRules: this.hoursRules,
+      make: this.make } = parts);
     this.kept = new Lru(parts.keep);
     this.size = this.rowOf.length;
   }
@@ -124,8 +131,16 @@ export class PoiStore {
     const vertexStart = new Uint32Array(n + 1);
     for (let i = 0; i < n; i++) vertexStart[i + 1] = vertexStart[i] + 2 * facts[i].vertices.length;
     const vertices = new Float64Array(vertexStart[n]);
+    const hoursCodes = new Int32Array(n).fill(-1);
+    const hoursRules: string[] = [];
+    const codeOfRule = new Map<string, number>();
     for (let i = 0; i < n; i++) {
       const f = facts[i];
+      if (f.hours !== null) {
+        let rule = codeOfRule.get(f.hours);
+        if (rule === undefined) codeOfRule.set(f.hours, (rule = hoursRules.push(f.hours) - 1));
+        hoursCodes[i] = rule;
+      }
       rowOf[i] = f.row;
       types[i] = POI_TYPES.indexOf(f.type);
       let code = codeOfMap.get(f.mapId);
@@ -140,7 +155,7 @@ export class PoiStore {
     }
     const ids = yield* StringColumn.ofSteps(facts.map((f) => f.id));
     const slots = yield* slotsSteps(ids, n);
-    const store = new PoiStore({ rows, rowOf, types, mapCodes, mapIds, ids, slots, vertexStart, vertices, make, keep });
+    const store = new PoiStore({ rows, rowOf, types, mapCodes, mapIds, ids, slots, vertexStart, vertices, hoursCodes, hoursRules, make, keep });
     if (n <= keep && made.length === n) for (let i = 0; i < n; i++) store.kept.set(i, made[i]);
     return store;
   }
@@ -196,6 +211,16 @@ export class PoiStore {
   mapOf(id: string): string | undefined {
     const i = this.indexOf(id);
     return i < 0 ? undefined : this.mapId(i);
+  }
+
+  /** The number of POI i's `hours` rule among the store's distinct rules (`hoursRule`), or -1 when it has none. */
+  hoursCode(i: number): number {
+    return this.hoursCodes[i];
+  }
+
+  /** The `hours` rule numbered `code` (see `hoursCode`). */
+  hoursRule(code: number): string {
+    return this.hoursRules[code];
   }
 
   /** POI i's vertices as lng, lat pairs (a view: do not change it). */

@@ -340,7 +340,8 @@ export function* readModelSteps(docs: ModelDocs, eventTables?: readonly EventTab
     const categoryIds = same.list([...new Set(doc.category_ids.flatMap((id) => categories.get(id)?.id ?? []))]);
     const versionIds = publicVersionIds(doc.id);
     const entry = buildPoi(poi_type, doc, versionIds, categoryIds, (value) => textOf(value, doc.map_id), same);
-    facts.push({ row: r, id: doc.id, type: poi_type, mapId: entry.record.map_id, vertices: geometryVertices(entry.geometry) });
+    facts.push({ row: r, id: doc.id, type: poi_type, mapId: entry.record.map_id, vertices: geometryVertices(entry.geometry),
+      hours: orNull(doc.hours) });
     versionsOf.push(versionIds);
     categoriesOf.push(categoryIds);
     names.push(String(entry.record.name));
@@ -545,7 +546,7 @@ function buildPoi(type: PoiType, doc: MarkerT | PathT | PolygonT, versionIds: re
   const common = {
     id: doc.id, map_id: same.string(doc.map_id), type, name, description: text(doc.description),
     category_ids: categoryIds, icon_id: same.string(orNull(doc.icon_id)), image_url: orNull(doc.image_url),
-    website: orNull(doc.website), version_ids: versionIds, created_at: toUtc(Date.parse(doc.created_at)),
+    website: orNull(doc.website), hours: orNull(doc.hours), version_ids: versionIds, created_at: toUtc(Date.parse(doc.created_at)),
   };
   let record: PoiRecord;
   let geometry: Geometry;

@@ -6,6 +6,8 @@
  */
 import { documentHead, escapeHtml, jsonBlock } from '../../utils/html.ts';
 import { dateAt } from '../series-dates.ts';
+import { toUtc } from '../rfc3339.ts';
+import type { HoursDay } from './open-hours.ts';
 import {
   eventJsonLd, eventPageUrl, placeJsonLd, placePageUrl, type AnchoredPlace, type EventView, type LinkContext,
 } from './structured-data.ts';
@@ -16,7 +18,8 @@ const EN = {
   capacity: 'Capacity', accessibility: 'Accessibility', next: 'Next dates', upcoming: 'Coming up here', none: 'Nothing coming up.',
   partOf: 'One date of', allDates: 'every date', calendar: 'Add to calendar', series: 'Add every date to a calendar',
   explorer: 'See it in the explorer', json: 'As JSON', jsonld: 'As JSON-LD', website: 'Website', address: 'Address',
-  phone: 'Phone', hours: 'Opening hours', location: 'Location', difficulty: 'Difficulty', duration: 'Duration',
+  phone: 'Phone', hours: 'Opening hours', openNow: 'Open now', closedNow: 'Closed now', until: 'until', opens: 'opens',
+  closed: 'Closed', allDay: 'Open all day', location: 'Location', difficulty: 'Difficulty', duration: 'Duration',
   minutes: 'min', free: 'Free', bookNow: 'Book', was: 'was', links: 'Links',
   marker: 'Place', path: 'Route', polygon: 'Area', levels: { easy: 'Easy', moderate: 'Moderate', hard: 'Hard' } as Record<string, string>,
   status: { scheduled: 'Scheduled', cancelled: 'Cancelled', postponed: 'Postponed', rescheduled: 'Rescheduled', moved_online: 'Moved online' },
@@ -31,7 +34,8 @@ const WORDS: Record<string, Words> = {
     capacity: 'Lotação', accessibility: 'Acessibilidade', next: 'Próximas datas', upcoming: 'Em breve aqui', none: 'Nada previsto.',
     partOf: 'Uma data de', allDates: 'todas as datas', calendar: 'Adicionar ao calendário', series: 'Adicionar todas as datas a um calendário',
     explorer: 'Ver no explorador', json: 'Em JSON', jsonld: 'Em JSON-LD', website: 'Sítio web', address: 'Morada',
-    phone: 'Telefone', hours: 'Horário', location: 'Localização', difficulty: 'Dificuldade', duration: 'Duração',
+    phone: 'Telefone', hours: 'Horário', openNow: 'Aberto agora', closedNow: 'Fechado agora', until: 'até', opens: 'abre',
+    closed: 'Fechado', allDay: 'Aberto todo o dia', location: 'Localização', difficulty: 'Dificuldade', duration: 'Duração',
     minutes: 'min', free: 'Gratuito', bookNow: 'Reservar', was: 'era', links: 'Ligações',
     marker: 'Local', path: 'Percurso', polygon: 'Área', levels: { easy: 'Fácil', moderate: 'Moderado', hard: 'Difícil' },
     status: { scheduled: 'Agendado', cancelled: 'Cancelado', postponed: 'Adiado', rescheduled: 'Reagendado', moved_online: 'Passou a online' },
@@ -41,7 +45,8 @@ const WORDS: Record<string, Words> = {
     capacity: 'Aforo', accessibility: 'Accesibilidad', next: 'Próximas fechas', upcoming: 'Próximamente aquí', none: 'Nada previsto.',
     partOf: 'Una fecha de', allDates: 'todas las fechas', calendar: 'Añadir al calendario', series: 'Añadir todas las fechas a un calendario',
     explorer: 'Ver en el explorador', json: 'En JSON', jsonld: 'En JSON-LD', website: 'Sitio web', address: 'Dirección',
-    phone: 'Teléfono', hours: 'Horario', location: 'Ubicación', difficulty: 'Dificultad', duration: 'Duración',
+    phone: 'Teléfono', hours: 'Horario', openNow: 'Abierto ahora', closedNow: 'Cerrado ahora', until: 'hasta', opens: 'abre',
+    closed: 'Cerrado', allDay: 'Abierto todo el día', location: 'Ubicación', difficulty: 'Dificultad', duration: 'Duración',
     minutes: 'min', free: 'Gratis', bookNow: 'Reservar', was: 'antes', links: 'Enlaces',
     marker: 'Lugar', path: 'Ruta', polygon: 'Zona', levels: { easy: 'Fácil', moderate: 'Moderada', hard: 'Difícil' },
     status: { scheduled: 'Programado', cancelled: 'Cancelado', postponed: 'Aplazado', rescheduled: 'Reprogramado', moved_online: 'Pasa a en línea' },
@@ -109,6 +114,40 @@ function head(o: { title: string; description: string | null; page: string; imag
     `<link rel="stylesheet" href="${e(`${o.ctx.basePath}/assets/site.css`)}">`,
     `<script type="application/ld+json">${jsonBlock(o.ld)}</script>`,
   ]);
+}
+
+/** A day of a place's week as words: `Monday 30 Nov` in the page's language. */
+function dayName(date: string, lang: string): string {
+  const key = `${lang} day`;
+  let f = formatters.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat(Intl.DateTimeFormat.supportedLocalesOf([lang]).length > 0 ? lang : 'en',
+      { timeZone: 'UTC', weekday: 'long', day: 'numeric', month: 'short' });
+    formatters.set(key, f);
+  }
+  return f.format(Date.parse(`${date}T12:00:00Z`));
+}
+
+/**
+ * A place's opening hours: the text people read, then, when it has `hours`, whether it is open now and until when (or
+ * when it opens), and its open times day by day from today; null when it has neither.
+ */
+function hoursHtml(p: AnchoredPlace, w: Words, lang: string): string | null {
+  const text = p.record.opening_hours ?? null;
+  if (!text && !p.hours) return null;
+  const parts = text ? [`<span>${e(text)}</span>`] : [];
+  if (p.hours) {
+    const { state, days, timeZone } = p.hours;
+    const at = state.open ? state.closesAt : state.opensAt;
+    const when = at === null ? '' : `, ${e(state.open ? w.until : w.opens)} ${instantHtml(toUtc(at), timeZone, lang,
+      dateAt(at, timeZone) === days[0]?.date ? 'time' : 'datetime')}`;
+    parts.push(`<strong class="${state.open ? 'open' : 'closed'}">${e(state.open ? w.openNow : w.closedNow)}</strong>${when}`);
+    const times = (d: HoursDay) => (d.open.length === 0 ? e(w.closed)
+      : d.open.length === 1 && d.open[0][0] === '00:00' && d.open[0][1] === '24:00' ? e(w.allDay)
+      : d.open.map(([a, b]) => `${a}–${b}`).join(', '));
+    parts.push(`<table class="hours">\n${days.map((d) => `<tr><th scope="row">${e(dayName(d.date, lang))}</th><td>${times(d)}</td></tr>`).join('\n')}\n</table>`);
+  }
+  return parts.join('<br>\n');
 }
 
 /** A definition list of the rows that have a value (already HTML). */
@@ -198,7 +237,7 @@ export function placePageHtml(p: AnchoredPlace, categories: readonly string[], e
 <h1>${e(r.name)}</h1>
 ${rows([
     [w.address, r.address ? e(r.address) : null],
-    [w.hours, r.opening_hours ? e(r.opening_hours) : null],
+    [w.hours, hoursHtml(p, w, ctx.lang)],
     [w.phone, r.phone ? link(`tel:${r.phone.replace(/\s+/g, '')}`, r.phone) : null],
     [w.website, link(r.website, r.website ?? '')],
     [w.difficulty, r.difficulty ? e(w.levels[r.difficulty] ?? r.difficulty) : null],

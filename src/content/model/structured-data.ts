@@ -5,6 +5,7 @@
  */
 import { isoWithOffset } from '../../utils/zoned-time.ts';
 import { dateAt } from '../series-dates.ts';
+import type { HoursDay, OpenState } from './open-hours.ts';
 
 /** An event record as /events/{id} answers it, its texts strings in one language. */
 export interface EventView {
@@ -25,13 +26,34 @@ export interface EventView {
 export interface PlaceView {
   id: string; map_id: string; type: 'marker' | 'path' | 'polygon'; name: string; description: string | null; category_ids: string[];
   image_url: string | null; website: string | null;
+  hours: string | null;
   lat?: number; lng?: number; address?: string | null; phone?: string | null; opening_hours?: string | null;
   geometry?: { type: string; coordinates: unknown };
   difficulty?: string | null; duration_min?: number | null;
 }
 
 /** A place with its representative point (a marker's own; a path's or polygon's as events and lists give it). */
-export interface AnchoredPlace { record: PlaceView; lat: number; lng: number }
+export interface AnchoredPlace {
+  record: PlaceView;
+  lat: number;
+  lng: number;
+  /** Where it stands now by its `hours`, and its open times day by day from today (src/content/model/open-hours.ts). */
+  hours?: { state: OpenState; days: HoursDay[]; timeZone: string };
+}
+
+const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
+
+/**
+ * A place's open times as schema.org's `openingHoursSpecification`, one per open time of each day, each valid that day
+ * only (holidays fall where they fall): a time past midnight closes the next day, as schema.org reads a `closes` before
+ * its `opens`; a day open throughout is 00:00 to 23:59; a closed day opens and closes at 00:00.
+ */
+function openingHoursSpecification(days: readonly HoursDay[]): Record<string, unknown>[] {
+  return days.flatMap((d) => (d.open.length > 0 ? d.open : [['00:00', '00:00']]).map(([opens, closes]) => ({
+    '@type': 'OpeningHoursSpecification', dayOfWeek: schema(WEEKDAYS[d.weekday]), opens, closes: closes === '24:00' ? '23:59' : closes,
+    validFrom: d.date, validThrough: d.date,
+  })));
+}
 
 /** Where the links of the structured data point. */
 export interface LinkContext {
@@ -174,6 +196,7 @@ export function placeJsonLd(p: AnchoredPlace, categories: readonly string[], eve
     '@context': 'https://schema.org', '@type': 'TouristAttraction', '@id': `${page}#place`, name: r.name, description: r.description,
     url: page, sameAs: r.website, image: r.image_url, address: r.address ?? null, telephone: r.phone ?? null, geo,
     keywords: categories.length > 0 ? categories.join(', ') : null,
+    openingHoursSpecification: p.hours ? openingHoursSpecification(p.hours.days) : null,
     event: events.map((e) => compact({
       '@type': 'Event', '@id': `${eventPageUrl(ctx.publicUrl, e.id)}#event`, name: e.title, url: eventPageUrl(ctx.publicUrl, e.id),
       startDate: e.all_day ? e.start_date : instant(e.starts_at, e.time_zone), endDate: e.all_day ? e.end_date : instant(e.ends_at, e.time_zone),

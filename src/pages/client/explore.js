@@ -39,7 +39,14 @@ const state = {
   mapId: null, versionId: null, record: null, pois: [], categories: [], selected: null, near: null, startView: null,
   /** POI id -> its Leaflet layer. */
   layers: new Map(),
+  /** POI id -> when it closes (null: not within a year), for the POIs open now (current version only); null before it is known. */
+  openNow: null,
+  /** Only the places open now are drawn. */
+  openOnly: false,
 };
+
+/** How often what is open now is asked again. */
+const OPEN_NOW_REFRESH_MS = 60_000;
 
 /** The closest zoom the world-atlas coastlines are drawn at. */
 const WORLD_MAX_ZOOM = 10;
@@ -149,10 +156,11 @@ async function loadMap(mapId, versionId) {
   state.startView = startView(record);
   map.setView(state.startView.center, state.startView.zoom, { animate: false });
   if (record.map_data?.min_zoom !== undefined) map.setMinZoom(Math.min(record.map_data.min_zoom, 3));
+  state.openNow = null;
   drawPois();
   drawCategories(record.tag_counts);
   closeDetail();
-  await listEvents();
+  await Promise.all([listEvents(), loadOpenNow()]);
   reportOutside();
   document.body.dataset.map = state.mapId;
   document.body.dataset.version = state.versionId;
@@ -181,9 +189,10 @@ function drawPois() {
   highlightLayer.clearLayers();
   state.layers.clear();
   const chosen = state.selected ? subtree(state.selected) : null;
+  const open = state.openOnly ? state.openNow ?? new Map() : null;
   let shown = 0;
   for (const poi of state.pois) {
-    const active = !chosen || poi.category_ids.some((id) => chosen.has(id));
+    const active = (!chosen || poi.category_ids.some((id) => chosen.has(id))) && (!open || open.has(poi.id));
     let layer;
     if (poi.type === 'marker') {
       if (!active) continue;
@@ -199,7 +208,42 @@ function drawPois() {
   }
   document.body.dataset.markers = String(markerLayer.getLayers().length);
   const label = state.selected ? state.categories.find((c) => c.id === state.selected)?.name : null;
-  setStatus(label ? `${shown} places in ${label}` : `${state.pois.length} places`);
+  const openWord = state.openOnly ? ' open now' : '';
+  setStatus(label ? `${shown} places${openWord} in ${label}` : state.openOnly ? `${shown} places open now` : `${state.pois.length} places`);
+}
+
+/**
+ * Asks which POIs of the map are open now (`open_now=true` over every top-level category, page by page): the current
+ * version only, as the route answers. Kept in state.openNow; the markers are drawn again when only open ones are shown.
+ */
+async function loadOpenNow() {
+  const entry = config.maps.find((m) => m.id === state.mapId);
+  if (!entry || state.versionId !== entry.current_version_id) { state.openNow = null; return; }
+  const tags = state.categories.filter((c) => !c.parent_id).map((c) => c.id);
+  const open = new Map();
+  for (let start = 0; tags.length > 0;) {
+    const page = await api(`/maps/${state.mapId}/pois`, { tags: tags.join(','), open_now: true, start, end: start + 500 });
+    for (const poi of page.items) open.set(poi.id, poi.closes_at);
+    if (page.end >= page.total || page.items.length === 0) break;
+    start = page.end;
+  }
+  state.openNow = open;
+  document.body.dataset.openNow = String(open.size);
+  if (state.openOnly) drawPois();
+}
+
+/** "Open now · until 18:00" or "Closed now" for a POI with hours, from what is open now; null when that says nothing. */
+function openText(poi) {
+  if (!poi.hours || !state.openNow) return null;
+  if (!state.openNow.has(poi.id)) return 'Closed now';
+  const closes = state.openNow.get(poi.id);
+  return closes ? `Open now · until ${when(closes)}` : 'Open now';
+}
+
+function toggleOpenOnly() {
+  state.openOnly = !state.openOnly;
+  $('open-now').setAttribute('aria-pressed', String(state.openOnly));
+  drawPois();
 }
 
 function drawCategories(counts) {
@@ -267,7 +311,8 @@ async function openPoi(poi) {
   const names = poi.category_ids.map((id) => state.categories.find((c) => c.id === id)?.name).filter(Boolean);
   const upcoming = el('ol', { className: 'event-list' }, el('li', { className: 'muted' }, 'Loading events…'));
   openDetail(el('p', { className: 'kind' }, poi.type), el('h2', {}, poi.name), poi.description ? el('p', {}, poi.description) : null,
-    facts([['Categories and tags', names.join(', ')], ['Address', poi.address], ['Opening hours', poi.opening_hours], ['Phone', poi.phone],
+    facts([['Categories and tags', names.join(', ')], ['Address', poi.address], ['Open now', openText(poi)], ['Opening hours', poi.opening_hours],
+      ['Hours (OpenStreetMap)', poi.hours], ['Phone', poi.phone],
       ['Website', poi.website], ['Difficulty', poi.difficulty], ['Duration', poi.duration_min ? `${poi.duration_min} min` : null],
       ['Where', poi.type === 'marker' ? `${poi.lat}, ${poi.lng}` : null]]),
     el('p', {}, el('a', { id: 'poi-page', href: `${config.base}/${poi.type}s/${poi.id}.html` }, 'Page to share')),
@@ -340,6 +385,9 @@ map.on('click', (e) => {
 });
 
 $('detail-close').addEventListener('click', closeDetail);
+$('open-now').addEventListener('click', toggleOpenOnly);
+// What is open changes with the clock: asked again every minute (a kiosk runs all day).
+setInterval(() => void loadOpenNow().catch(() => {}), OPEN_NOW_REFRESH_MS);
 
 if (!kiosk) {
   $('map-select').addEventListener('change', (e) => void loadMap(e.target.value));
@@ -355,6 +403,7 @@ if (!kiosk) {
   let resets = 0;
   const reset = () => {
     closeDetail();
+    if (state.openOnly) toggleOpenOnly();
     selectCategory(null);
     map.setView(state.startView.center, state.startView.zoom, { animate: false });
     $('event-list').scrollTop = 0;
