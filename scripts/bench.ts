@@ -46,10 +46,10 @@ import { mean, median, percent, round } from './harness/stats.ts';
 import { measureLargePublish, measurePublishUnderLoad } from './bench/publish.ts';
 import { measureFleet } from './bench/fleet.ts';
 import {
-  BROWSER_ACCEPT_ENCODING, CALENDAR_WINDOW_DAYS, calendarPaths, CURSOR_PAGE_LIMIT, DISTINCT_QUERIES, distinctPaths, ENCODED_SEED, missPaths,
+  BROWSER_ACCEPT_ENCODING, CALENDAR_WINDOW_DAYS, calendarPaths, CURSOR_PAGE_LIMIT, DISTINCT_QUERIES, distinctPaths, ENCODED_SEED, missPaths, openAtPaths,
   windowFilters, type DistinctKind,
 } from './bench/distinct-queries.ts';
-import { EVENTS_FROM_MS, EVENTS_TO_MS } from './bench/large-data.ts';
+import { EVENTS_FROM_MS, EVENTS_TO_MS, largeId } from './bench/large-data.ts';
 import { MATCH_CACHE_SIZE } from '../src/content/model/event-search.ts';
 import { MAX_FEED_EVENTS } from '../src/content/model/event-calendar.ts';
 import { runLoadPinned, type LoadOptions, type LoadResult } from './bench/run-load.ts';
@@ -77,9 +77,9 @@ const ALL_PHASES = ['demo', 'large', 'filters', 'publish', 'fleet'];
 /**
  * The large phase's groups of rows (--rows picks some): one URL repeated, distinct questions, serving threads, and
  * the rows users produce: distinct questions with a browser's Accept-Encoding, cursor pages of distinct filters,
- * real misses of the cached URL; calendar feeds of distinct 30-day windows.
+ * real misses of the cached URL; calendar feeds of distinct 30-day windows; open_at on distinct instants.
  */
-const ALL_ROWS = ['cached', 'distinct', 'workers', 'encoded', 'cursor', 'misses', 'calendar'];
+const ALL_ROWS = ['cached', 'distinct', 'workers', 'encoded', 'cursor', 'misses', 'calendar', 'hours'];
 /** The demo's main map and the marker the README names. */
 const MAIN_MAP = '8a434eb5-da02-5a4d-9418-14bc57c86c50';
 const MARKER = 'e5810d23-f0db-5cec-8426-91a6a6cf88c2';
@@ -679,6 +679,7 @@ async function benchLargeRuntime(ctx: Ctx, runtime: RuntimeName, mapId: string, 
       requests.push(...c.rows);
       calendarCap = c.cap;
     }
+    if (rows.has('hours')) requests.push(...await benchHours(ctx, runtime, server, mapId));
     if (rows.has('cursor')) {
       const c = await benchCursorDistinct(ctx, runtime, server, mapId, events);
       requests.push(...c.rows);
@@ -907,6 +908,47 @@ async function benchCalendar(ctx: Ctx, runtime: RuntimeName, server: Running, ma
     leastEvents: Math.min(...refusals.map((r) => r.events)), medianMs: round(median(refusals.map((r) => r.ms)), 1), cap: MAX_FEED_EVENTS };
   say(`${runtime}: ${cap.refused} of ${cap.windows} whole-map ${CALENDAR_WINDOW_DAYS}-day feeds refused by the cap (mean ${cap.meanEvents} VEVENTs), median ${cap.medianMs} ms`);
   return { rows, cap };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Opening hours: open_at on distinct instants over the 100,000 POIs
+
+/** The POIs the hours rows ask about: the large map's Food & Drink, its busiest top-level category. */
+const HOURS_TAGS = largeId('category:food-drink');
+const HOURS_CACHED = '/maps/{id}/pois Food & Drink open_at one instant, one cached URL';
+const HOURS_DISTINCT = '/maps/{id}/pois Food & Drink open_at a distinct instant each';
+/** Distinct instants to draw from. */
+const HOURS_PATHS = 20_000;
+
+/**
+ * The opening-hours rows: `open_at` on one instant repeated (the reference: the response cache answers it), then a
+ * distinct instant each (to the minute, seeded, over 2027), both with the browser's Accept-Encoding, over the large
+ * map's Food & Drink POIs (about a tenth of its 100,000; each answer a window of 50 with when each closes).
+ */
+async function benchHours(ctx: Ctx, runtime: RuntimeName, server: Running, mapId: string): Promise<EventsRun[]> {
+  const rows: EventsRun[] = [];
+  const distinct = openAtPaths(mapId, HOURS_TAGS, HOURS_PATHS + 1);
+  const cachedPath = `/maps/${mapId}/pois?tags=${HOURS_TAGS}&open_at=2027-03-06T21:00:00Z`;
+  const run = async (name: string, kind: EventsRun['kind'], paths: string[], reference: EventsRun | null) => {
+    const probe = await encodedGet(server.base, paths[paths.length - 1]);
+    if (probe.status !== 200) throw new Error(`${paths[paths.length - 1]} answered ${probe.status}: ${probe.text.slice(0, 300)}`);
+    const total = (JSON.parse(probe.text) as { total: number }).total;
+    const runPaths = kind === 'distinct' ? paths.slice(0, -1) : paths;
+    const counting = countCache(server.base);
+    const load = await measure(ctx, server.base + (kind === 'cached' ? runPaths[0] : ''), server.child, `${runtime} service`, server.stderr,
+      { headers: ENCODED, ...(kind === 'distinct' ? { distinctPaths: runPaths } : {}) }, counting.start);
+    const cacheHitRate = await counting.rate();
+    const row: EventsRun = { name, kind, group: 'hours', path: runPaths[0], total, bodyBytes: probe.bytes, singleMs: probe.ms, load,
+      ratioToContent: null, cacheHitRate, acceptEncoding: BROWSER_ACCEPT_ENCODING, contentEncoding: probe.encoding,
+      ...(reference ? { reference: reference.name, ratioToReference: reference.load.rps > 0 ? round(load.rps / reference.load.rps, 3) : null } : {}) };
+    say(`${runtime}: ${name}: ${load.rps} req/s, p99 ${load.latencyMs.p99} ms; cache hit rate ${cacheHitRate}; ${total} open` +
+      `${row.ratioToReference != null ? `; ${percent(row.ratioToReference)} of the cached URL` : ''}`);
+    rows.push(row);
+    return row;
+  };
+  const cached = await run(HOURS_CACHED, 'cached', [cachedPath, cachedPath], null);
+  await run(HOURS_DISTINCT, 'distinct', distinct, cached);
+  return rows;
 }
 
 /** The names of the encoded reference and of the misses rows (the report reads them). */

@@ -102,6 +102,19 @@ describe('the explorer in Chromium', () => {
     await page.waitForSelector(`#categories button[data-id="${SIGHTS}"][aria-pressed="true"]`);
     assert.equal(await page.locator('path.poi-marker').count(), expected);
 
+    // Open now, on the server's clock (10 June, Portugal Day: the places closed on public holidays are shut): the
+    // category's places open now, as open_now answers; then every one again.
+    const open = await api(server.base, `/maps/${MAIN}/pois?tags=${SIGHTS}&open_now=true&end=500`);
+    const openMarkers = open.items.filter((p: { type: string }) => p.type === 'marker').length;
+    assert.ok(openMarkers > 0 && openMarkers < expected, `${openMarkers} of ${expected} open`);
+    await page.click('#open-now');
+    await page.waitForSelector('#open-now[aria-pressed="true"]');
+    assert.equal(await page.locator('path.poi-marker').count(), openMarkers);
+    assert.match(await page.textContent('#status') ?? '', new RegExp(`^${openMarkers} places open now in `));
+    await page.click('#open-now');
+    await page.waitForSelector('#open-now[aria-pressed="false"]');
+    assert.equal(await page.locator('path.poi-marker').count(), expected);
+
     // Click the map near the square, on a spot no place covers.
     const point = await clickMapNear(page, SQUARE);
     const near = `${point.lat.toFixed(5)},${point.lng.toFixed(5)}`;
@@ -131,6 +144,12 @@ describe('the explorer in Chromium', () => {
     assert.deepEqual(await page.locator('#detail-body .event-list button.event strong').allTextContents(),
       upcoming[place.id].map((e: { title: string }) => e.title));
     assert.equal(await page.getAttribute('#poi-page', 'href'), `/${place.type}s/${place.id}.html`);
+    const placeRecord = await api(server.base, `/${place.type}s/${place.id}`);
+    if (placeRecord.hours) {
+      const facts = await page.locator('#detail-body dl').textContent() ?? '';
+      assert.match(facts, /Open now(Open now|Closed now)/, 'its detail says whether it is open now');
+      assert.ok(facts.includes(placeRecord.hours), 'and gives its hours');
+    }
 
     // A date window, with the point: the list is the API's for both.
     await page.fill('#event-from', '2027-06-12');
@@ -268,7 +287,8 @@ describe('the kiosk in Chromium', () => {
     });
     const start = await view();
 
-    // Touch things: a category, an event, a zoom.
+    // Touch things: open now, a category, an event, a zoom.
+    await page.click('#open-now');
     await page.click('#categories button >> nth=0');
     await page.click('#event-list button.event >> nth=0');
     await page.waitForSelector('#event-title');
@@ -286,6 +306,7 @@ describe('the kiosk in Chromium', () => {
     await page.waitForSelector('body[data-resets="1"]');
     assert.equal(await page.isVisible('#detail'), false, 'the detail is closed');
     assert.equal(await page.locator('#categories button[aria-pressed="true"]').count(), 0, 'no category is chosen');
+    assert.equal(await page.getAttribute('#open-now', 'aria-pressed'), 'false', 'every place, open or not');
     assert.deepEqual(await view(), start, 'the start view');
     assertStayedHome(recorded);
   });

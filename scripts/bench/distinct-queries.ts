@@ -153,3 +153,22 @@ export function calendarPaths(mapId: string, count: number, spanFromMs: number, 
   }
   return [...seen];
 }
+
+/** The seed of the opening-hours rows' instants. */
+export const HOURS_SEED = SEED + 3;
+
+/**
+ * `count` distinct `open_at` questions on `/maps/{mapId}/pois` over `tags`: each a seeded instant (to the minute) in
+ * 2027, as apps asking "open at 21:00 on Saturday" send a different time each.
+ */
+export function openAtPaths(mapId: string, tags: string, count: number, seed = HOURS_SEED): string[] {
+  const random = mulberry32(seed);
+  const from = Date.parse('2027-01-01T00:00:00Z');
+  const minutes = 365 * 24 * 60;
+  const seen = new Set<string>();
+  for (let tries = 0; seen.size < count; tries++) {
+    if (tries > count * 10) throw new Error(`only ${seen.size} distinct open_at instants of ${count}`);
+    seen.add(`/maps/${mapId}/pois?tags=${tags}&open_at=${isoSecond(from + Math.floor(random() * minutes) * 60_000)}`);
+  }
+  return [...seen];
+}

@@ -40,6 +40,23 @@ const TAXONOMY: readonly (readonly [string, 'category' | 'tag', readonly string[
   ['Stay', 'category', ['Hotels', 'Hostels', 'Campsites', 'Guesthouses', 'Apartments']],
   ['Features', 'tag', ['Accessible', 'Free Entry', 'Pet Friendly', 'Open Late', 'Family Friendly']],
 ];
+/**
+ * Opening hours of the POIs, by POI number (no draw of the seeded generator, so every other record stays as it was):
+ * the rules of a destination's places, closed on public holidays, past midnight, by the sun, around the clock; one
+ * POI in eight has none. Most rules come in eight variants of their first opening time: some 70 distinct rules.
+ */
+const HOURS_RULES = [
+  'Mo-Su 10:00-18:00; PH off', 'Tu-Su 10:00-18:00; PH off', 'Mo-Sa 12:00-15:00,19:30-23:30', 'Mo-Su 19:30-02:00', 'Mo-Su 08:00-20:00',
+  'Mo-Fr 09:00-13:00,15:00-19:00; Sa 10:00-14:00; PH off', '24/7', 'sunrise-sunset', 'Mo-Su 07:00-22:00', 'Th-Sa 22:00-04:00',
+  'Mo-Sa 10:00-21:00; Su 11:00-19:00; Dec 25 off', 'Tu-Su 09:30-17:30; Jan 01 off',
+];
+function hoursOf(i: number): string | undefined {
+  if (i % 8 === 7) return undefined;
+  const rule = HOURS_RULES[i % HOURS_RULES.length];
+  const shift = Math.floor(i / HOURS_RULES.length) % 8;
+  // Variants: the first opening time moved by 0 to 35 minutes (the rules stay valid: no time passes another).
+  return shift === 0 ? rule : rule.replace(/(\d\d):00-/, (_, h: string) => `${h}:${String(shift * 5).padStart(2, '0')}-`);
+}
 const PATH_LEAVES = ['Trails', 'Cycling Routes', 'Street Art', 'Heritage Sites'];
 const POLYGON_LEAVES = ['Parks', 'Gardens', 'Beaches', 'Campsites', 'Theme Parks', 'Zoos', 'Golf Courses'];
 const REGIONS = ['Portugal', 'Meseta', 'Andalucía', 'Levante', 'Aragón-Catalunya'];
@@ -172,7 +189,9 @@ export async function makeLargeBundle(o: MakeLargeOptions): Promise<MakeLargeSum
     if (r() < 0.3) categoryIds.push(pick(r, features));
     const id = largeId(`poi:${i}`);
     const name = `${leaf} ${at.place} ${i + 1}`;
-    const common = { id, map_id: MAP_ID, name, category_ids: categoryIds, created_at: iso(Date.UTC(2025, 0, 1 + int(r, 0, 364), 9)) };
+    const hours = hoursOf(i);
+    const common = { id, map_id: MAP_ID, name, category_ids: categoryIds, ...(hours ? { hours } : {}),
+      created_at: iso(Date.UTC(2025, 0, 1 + int(r, 0, 364), 9)) };
     if (kind === 'marker') {
       markers.push(JSON.stringify({ ...common, lat: at.lat, lng: at.lng }));
     } else if (kind === 'path') {
@@ -214,7 +233,7 @@ export async function makeLargeBundle(o: MakeLargeOptions): Promise<MakeLargeSum
   const publisher = { id: PUBLISHER_ID, name: 'Iberia Tourism (benchmark)', slug: 'iberia-bench' };
   const map = {
     id: MAP_ID, publisher_id: PUBLISHER_ID, name: 'Iberia Events & Places', slug: 'iberia', enabled: true,
-    time_zone: 'Europe/Madrid', created_at: '2025-06-01T00:00:00Z', branding: {}, info: {},
+    time_zone: 'Europe/Madrid', country: 'ES', created_at: '2025-06-01T00:00:00Z', branding: {}, info: {},
     map_data: { center: { lat: 40.2, lng: -4.2 }, zoom: 6 }, contact: {}, sponsors: [], content_blocks: [],
     versions: [{ id: VERSION_ID, name: '2026', status: 'published', published_at: '2026-01-01T00:00:00Z' }],
     current_version_id: VERSION_ID,

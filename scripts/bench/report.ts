@@ -407,6 +407,9 @@ function renderMethod(r: BenchResult): string {
     '- **Calendar feeds** (`--rows calendar`): `/events.ics` of a 30-day window near the aimed point (5 km) repeated, against a ' +
       'distinct 30-day window in 2027 and a distinct seeded point each, with the same header; then 30-day windows of the whole map, ' +
       'each asked once alone, which the feed\'s cap refuses.',
+    '- **Opening hours** (`--rows hours`): `/maps/{id}/pois` over the large map\'s Food & Drink POIs (about a tenth of its ' +
+      '100,000, seven in eight with `hours`, some 70 distinct rules) with `open_at` on one instant repeated, against a distinct ' +
+      'instant each (seeded, to the minute, over 2027), with the same header; each answer the first 50 open, with when each closes.',
     '- **CPU %**: CPU time of the server process (from `/proc/<pid>/stat`) and of the load generator over the measured run, in % ' +
       'of one core. A server near 100% is the limit; a generator near 100% with a server well below it means the generator was ' +
       'the limit, and that ceiling (or service) number is a lower bound.',

@@ -3,7 +3,7 @@
  * the GeoJSON collections of a map and the POI resolver.
  */
 import * as v from 'valibot';
-import { poiEntries, poiRecords, type PoiEntry, type PoiRecord, type PoiType, type ReadModel } from '../content/model/read-model.ts';
+import { poiEntries, poiRecords, type PoiEntry, type PoiRecord, type PoiType, type ReadModel, type VersionContent } from '../content/model/read-model.ts';
 import type { PoiStore } from '../content/model/poi-store.ts';
 import { matchesQuery, searchable } from '../content/model/text-search.ts';
 import { notFound } from '../http/errors.ts';
@@ -69,12 +69,10 @@ export const listPoisByTag = defineRoute({
   errors: [404],
   async handle({ params, query, model, now }) {
     const { map, version } = findMapVersion(model, params.map_id);
-    const wanted = new Set<number>();
-    for (const tag of query.tags) for (const i of version.subtreePois.get(tag) ?? []) wanted.add(i);
     const q = query.q;
     const languages = map.languages.offered;
     // In name order; only the window's records are made.
-    const tagged = Array.from(version.pois.filter((i) => wanted.has(i)));
+    const tagged = taggedPois(model, version, query.tags);
     let matching = q ? tagged.filter((i) => nameMatches(model, i, languages, q)) : tagged;
     const at = query.open_now ? now.getTime() : query.open_at;
     if (at === undefined) {
@@ -86,9 +84,29 @@ export const listPoisByTag = defineRoute({
     const hours = matching.length > 0 ? await hoursOfMap(model, map) : null;
     if (hours) matching = openAmong(hours, model, matching, at);
     const { items, ...window } = sliceWindow(matching, query.start, query.end);
-    return { items: poiRecords(model, items).map((record, k) => ({ ...record, ...openState(hours!, items[k], at) })), ...window };
+    // Each distinct rule's state once (the POIs of a window share few rules).
+    const states = new Map<number, ReturnType<typeof openState>>();
+    const stateOf = (i: number) => {
+      const code = model.pois.hoursCode(i);
+      let state = states.get(code);
+      if (!state) states.set(code, (state = openState(hours!, i, at)));
+      return state;
+    };
+    return { items: poiRecords(model, items).map((record, k) => ({ ...record, ...stateOf(items[k]) })), ...window };
   },
 });
+
+/**
+ * The POIs of a version under any of `tags` (each with its descendants), in name order: one tag's list as the version
+ * keeps it (already in that order), or the version's POIs marked by several.
+ */
+function taggedPois(model: ReadModel, version: VersionContent, tags: readonly string[]): number[] {
+  const known = [...new Set(tags)].filter((tag) => version.subtreePois.has(tag));
+  if (known.length === 1) return Array.from(version.subtreePois.get(known[0])!);
+  const wanted = new Uint8Array(model.pois.size);
+  for (const tag of known) for (const i of version.subtreePois.get(tag)!) wanted[i] = 1;
+  return Array.from(version.pois.filter((i) => wanted[i] === 1));
+}
 
 /** `open_at` and `open_now` ask the same of different instants: one at a time. */
 function checkOpenAt(q: { open_at?: number; open_now?: boolean }): ParamError[] {
