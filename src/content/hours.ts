@@ -83,7 +83,7 @@ function pinProcessZone(): boolean {
 }
 
 /** Whether a rule uses public holidays (`PH`), outside its comments. */
-export const usesHolidays = (rule: string): boolean => /\bPH\b/.test(rule.replace(/"[^"]*"/g, ''));
+const usesHolidays = (rule: string): boolean => /\bPH\b/.test(rule.replace(/"[^"]*"/g, ''));
 
 /** The library's message, without the advice to file a pull request it adds to errors of its own evaluation. */
 function libraryMessage(error: unknown): string {

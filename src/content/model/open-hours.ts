@@ -19,7 +19,7 @@ const WEEK_MS = 7 * DAY_MS;
 /** 1970-01-05, a Monday: weeks are counted from it on the wall clock. */
 const FIRST_MONDAY = 4 * DAY_MS;
 /** How far ahead the next opening or closing is looked for: a year and a day. */
-export const CHANGE_SEARCH_WEEKS = 53;
+const CHANGE_SEARCH_WEEKS = 53;
 /** Weeks of intervals kept per map; past it they are let go and computed again when asked for. */
 const KEPT_WEEKS = 50_000;
 
@@ -55,13 +55,13 @@ function wallOf(wall: number): WallTime {
 }
 
 /** The wall-clock milliseconds of instant `ms` in `timeZone`. */
-export const wallAt = (ms: number, timeZone: string): number => ms + offsetAt(ms, timeZone);
+const wallAt = (ms: number, timeZone: string): number => ms + offsetAt(ms, timeZone);
 
 /**
  * The first instant after `after` whose wall time is `wall`; in an overlap the later one when the earlier is past; in
  * a gap, the instant the clocks jump over it (the wall time read with the offset before the change).
  */
-export function instantOfWall(wall: number, timeZone: string, after: number): number {
+function instantOfWall(wall: number, timeZone: string, after: number): number {
   const found = instantsOfWall(wallOf(wall), timeZone);
   for (const ms of found) if (ms > after) return ms;
   if (found.length > 0) return found[found.length - 1];
@@ -135,12 +135,6 @@ export class MapHours {
   /** The wall-clock milliseconds of instant `ms` on the map's clock. */
   wallAt(ms: number): number {
     return wallAt(ms, this.timeZone);
-  }
-
-  /** Whether POI `i` (a number of the version's PoiStore) is open at instant `ms`; false when it has no hours. */
-  isOpen(i: number, ms: number): boolean {
-    const code = this.pois.hoursCode(i);
-    return code >= 0 && this.openAtWall(code, wallAt(ms, this.timeZone));
   }
 
   /**
@@ -219,32 +213,6 @@ export class MapHours {
         // The rest begins this day and ends when it ends, perhaps past midnight.
         out[day].open.push([hhmm(at), e >= dayEnd + DAY_MS ? '24:00' : hhmm(e)]);
         at = e >= dayEnd + DAY_MS ? dayEnd : e;
-      }
-    }
-    return out;
-  }
-
-  /**
-   * Rule of POI `i`'s open intervals from instant `from` for `days` days, as instants, each clipped to the span; empty
-   * when it has no hours.
-   */
-  intervals(i: number, from: number, days: number): [number, number][] {
-    const code = this.pois.hoursCode(i);
-    if (code < 0) return [];
-    const startWall = wallAt(from, this.timeZone);
-    const endWall = startWall + days * DAY_MS;
-    const out: [number, number][] = [];
-    for (let week = Math.floor((startWall - FIRST_MONDAY) / WEEK_MS); FIRST_MONDAY + week * WEEK_MS < endWall; week++) {
-      const intervals = this.week(code, week);
-      for (let k = 0; k < intervals.length; k += 2) {
-        const s = Math.max(intervals[k], startWall);
-        const e = Math.min(intervals[k + 1], endWall);
-        if (s >= e) continue;
-        const last = out[out.length - 1];
-        const sMs = instantOfWall(s, this.timeZone, from - 1);
-        const eMs = instantOfWall(e, this.timeZone, sMs);
-        if (last && last[1] === sMs) last[1] = eMs;
-        else out.push([sMs, eMs]);
       }
     }
     return out;

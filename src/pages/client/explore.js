@@ -219,13 +219,22 @@ function drawPois() {
 async function loadOpenNow() {
   const entry = config.maps.find((m) => m.id === state.mapId);
   if (!entry || state.versionId !== entry.current_version_id) { state.openNow = null; return; }
-  const tags = state.categories.filter((c) => !c.parent_id).map((c) => c.id);
+  // Every top-level item, a hundred at a time (the most `tags` takes).
+  const tops = state.categories.filter((c) => !c.parent_id).map((c) => c.id);
   const open = new Map();
-  for (let start = 0; tags.length > 0;) {
-    const page = await api(`/maps/${state.mapId}/pois`, { tags: tags.join(','), open_now: true, start, end: start + 500 });
-    for (const poi of page.items) open.set(poi.id, poi.closes_at);
-    if (page.end >= page.total || page.items.length === 0) break;
-    start = page.end;
+  try {
+    for (let t = 0; t < tops.length; t += 100) {
+      const tags = tops.slice(t, t + 100).join(',');
+      for (let start = 0; ;) {
+        const page = await api(`/maps/${state.mapId}/pois`, { tags, open_now: true, start, end: start + 500 });
+        for (const poi of page.items) open.set(poi.id, poi.closes_at);
+        if (page.end >= page.total || page.items.length === 0) break;
+        start = page.end;
+      }
+    }
+  } catch (err) {
+    $('open-now').title = `Could not ask what is open now: ${err.message}`;
+    return;
   }
   state.openNow = open;
   document.body.dataset.openNow = String(open.size);
