@@ -162,10 +162,13 @@ const marker = demo.markers.find((m) => m.map_id === mainMap.id && !m.version_id
 const event = demo.events.find((e) => e.map_id === mainMap.id && !e.recurrence)!;
 /** An explicit window: the binary runs on the real clock (no flags), the in-process apps on a pinned one. */
 const EVENT_WINDOW = 'from=2026-11-01T00:00:00Z&to=2028-12-31T00:00:00Z&limit=10';
+/** A top-level category of the main map, for open_at (the binary loads the hours library from what it embeds). */
+const topCategory = demo.categories.find((c) => c.map_id === mainMap.id && c.parent_id === null)!;
 /** The demo walk; the first path is the one timed to its first 200 (it needs the content loaded). */
 const DEMO_PATHS = [
   `/maps/${mainMap.id}?info=true&categories=true&markers=true`,
   `/markers/${marker.id}`,
+  `/maps/${mainMap.id}/pois?tags=${topCategory.id}&open_at=2027-01-09T21:00:00Z`,
   `/events?map_id=${mainMap.id}&${EVENT_WINDOW}`,
   `/events/${event.id}`,
   `/places-of-interest/map/${mainMap.id}`,
