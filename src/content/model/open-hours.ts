@@ -132,6 +132,11 @@ export class MapHours {
     return lo < intervals.length / 2 && intervals[2 * lo] <= wall;
   }
 
+  /** How many distinct rules have been read (for tests and the warm-up). */
+  get rulesRead(): number {
+    return this.rules.size;
+  }
+
   /** The wall-clock milliseconds of instant `ms` on the map's clock. */
   wallAt(ms: number): number {
     return wallAt(ms, this.timeZone);
@@ -237,4 +242,28 @@ export async function hoursOfMap(model: ReadModel, map: MapView): Promise<MapHou
     maps.set(map.id, (hours = new MapHours(reader, model.pois, place, d.time_zone)));
   }
   return hours;
+}
+
+/** How long after a version is served its hours are read in the background: after the first requests of a start. */
+export const WARM_HOURS_DELAY_MS = 2_000;
+
+/**
+ * Reads the hours of every map of a model just served and computes this week's open intervals of each of its rules,
+ * one rule at a time between requests: the first `open_at`, `open_now` or page finds them ready, and a version's
+ * hours are read at publish rather than on a visitor's request. Later weeks are computed when first asked for.
+ */
+export async function warmHours(model: ReadModel, at = Date.now()): Promise<void> {
+  for (const map of model.maps.values()) {
+    const version = map.versions.get(map.currentVersionId);
+    if (!version) continue;
+    const codes = new Set<number>();
+    for (const i of version.pois) if (model.pois.hoursCode(i) >= 0) codes.add(model.pois.hoursCode(i));
+    if (codes.size === 0) continue;
+    const hours = await hoursOfMap(model, map);
+    const wall = hours.wallAt(at);
+    for (const code of codes) {
+      hours.openAtWall(code, wall);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
 }
