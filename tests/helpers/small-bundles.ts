@@ -121,7 +121,7 @@ export function hoursBundle(): BundleT {
   const publisher = id('hours:publisher');
   const b: BundleT = { ...emptyBundle(), publishers: [{ id: publisher, name: 'Hours office', slug: 'hours-office' }] };
   for (const [key, zone, country, center] of [['lisbon', 'Europe/Lisbon', 'PT', { lat: 38.7223, lng: -9.1393 }],
-    ['newyork', 'America/New_York', 'US', { lat: 40.7128, lng: -74.006 }]] as const) {
+    ['newyork', 'America/New_York', 'us', { lat: 40.7128, lng: -74.006 }]] as const) {
     const mapId = id(`hours:${key}:map`);
     b.maps.push({ ...bareMap(mapId, publisher, `Hours ${key}`, center), time_zone: zone, country });
     const category = id(`hours:${key}:category`);

@@ -110,6 +110,12 @@ describe('open_at on /maps/{map_id}/pois', () => {
     assert.equal(now.headers.get('cache-control'), live.headers.get('cache-control'), 'the cache class of a live answer');
   });
 
+  test('a map serves its country upper case, whatever the case the bundle gives it in (New York\'s is "us")', async () => {
+    for (const [key, country] of [['lisbon', 'PT'], ['newyork', 'US']] as const) {
+      assert.equal((await t.json(`/maps/${HOURS.map(key)}/details`)).body.country, country);
+    }
+  });
+
   test('bad open_at and open_now are 400s naming them', async () => {
     const base = `/maps/${HOURS.map('lisbon')}/pois?tags=${HOURS.category('lisbon')}`;
     for (const [query, name] of [['open_at=2026-12-24', 'open_at'], ['open_at=2026-12-24T10:00:00', 'open_at'], ['open_at=tomorrow', 'open_at'],

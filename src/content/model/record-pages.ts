@@ -66,10 +66,11 @@ export interface PageContext extends LinkContext {
 
 const e = escapeHtml;
 
-/** What a formatter writes: a date, a date and time, or a time. */
-type Shown = 'date' | 'datetime' | 'time';
+/** What a formatter writes: a date, a date and time, a time, or a day of a week (`Monday, Nov 30`). */
+type Shown = 'date' | 'datetime' | 'time' | 'day';
 const SHOWN: Record<Shown, Intl.DateTimeFormatOptions> = {
   date: { dateStyle: 'full' }, datetime: { dateStyle: 'full', timeStyle: 'short' }, time: { timeStyle: 'short' },
+  day: { weekday: 'long', day: 'numeric', month: 'short' },
 };
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -118,14 +119,7 @@ function head(o: { title: string; description: string | null; page: string; imag
 
 /** A day of a place's week as words: `Monday 30 Nov` in the page's language. */
 function dayName(date: string, lang: string): string {
-  const key = `${lang} day`;
-  let f = formatters.get(key);
-  if (!f) {
-    f = new Intl.DateTimeFormat(Intl.DateTimeFormat.supportedLocalesOf([lang]).length > 0 ? lang : 'en',
-      { timeZone: 'UTC', weekday: 'long', day: 'numeric', month: 'short' });
-    formatters.set(key, f);
-  }
-  return f.format(Date.parse(`${date}T12:00:00Z`));
+  return formatter(lang, 'UTC', 'day').format(Date.parse(`${date}T12:00:00Z`));
 }
 
 /**
