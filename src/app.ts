@@ -24,6 +24,7 @@ import {
 import { readQuery } from './http/query.ts';
 import { cacheKey, PreparedBody, ResponseCache } from './http/response-cache.ts';
 import { createPages, type PageOptions } from './pages/pages.ts';
+import type { PmtilesArchive } from './geo/pmtiles-archive.ts';
 import { routes as allRoutes } from './routes/index.ts';
 
 /** Longest request target (path and query) accepted before answering 414. */
@@ -52,6 +53,8 @@ export interface AppDeps {
    * default `http://localhost` and the base path. Never taken from a request's Host header.
    */
   publicUrl?: string;
+  /** The operator's basemap archive (`--basemap`), served under /basemap and drawn by the pages; default none. */
+  basemap?: PmtilesArchive;
   /** The routes to serve; default every route of the API and its OpenAPI document (tests give their own). */
   routes?: readonly RouteSpec[];
 }
@@ -107,7 +110,7 @@ export function createApp(deps: AppDeps): App {
   const publicUrl = normalisePublicUrl(deps.publicUrl ?? `http://localhost${basePath}`);
   // Routes are matched on path alone; the method is decided afterwards, so a known path gets 405, not 404.
   for (const spec of routes) router.all(spec.path, (routed: Routed) => ({ spec, params: routed.params ?? {} }));
-  const pages = createPages(basePath, { publicUrl, ...deps.pages });
+  const pages = createPages(basePath, { publicUrl, ...deps.pages, ...(deps.basemap ? { basemap: deps.basemap } : {}) });
 
   // The response cache belongs to one content version: a new model starts an empty one.
   let cachedModel: ReadModel | null = null;
@@ -198,7 +201,7 @@ export function createApp(deps: AppDeps): App {
     const at = now();
     const language = new LanguageChoice(model, query as { lang?: string; langs?: 'all' }, req.header('accept-language'));
     let live = false;
-    const result = await spec.handle({ header: req.header, params, query, model, store: deps.store, now: at, basePath, publicUrl, language,
+    const result = await spec.handle({ header: req.header, params, query, model, store: deps.store, now: at, basePath, publicUrl, language, basemap: deps.basemap ?? null,
       followsClock: () => { live = true; } });
     const personal = result instanceof PrivateReply;
     const cacheClass = personal ? 'private' : live ? 'live' : spec.cacheClass?.(query) ?? 'content';

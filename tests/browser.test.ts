@@ -50,6 +50,19 @@ async function api<T = any>(base: string, path: string): Promise<T> {
   return res.json() as Promise<T>;
 }
 
+/**
+ * Sets the explorer's view (zoom `zoom`, at `at` or where it is), waits for its POI tiles to be drawn, and answers how
+ * many markers they hold (the page's data-markers: a cluster counts its markers, each feature drawn by one tile).
+ */
+async function markersDrawnAt(page: RecordedPage['page'], zoom: number, at?: { lat: number; lng: number }): Promise<number> {
+  await page.evaluate(({ zoom, at }) => {
+    const { map } = (window as any).explorer;
+    map.setView(at ? [at.lat, at.lng] : map.getCenter(), zoom, { animate: false });
+  }, { zoom, at });
+  await page.waitForFunction(() => document.body.dataset.tilesLoaded && !(window as any).explorer.loading());
+  return Number(await page.getAttribute('body', 'data-markers'));
+}
+
 /** Asserts every request went to 127.0.0.1 and nothing was logged as an error. */
 function assertStayedHome(recorded: RecordedPage): void {
   assert.ok(recorded.requests.length > 0);
@@ -90,17 +103,20 @@ describe('the explorer in Chromium', () => {
     await page.waitForSelector(`body[data-map="${FOOD}"]`);
     await page.selectOption('#map-select', MAIN);
     await page.waitForSelector(`body[data-map="${MAIN}"]`);
+    // Drawn from the map's vector tiles: at zoom 5 every marker of the current version is in view, each counted once (a
+    // cluster counts its markers); the count of the tiles drawn is the page's data-markers.
     const record = await api(server.base, `/maps/${MAIN}?markers=true`);
-    assert.equal(await page.locator('path.poi-marker').count(), record.markers.length, 'every marker of the current version is drawn');
+    assert.equal(await markersDrawnAt(page, 5), record.markers.length, 'every marker of the current version is drawn');
+    assert.ok(await page.locator('.poi-cluster').count() > 0, 'as clusters at that scale');
     assert.ok(new URL(page.url()).search.includes(`map=${MAIN}`));
 
-    // A category: its markers (descendants included), as /maps/:id/pois counts them.
+    // A category: its markers (descendants included), as /maps/:id/pois counts them: the tiles asked for with its tags.
     const tagged = await api(server.base, `/maps/${MAIN}/pois?tags=${SIGHTS}&start=0&end=500`);
     const expected = tagged.items.filter((p: { type: string }) => p.type === 'marker').length;
     assert.ok(expected > 0 && expected < record.markers.length);
     await page.click(`#categories button[data-id="${SIGHTS}"]`);
     await page.waitForSelector(`#categories button[data-id="${SIGHTS}"][aria-pressed="true"]`);
-    assert.equal(await page.locator('path.poi-marker').count(), expected);
+    assert.equal(await markersDrawnAt(page, 5), expected);
 
     // Open now, on the server's clock (10 June, Portugal Day: the places closed on public holidays are shut): the
     // category's places open now, as open_now answers; then every one again.
@@ -110,10 +126,24 @@ describe('the explorer in Chromium', () => {
     await page.click('#open-now');
     await page.waitForSelector('#open-now[aria-pressed="true"]');
     assert.equal(await page.locator('path.poi-marker').count(), openMarkers);
-    assert.match(await page.textContent('#status') ?? '', new RegExp(`^${openMarkers} places open now in `));
+    assert.match(await page.textContent('#status') ?? '', new RegExp(`^${open.items.length} places open now in `));
     await page.click('#open-now');
     await page.waitForSelector('#open-now[aria-pressed="false"]');
-    assert.equal(await page.locator('path.poi-marker').count(), expected);
+    assert.equal(await markersDrawnAt(page, 5), expected);
+    await page.click(`#categories button[data-id="${SIGHTS}"]`);
+    await page.waitForSelector(`#categories button[data-id="${SIGHTS}"][aria-pressed="false"]`);
+
+    // Close in, every marker is its own: clicking one opens it; clicking a cluster zooms in.
+    const marker = record.markers.find((m: { name: string }) => m.name === 'Torre de Belém');
+    await markersDrawnAt(page, 17, marker);
+    await page.click(`.poi-dot[data-id="${marker.id}"]`);
+    await page.waitForFunction((name) => document.querySelector('#detail-body h2')?.textContent === name, marker.name);
+    await page.click('#detail-close');
+    await markersDrawnAt(page, 11, SQUARE);
+    const zoom = await page.evaluate(() => (window as any).explorer.map.getZoom());
+    await page.click('.poi-cluster >> nth=0');
+    await page.waitForFunction((z) => (window as any).explorer.map.getZoom() > z, zoom);
+    await markersDrawnAt(page, 13, SQUARE);
 
     // Click the map near the square, on a spot no place covers.
     const point = await clickMapNear(page, SQUARE);

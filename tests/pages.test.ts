@@ -27,11 +27,20 @@ describe('settings', () => {
     const env = parseConfig([], { KIOSK: F.map, TILES_URL: '/tiles/{z}/{x}/{y}.png' }) as ServerConfig;
     assert.deepEqual(pageOptions(env), { kiosk: F.map, tiles: '/tiles/{z}/{x}/{y}.png' });
     assert.deepEqual(pageOptions(parseConfig([], {}) as ServerConfig), {});
+    // A basemap takes precedence over --tiles; the kiosk's own place is a latitude and a longitude.
+    const based = parseConfig(['--basemap', '/srv/lisbon.pmtiles', '--tiles', '/tiles/{z}/{x}/{y}.png', '--kiosk-here', '38.7075, -9.1364'], {}) as ServerConfig;
+    assert.equal(based.basemap, '/srv/lisbon.pmtiles');
+    assert.equal(pageOptions(based).tiles, undefined);
+    assert.deepEqual(pageOptions(based).here, { lat: 38.7075, lng: -9.1364 });
+    assert.equal((parseConfig([], { BASEMAP: '/srv/x.pmtiles', KIOSK_HERE: '1,2' }) as ServerConfig).basemap, '/srv/x.pmtiles');
+    for (const here of ['38.7', '91,0', 'north,west', '1,2,3']) assert.throws(() => parseConfig(['--kiosk-here', here], {}), /kiosk-here must be a latitude and a longitude/, here);
     assert.throws(() => parseConfig(['--kiosk', 'a map'], {}), /kiosk must be a map id/);
     for (const tiles of ['tiles/{z}/{x}/{y}.png', 'https://tiles.example.org/{z}/{x}.png', 'ftp://x/{z}/{x}/{y}', 'javascript:{z}{x}{y}']) {
       assert.throws(() => parseConfig(['--tiles', tiles], {}), /tiles must be a URL template/, tiles);
     }
-    for (const words of ['--kiosk <map id>', 'KIOSK', '--tiles <url>', 'TILES_URL', '/explore', '/docs']) assert.ok(usage().includes(words), words);
+    for (const words of ['--kiosk <map id>', 'KIOSK', '--tiles <url>', 'TILES_URL', '--basemap <file>', 'BASEMAP', '--kiosk-here', 'KIOSK_HERE', '/explore', '/docs']) {
+      assert.ok(usage().includes(words), words);
+    }
   });
 });
 
@@ -90,7 +99,7 @@ describe('the pages of an app', () => {
       assert.ok(!landing.includes('<img') && !landing.includes('<script>alert'));
       const explore = await (await t.get('/explore')).text();
       assert.equal(explorerConfig(explore).maps.find((m: { id: string }) => m.id === F.map).name, map.name);
-      assert.equal(explore.match(/<\/script>/g)!.length, 4, 'only the page\'s own four script elements close');
+      assert.equal(explore.match(/<\/script>/g)!.length, 5, 'only the page\'s own five script elements close');
     } finally {
       await t.close();
     }

@@ -47,6 +47,11 @@ function intSchema(min: number, max: number, description: string) {
   );
 }
 
+/** A required base-10 integer in [min, max] (a path parameter). */
+export function requiredInt(min: number, max: number, description: string) {
+  return intSchema(min, max, description);
+}
+
 /** A base-10 integer in [min, max], `fallback` when absent. */
 export function int(min: number, max: number, fallback: number, description: string) {
   return v.optional(intSchema(min, max, description), String(fallback));

@@ -10,6 +10,7 @@ import { invalidParams, type ParamError } from './errors.ts';
 import { languageQuery, type LanguageChoice } from './language.ts';
 import type { QueryEntry } from './query.ts';
 import type { CacheClass } from './respond.ts';
+import type { PmtilesArchive } from '../geo/pmtiles-archive.ts';
 
 type Entries = v.ObjectEntries;
 /** The typed output of a set of parameter schemas. */
@@ -32,6 +33,8 @@ export interface RouteContext<P, Q> {
    * never from the request's Host header, which a client controls and the response cache would pass on to others.
    */
   publicUrl: string;
+  /** The operator's basemap archive (`--basemap`), or null when none is served. */
+  basemap: PmtilesArchive | null;
   /**
    * The language of the answer (`lang`, `langs`, Accept-Language). A handler that writes text itself (event
    * records) or whose map is not in its parameters calls `forMap`; otherwise the app negotiates after it.

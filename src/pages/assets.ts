@@ -1,6 +1,7 @@
 /**
  * The files the pages load, every one served by the service itself under `<base path>/assets/<name>`: Leaflet,
- * topojson-client and the world-atlas coastlines and borders, the Redoc bundle, and the pages' own scripts and
+ * protomaps-leaflet (vector tiles in Leaflet), the Maki icons, topojson-client and the world-atlas land, coastlines
+ * and borders, the Redoc bundle, and the pages' own scripts and
  * style sheet (src/pages/client/). In a checkout they are read from node_modules and src/; the single binary
  * embeds them (scripts/build-binary.ts stages them as one file, src/serve/binary.ts hands it over).
  */
@@ -18,6 +19,10 @@ export const PAGE_ASSETS = {
   'leaflet.css': { file: 'node_modules/leaflet/dist/leaflet.css', type: CSS },
   'topojson-client.js': { file: 'node_modules/topojson-client/dist/topojson-client.min.js', type: JS },
   'countries-50m.json': { file: 'node_modules/world-atlas/countries-50m.json', type: JSON_DATA },
+  'land-10m.json': { file: 'node_modules/world-atlas/land-10m.json', type: JSON_DATA },
+  'land-110m.json': { file: 'node_modules/world-atlas/land-110m.json', type: JSON_DATA },
+  'protomaps-leaflet.js': { file: 'node_modules/protomaps-leaflet/dist/protomaps-leaflet.js', type: JS },
+  'maki.js': { file: 'node_modules/@mapbox/maki/browser.esm.js', type: JS },
   'redoc.js': { file: 'node_modules/redoc/bundles/redoc.standalone.js', type: JS },
   'explore.js': { file: 'src/pages/client/explore.js', type: JS },
   'docs.js': { file: 'src/pages/client/docs.js', type: JS },

@@ -15,6 +15,10 @@ import { hash53 } from '../utils/hash.ts';
 import { PreparedBody } from '../http/response-cache.ts';
 import { pageCsp } from '../http/page-policy.ts';
 import { documentHead, escapeHtml, jsonBlock } from '../utils/html.ts';
+import type { PmtilesArchive } from '../geo/pmtiles-archive.ts';
+import { CLUSTER_MAX_ZOOM } from '../content/model/map-tiles.ts';
+import { LAND_MAX_ZOOM, LandTiles, mergeRegions, regionOf } from '../geo/land-tiles.ts';
+import { Lru } from '../utils/lru.ts';
 import { PAGE_ASSETS, patchAssets, readAssetFiles, type AssetLoader, type AssetName, type AssetTexts } from './assets.ts';
 
 /** What the pages are configured with. */
@@ -27,6 +31,12 @@ export interface PageOptions {
   assets?: AssetLoader;
   /** The service's public URL (links a visitor takes elsewhere: a calendar subscription); default from the base path. */
   publicUrl?: string;
+  /** The operator's basemap (`--basemap`), drawn under the maps instead of `tiles` or the offline base. */
+  basemap?: PmtilesArchive;
+  /** The kiosk's "you are here" point (`--kiosk-here`). */
+  here?: { lat: number; lng: number };
+  /** The server's fixed clock (`--fixed-time`), which the pages then read "now" from too. */
+  now?: string;
 }
 
 /** The page paths, below the base path. */
@@ -34,6 +44,9 @@ export const PAGE_PATHS = ['/', '/explore', '/docs'] as const;
 
 /** The service's name on its pages. */
 const TITLE = 'Destination map content service';
+
+/** Land tiles kept answered (each a few kilobytes at most). */
+const KEPT_LAND_TILES = 2048;
 
 /** A kiosk goes back to its start view after this long with no touch. */
 export const KIOSK_IDLE_MS = 60_000;
@@ -65,6 +78,33 @@ export function createPages(basePath: string, options: PageOptions = {}): Pages 
   /** The URL of an asset with its fingerprint. */
   const assetUrl = (name: AssetName, versions: Record<string, string>) => `${basePath}/assets/${name}?v=${versions[name]}`;
 
+  /**
+   * Land tiles (`land/{z}/{x}/{y}.mvt`), cut from the land assets for the regions of the enabled maps when first asked
+   * for (and again when those regions change), and the answers made lately.
+   */
+  let land: { key: string; tiles: LandTiles } | null = null;
+  const landAnswers = new Lru<string, PreparedBody>(KEPT_LAND_TILES);
+
+  async function landTiles(model: ReadModel): Promise<LandTiles> {
+    const regions = mergeRegions([...model.maps.values()].map((m) => regionOf(m.doc.map_data.center, m.doc.map_data.bounds)));
+    const key = JSON.stringify(regions);
+    if (land?.key !== key) {
+      const { texts } = await loadAssets();
+      land = { key, tiles: new LandTiles({ world: texts['land-110m.json'], detailed: texts['land-10m.json'] }, regions) };
+      landAnswers.clear();
+    }
+    return land.tiles;
+  }
+
+  async function landTile(name: string, model: ReadModel): Promise<PreparedBody | null> {
+    const m = /^land\/(\d{1,2})\/(\d{1,7})\/(\d{1,7})\.mvt$/.exec(name);
+    if (!m) return null;
+    const [z, x, y] = m.slice(1).map(Number);
+    if (z > 22 || x >= 2 ** z || y >= 2 ** z) return null;
+    const tiles = await landTiles(model);
+    return landAnswers.get(name, () => new PreparedBody(tiles.tile(z, x, y), 'application/vnd.mapbox-vector-tile', 'page', {}));
+  }
+
   async function asset(name: string, query: URLSearchParams): Promise<PreparedBody | null> {
     if (!Object.hasOwn(PAGE_ASSETS, name)) return null;
     const { texts, versions } = await loadAssets();
@@ -90,14 +130,21 @@ export function createPages(basePath: string, options: PageOptions = {}): Pages 
       const url = (name: AssetName) => assetUrl(name, versions);
       const kioskMap = options.kiosk ? model.maps.get(options.kiosk) : undefined;
       const html = path === '/docs' ? docsPage(url)
-        : path === '/explore' ? explorePage(model, url, false)
-        : kioskMap ? explorePage(model, url, true)
+        : path === '/explore' ? explorePage(model, url, false, await basemapConfig())
+        : kioskMap ? explorePage(model, url, true, await basemapConfig())
         : landingPage(model, url, options.kiosk);
       const csp = pageCsp({ inlineStyles: path === '/docs', tiles: options.tiles });
       answer = new PreparedBody(html, 'text/html; charset=utf-8', 'page', { 'content-security-policy': csp });
       pageAnswers.set(path, answer);
     }
     return answer;
+  }
+
+  /** What the pages draw of the basemap: its kind, its tiles under the base path, its deepest zoom and attribution. */
+  async function basemapConfig() {
+    if (!options.basemap) return null;
+    const info = await options.basemap.info();
+    return { kind: info.kind, tiles: `${basePath}/basemap/{z}/{x}/{y}.${info.suffix}`, max_zoom: info.maxZoom, attribution: info.attribution };
   }
 
   /** The enabled maps, by name, with their publisher and published versions (oldest first). */
@@ -108,6 +155,7 @@ export function createPages(basePath: string, options: PageOptions = {}): Pages 
       description: m.doc.description === undefined ? null : String(m.doc.description),
       publisher: String(model.publishers.get(m.publisherId)?.name ?? ''),
       current_version_id: m.currentVersionId,
+      languages: m.languages.offered,
       versions: [...m.versionDocs.values()].sort((a, b) => (a.published_at ?? '').localeCompare(b.published_at ?? ''))
         .map((v) => ({ id: v.id, name: v.name })),
     }));
@@ -157,18 +205,20 @@ ${items}
 `;
   }
 
-  function explorePage(model: ReadModel, url: (name: AssetName) => string, kiosk: boolean): string {
+  function explorePage(model: ReadModel, url: (name: AssetName) => string, kiosk: boolean, basemap: Awaited<ReturnType<typeof basemapConfig>>): string {
     const maps = catalogue(model).filter((m) => !kiosk || m.id === options.kiosk);
     const config = { base: basePath, public_url: options.publicUrl ?? `http://localhost${basePath}`, maps, world: url('countries-50m.json'),
-      tiles: options.tiles ?? null, kiosk, idle_ms: KIOSK_IDLE_MS };
+      land: `${basePath}/assets/land/{z}/{x}/{y}.mvt`, land_max_zoom: LAND_MAX_ZOOM, maki: url('maki.js'), basemap, tiles: basemap ? null : options.tiles ?? null, kiosk, idle_ms: KIOSK_IDLE_MS,
+      cluster_max_zoom: CLUSTER_MAX_ZOOM, here: kiosk ? options.here ?? null : null, now: options.now ?? null };
     const scripts = [
       `<script type="application/json" id="explorer-config">${jsonBlock(config)}</script>`,
       `<script defer src="${escapeHtml(url('leaflet.js'))}"></script>`,
+      `<script defer src="${escapeHtml(url('protomaps-leaflet.js'))}"></script>`,
       `<script defer src="${escapeHtml(url('topojson-client.js'))}"></script>`,
       `<script type="module" src="${escapeHtml(url('explore.js'))}"></script>`,
     ];
     const title = kiosk ? maps[0].name : `Explorer · ${TITLE}`;
-    const pickers = kiosk ? `<strong class="kiosk-title">${escapeHtml(maps[0].name)}</strong>` : `<strong>Explorer</strong>
+    const pickers = kiosk ? `<strong class="kiosk-title">${escapeHtml(maps[0].name)}</strong><div id="languages" class="languages" role="group" aria-label="Language"></div>` : `<strong>Explorer</strong>
 <label>Map <select id="map-select"></select></label>
 <label>Version <select id="version-select"></select></label>${nav('/explore')}`;
     const eventForm = kiosk ? '' : `<form id="event-form" class="event-form">
@@ -215,6 +265,7 @@ ${kiosk ? events + categories : categories + events}
   return {
     has: (path) => (PAGE_PATHS as readonly string[]).includes(path) || path.startsWith('/assets/'),
     async answer(path, query, model) {
+      if (path.startsWith('/assets/land/')) return landTile(path.slice('/assets/'.length), model());
       if (path.startsWith('/assets/')) return asset(path.slice('/assets/'.length), query);
       if (!(PAGE_PATHS as readonly string[]).includes(path)) return null;
       return page(path, model());

@@ -55,7 +55,7 @@ export const listIcons = defineRoute({
   pathParams: {},
   query: {},
   response: v.strictObject({
-    icons: v.array(v.strictObject({ id: Uuid, name: LText, url: v.string(), color: v.nullable(v.string()) })),
+    icons: v.array(v.strictObject({ id: Uuid, name: LText, url: v.string(), color: v.nullable(v.string()), maki: v.nullable(v.string()) })),
   }),
   errors: [],
   handle: ({ model }) => ({ icons: model.icons }),

@@ -12,6 +12,8 @@ import { openApiRoute } from './openapi.ts';
 import { listPoisByTag, poiCollections, poiKindRoutes, resolvePoi } from './pois.ts';
 import { getPublisher, getPublisherMaps } from './publishers.ts';
 import { recordPageRoutes } from './record-pages.ts';
+import { basemapRoutes } from './basemap.ts';
+import { tileRoutes } from './tiles.ts';
 
 /** The 27 endpoints of the read API. */
 export const apiRoutes: readonly RouteSpec[] = [
@@ -25,7 +27,7 @@ export const apiRoutes: readonly RouteSpec[] = [
 ] as unknown as RouteSpec[];
 
 /** The outputs beside the read API's JSON (docs/outputs.md): other formats of the same content. */
-export const outputRoutes: readonly RouteSpec[] = [eventsCalendar, eventCalendar, ...recordPageRoutes] as unknown as RouteSpec[];
+export const outputRoutes: readonly RouteSpec[] = [eventsCalendar, eventCalendar, ...recordPageRoutes, ...tileRoutes, ...basemapRoutes] as unknown as RouteSpec[];
 
 /** Everything the app serves: the API, its outputs, and their OpenAPI document. */
 export const routes: readonly RouteSpec[] = [...apiRoutes, ...outputRoutes, openApiRoute([...apiRoutes, ...outputRoutes])];

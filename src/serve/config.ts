@@ -10,6 +10,7 @@ import { LOG_LEVELS, type LogLevel } from '../utils/log.ts';
 import type { AssetLoader } from '../pages/assets.ts';
 import { normaliseBasePath, normalisePublicUrl, type AppDeps } from '../app.ts';
 import type { PageOptions } from '../pages/pages.ts';
+import { PmtilesArchive } from '../geo/pmtiles-archive.ts';
 
 /** Every setting the server reads. */
 export interface ServerConfig {
@@ -51,6 +52,10 @@ export interface ServerConfig {
   kiosk?: string;
   /** A raster tile URL template (`{z}`, `{x}`, `{y}`) the explorer and kiosk draw under the content; default the offline base. */
   tiles?: string;
+  /** The kiosk's "you are here" point (`--kiosk-here`). */
+  kioskHere?: { lat: number; lng: number };
+  /** A PMTiles archive served under /basemap and drawn under the pages' maps (`--basemap`); takes precedence over `tiles`. */
+  basemap?: string;
   /**
    * The absolute URL clients reach the routes under (behind a proxy: its address), which links in answers are built
    * from; unset: `http://localhost:PORT` and the base path (see `publicUrlOf`).
@@ -147,9 +152,13 @@ Options (each also read from the environment variable in brackets; a flag wins):
                            cache cannot answer (distinct searches); see docs/deployment.md
   --kiosk <map id>         serve / as a kiosk on this map: full screen, touch-friendly, upcoming events,
                            back to its start view after a minute with no touch [KIOSK]   default: the home page
+  --kiosk-here <lat,lng>   the kiosk's own place, drawn as "you are here" [KIOSK_HERE]   default: none
   --public-url <url>       the absolute URL clients reach this service under (https://maps.example.org/api):
                            links in answers are built from it, never from the Host header [PUBLIC_URL]
                            default: http://localhost:PORT and the base path (logged at start)
+  --basemap <file>         a PMTiles archive of your region (vector or raster) served under /basemap and drawn
+                           under the explorer's and the kiosk's maps, with no internet [BASEMAP]
+                           default: none (land and water, coastlines and borders from Natural Earth)
   --tiles <url>            raster tiles under the explorer's maps, a template with {z}, {x} and {y}, on this
                            service's origin (/tiles/{z}/{x}/{y}.png behind the same proxy) or an http(s) URL
                            [TILES_URL]   default: none, the offline base (coastlines, borders, the map's own areas)
@@ -167,7 +176,7 @@ version is served (with the last publish's outcome), 503 before.
 
 /** Every flag that takes a value. */
 const FLAGS = ['bundle', 'port', 'host', 'base-path', 'data-dir', 'log-level', 'cors-origin', 'fixed-time', 'sessions', 'database-url',
-  'headers-timeout', 'request-timeout', 'keep-alive-timeout', 'max-connections', 'shutdown-timeout', 'workers', 'kiosk', 'tiles', 'public-url',
+  'headers-timeout', 'request-timeout', 'keep-alive-timeout', 'max-connections', 'shutdown-timeout', 'workers', 'kiosk', 'kiosk-here', 'tiles', 'basemap', 'public-url',
   'series-horizon-days'];
 /** Flags that take no value. */
 const SWITCHES = ['watch', 'strict'];
@@ -241,9 +250,18 @@ export function parseConfig(args: readonly string[], env: Record<string, string 
   if (tiles !== undefined && (!/^(https?:\/\/[^/\s]+)?\/\S*$/i.test(tiles) || !['{z}', '{x}', '{y}'].every((p) => tiles.includes(p)))) {
     throw new ConfigError(`tiles must be a URL template with {z}, {x} and {y}, a path (/tiles/{z}/{x}/{y}.png) or http(s), not "${tiles}"`);
   }
+  const hereText = pick('kiosk-here', 'KIOSK_HERE');
+  const here = hereText === undefined ? undefined : hereText.split(',').map((part) => Number(part.trim()));
+  if (here && (here.length !== 2 || here.some((n) => !Number.isFinite(n)) || Math.abs(here[0]) > 90 || Math.abs(here[1]) > 180)) {
+    throw new ConfigError(`kiosk-here must be a latitude and a longitude in degrees, such as 38.7075,-9.1364, not "${hereText}"`);
+  }
+  const basemap = pick('basemap', 'BASEMAP');
+  if (basemap !== undefined && !/\.pmtiles$/i.test(basemap)) throw new ConfigError(`basemap must be a PMTiles archive (a .pmtiles file), not "${basemap}"`);
   const publicUrl = pick('public-url', 'PUBLIC_URL');
   if (publicUrl !== undefined) checkPublicUrl(publicUrl);
   return {
+    ...(basemap !== undefined ? { basemap } : {}),
+    ...(here ? { kioskHere: { lat: here[0], lng: here[1] } } : {}),
     ...(publicUrl !== undefined ? { publicUrl } : {}),
     ...(kiosk !== undefined ? { kiosk } : {}),
     ...(tiles !== undefined ? { tiles } : {}),
@@ -310,15 +328,16 @@ export function listensOnLoopback(host: string): boolean {
 }
 
 /** What the app is built from, as the settings say (the store, the logger and the thread aside). */
-export function appSettings(config: ServerConfig, assets?: AssetLoader): Pick<AppDeps, 'basePath' | 'corsOrigins' | 'now' | 'publicUrl' | 'pages'> {
+export function appSettings(config: ServerConfig, assets?: AssetLoader): Pick<AppDeps, 'basePath' | 'corsOrigins' | 'now' | 'publicUrl' | 'pages' | 'basemap'> {
   const fixed = config.fixedTime;
   return { basePath: config.basePath, corsOrigins: config.corsOrigins, ...(fixed ? { now: () => fixed } : {}), publicUrl: publicUrlOf(config),
-    pages: pageOptions(config, assets) };
+    pages: pageOptions(config, assets), ...(config.basemap ? { basemap: new PmtilesArchive(config.basemap) } : {}) };
 }
 
 /** What the app's pages are configured with: the kiosk map and tile source of the settings, and where the assets come from. */
 export function pageOptions(config: ServerConfig, assets?: AssetLoader): PageOptions {
-  return { ...(config.kiosk ? { kiosk: config.kiosk } : {}), ...(config.tiles ? { tiles: config.tiles } : {}), ...(assets ? { assets } : {}) };
+  return { ...(config.kiosk ? { kiosk: config.kiosk } : {}), ...(config.tiles && !config.basemap ? { tiles: config.tiles } : {}), ...(assets ? { assets } : {}),
+    ...(config.kioskHere ? { here: config.kioskHere } : {}), ...(config.fixedTime ? { now: config.fixedTime.toISOString() } : {}) };
 }
 
 /** The connection limits, each checked: a positive number of seconds, or a positive count (or `auto`). */

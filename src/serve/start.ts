@@ -19,6 +19,7 @@ import type { PgliteAssets } from '../db/pglite.ts';
 import type { ModelPayload } from '../content/model/model-cache.ts';
 import { createLogger, type Logger } from '../utils/log.ts';
 import type { AssetLoader } from '../pages/assets.ts';
+import { PmtilesArchive } from '../geo/pmtiles-archive.ts';
 import { appSettings, ConfigError, DEMO_SESSIONS_PATH, listensOnLoopback, parseConfig, publicUrlOf, usage, type ServerConfig } from './config.ts';
 import { runId } from './id.ts';
 import { runPublish } from './publish.ts';
@@ -75,6 +76,11 @@ export async function start(args: readonly string[], env: Record<string, string 
   } catch (err) {
     if (err instanceof ConfigError) return { exitCode: 2, message: `error: ${err.message}` };
     throw err;
+  }
+  // A basemap that cannot be served stops the start, as a bad setting does.
+  if (config.basemap) {
+    const problem = await new PmtilesArchive(config.basemap).info().then(() => null, (err: Error) => err.message);
+    if (problem) return { exitCode: 2, message: `error: basemap ${problem}` };
   }
   const logger = createLogger(config.logLevel);
   if (config.databaseUrl) return startReplica(config, config.databaseUrl, logger, options);

@@ -36,6 +36,11 @@ export class Lru<K, V> {
     if (this.values.size > this.limit) this.values.delete(this.values.keys().next().value!);
   }
 
+  /** Lets go of every value. */
+  clear(): void {
+    this.values.clear();
+  }
+
   /** Values kept. */
   get size(): number {
     return this.values.size;

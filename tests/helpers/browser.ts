@@ -52,7 +52,8 @@ export async function openPage(browser: Browser, size = { width: 1280, height: 8
 }
 
 /**
- * Clicks the explorer's map (the page's `explorer.map`) on a spot near `at` that no place covers, so the click
+ * Clicks the explorer's map (the page's `explorer.map`) on a spot near `at` that no place covers (no marker or cluster,
+ * no path or polygon of the tiles drawn), so the click
  * reaches the map itself, and waits for the events near it to be listed. Returns the point the page took.
  */
 export async function clickMapNear(page: Page, at: { lat: number; lng: number }): Promise<{ lat: number; lng: number }> {
@@ -65,7 +66,9 @@ export async function clickMapNear(page: Page, at: { lat: number; lng: number })
         const x = box.left + p.x + dx;
         const y = box.top + p.y + dy;
         const hit = document.elementFromPoint(x, y);
-        if (hit && !hit.classList.contains('leaflet-interactive') && hit.closest('#map')) return { x, y };
+        // Not a marker or cluster, nor a path or polygon drawn in a tile's canvas (a click there opens it).
+        const shape = (window as any).explorer.hitShape(map.containerPointToLatLng([p.x + dx, p.y + dy]));
+        if (hit && !hit.classList.contains('leaflet-interactive') && hit.closest('#map') && !shape) return { x, y };
       }
     }
     throw new Error('no free spot on the map near the point');

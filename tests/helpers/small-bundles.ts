@@ -145,3 +145,64 @@ export const HOURS = {
   park: (key: 'lisbon' | 'newyork') => id(`hours:${key}:park`),
   trail: (key: 'lisbon' | 'newyork') => id(`hours:${key}:trail`),
 };
+
+/**
+ * A map for vector tiles: 2,400 markers in dense knots (an old town), scattered over the world, on both sides of the
+ * antimeridian and at the poles; three top-level categories (one with a colour and a Maki icon, one with a child
+ * category, one without anything), a tag, markers with an icon of their own and without any category; paths (one
+ * across the antimeridian) and polygons; in English and Portuguese. A second map, disabled.
+ */
+export function tilesBundle(): BundleT {
+  const rand = mulberry32(35);
+  const publisher = id('tiles:publisher');
+  const mapId = TILES.map;
+  const b: BundleT = { ...emptyBundle(), publishers: [{ id: publisher, name: 'Tiles office', slug: 'tiles-office' }] };
+  b.maps.push({ ...bareMap(mapId, publisher, 'Tiles', { lat: 38.71, lng: -9.14 }), languages: ['en', 'pt'] });
+  b.maps.push({ ...bareMap(TILES.disabled, publisher, 'Tiles off', { lat: 38.71, lng: -9.14 }), enabled: false });
+  b.icons.push({ id: TILES.museumIcon, name: 'Museum', url: 'https://example.org/museum.svg', maki: 'museum' },
+    { id: TILES.cafeIcon, name: 'Café', url: 'https://example.org/cafe.svg', maki: 'cafe' },
+    { id: id('tiles:icon:plain'), name: 'Plain', url: 'https://example.org/plain.svg' });
+  const cat = (key: string, parent: string | null, extra: Record<string, unknown> = {}, kind: 'category' | 'tag' = 'category', order = 1) =>
+    b.categories.push({ id: TILES.category(key), map_id: mapId, parent_id: parent, kind, name: { en: `Cat ${key}`, pt: `Cat ${key} pt` }, sort_order: order, ...extra });
+  cat('sights', null, { color: '#aa3300', icon_id: TILES.museumIcon }, 'category', 1);
+  cat('food', null, {}, 'category', 2);
+  cat('bakeries', TILES.category('food'), {}, 'category', 1);
+  cat('parks', null, {}, 'category', 3);
+  cat('free', null, {}, 'tag', 4);
+  const choices: string[][] = [[TILES.category('sights')], [TILES.category('bakeries')], [TILES.category('food'), TILES.category('free')],
+    [TILES.category('free'), TILES.category('parks')], [TILES.category('parks')], []];
+  const knots = [[-9.14, 38.71, 0.01], [-9.2, 38.7, 0.002], [139.7, 35.68, 0.05], [-73.98, 40.75, 0.02]] as const;
+  const points: [number, number][] = [];
+  for (let i = 0; i < 1_600; i++) {
+    const [lng, lat, r] = knots[i % knots.length];
+    points.push([lng + (rand() - 0.5) * r, lat + (rand() - 0.5) * r]);
+  }
+  for (let i = 0; i < 760; i++) points.push([(rand() - 0.5) * 360, (rand() - 0.5) * 170]);
+  // Either side of the antimeridian, a few metres from it, and at both poles.
+  for (let i = 0; i < 20; i++) points.push([i % 2 ? 179.99995 - rand() * 0.0005 : -179.99995 + rand() * 0.0005, -16.5 + rand() * 0.002]);
+  points.push([0, 89.99], [0, -89.99], [166.67, -77.85], [-179.99999, 0], [179.99999, 0]);
+  points.forEach(([lng, lat], i) => {
+    const categories = choices[i % choices.length];
+    b.markers.push({ id: id(`tiles:marker:${i}`), map_id: mapId, name: { en: `Marker ${i}`, pt: `Marcador ${i}` }, category_ids: categories,
+      lat: Math.round(lat * 1e7) / 1e7, lng: Math.round(lng * 1e7) / 1e7, created_at: CREATED, ...(i % 7 === 3 ? { icon_id: TILES.cafeIcon } : {}) });
+  });
+  b.paths.push({ id: TILES.path, map_id: mapId, name: { en: 'River walk', pt: 'Passeio do rio' }, category_ids: [TILES.category('parks')],
+    geometry: { type: 'LineString', coordinates: track(9, 400, [-9.16, 38.705]) }, created_at: CREATED });
+  b.paths.push({ id: TILES.dateLinePath, map_id: mapId, name: 'Across the date line', category_ids: [],
+    geometry: { type: 'LineString', coordinates: [[179.5, -16.6], [179.9, -16.55], [-179.8, -16.5]] }, created_at: CREATED });
+  b.polygons.push({ id: TILES.polygon, map_id: mapId, name: 'Garden', category_ids: [TILES.category('sights')], created_at: CREATED,
+    geometry: { type: 'Polygon', coordinates: [[[-9.15, 38.715], [-9.145, 38.715], [-9.145, 38.72], [-9.15, 38.72], [-9.15, 38.715]]] } });
+  return b;
+}
+
+/** tilesBundle's ids. */
+export const TILES = {
+  map: id('tiles:map'),
+  disabled: id('tiles:map:off'),
+  museumIcon: id('tiles:icon:museum'),
+  cafeIcon: id('tiles:icon:cafe'),
+  category: (key: string) => id(`tiles:category:${key}`),
+  path: id('tiles:path'),
+  dateLinePath: id('tiles:path:dateline'),
+  polygon: id('tiles:polygon'),
+};

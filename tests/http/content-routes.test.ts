@@ -542,7 +542,7 @@ describe('categories, icons and orders', () => {
   test('GET /places-of-interest/icons returns every icon with its name and URL', async () => {
     const body = await ok('/places-of-interest/icons');
     assert.deepEqual(body, {
-      icons: [...bundle.icons].sort(byName).map((ic) => ({ id: ic.id, name: ic.name, url: ic.url, color: ic.color ?? null })),
+      icons: [...bundle.icons].sort(byName).map((ic) => ({ id: ic.id, name: ic.name, url: ic.url, color: ic.color ?? null, maki: ic.maki ?? null })),
     });
   });
 

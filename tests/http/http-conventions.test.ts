@@ -45,13 +45,19 @@ const SAMPLES = [
   `/maps/${M}/lists`, `/maps/${M}/lists/${F.verifiedList}`, '/openapi.json', `/events.ics?map_id=${M}`, `/events/${F.savedEvent}.ics`,
   `/events/${F.savedEvent}.html`, `/events/${F.savedEvent}.jsonld`, `/markers/${A}.html`, `/markers/${A}.jsonld`, `/paths/${PATH0}.html`,
   `/paths/${PATH0}.jsonld`, `/polygons/${F.holePolygon}.html`, `/polygons/${F.holePolygon}.jsonld`,
+  `/maps/${M}/tiles.json`, `/maps/${M}/tiles/0/0/0.mvt`, `/maps/${M}/style.json`,
 ];
+/** The routes of the basemap, which answer 404 when none is served (as here: tests/basemap.test.ts serves one). */
+const NO_BASEMAP_SAMPLES = ['/basemap.json', ...['mvt', 'png', 'jpg', 'webp', 'avif'].map((suffix) => `/basemap/0/0/0.${suffix}`)];
 const GEOJSON_PATHS = new Set([`/places-of-interest/map/${M}`]);
 /** The samples of routes whose 200 is another format than JSON (docs/outputs.md), with that format. */
 const OUTPUT_SAMPLES = new Map([
   [`/events.ics?map_id=${M}`, 'text/calendar; charset=utf-8'], [`/events/${F.savedEvent}.ics`, 'text/calendar; charset=utf-8'],
   ...[`/events/${F.savedEvent}`, `/markers/${A}`, `/paths/${PATH0}`, `/polygons/${F.holePolygon}`].flatMap((path) => [
     [`${path}.html`, 'text/html; charset=utf-8'], [`${path}.jsonld`, 'application/ld+json; charset=utf-8']] as const),
+  [`/maps/${M}/tiles/0/0/0.mvt`, 'application/vnd.mapbox-vector-tile'],
+  // JSON with absolute links under the public URL (which holds the base path): compared as outputs are.
+  [`/maps/${M}/tiles.json`, JSON_TYPE], [`/maps/${M}/style.json`, JSON_TYPE],
 ]);
 /** What a 200 other than JSON may be: a page, or an output's format. */
 const OTHER_TYPES = new Set(['text/html; charset=utf-8', ...OUTPUT_SAMPLES.values()]);
@@ -70,9 +76,10 @@ describe('methods', () => {
   test('the samples cover every route the app serves, and each answers GET with 200 and a JSON object (or its own format)', async () => {
     const patterns = routes.map((r) => new RegExp(`^${r.path.replace(/:\w+/g, '[^/]+')}$`));
     for (const [i, re] of patterns.entries()) {
-      assert.ok(SAMPLES.some((s) => re.test(s.split('?')[0])), `no sample for ${routes[i].path}`);
+      assert.ok([...SAMPLES, ...NO_BASEMAP_SAMPLES].some((s) => re.test(s.split('?')[0])), `no sample for ${routes[i].path}`);
     }
-    assert.equal(SAMPLES.length, routes.length);
+    assert.equal(SAMPLES.length + NO_BASEMAP_SAMPLES.length, routes.length);
+    for (const path of NO_BASEMAP_SAMPLES) assert.equal((await get(path)).status, 404, path);
     for (const path of SAMPLES) {
       const res = await get(path);
       assert.equal(res.status, 200, path);

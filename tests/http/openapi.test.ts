@@ -102,6 +102,10 @@ const OUTPUTS: Record<string, string> = {
   '/events.ics': 'text/calendar', '/events/{id}.ics': 'text/calendar',
   ...Object.fromEntries(['events', 'markers', 'paths', 'polygons'].flatMap((kind) => [
     [`/${kind}/{id}.html`, 'text/html'], [`/${kind}/{id}.jsonld`, 'application/ld+json']])),
+  '/maps/{map_id}/tiles.json': 'application/json', '/maps/{map_id}/style.json': 'application/json',
+  '/maps/{map_id}/tiles/{z}/{x}/{y}.mvt': 'application/vnd.mapbox-vector-tile', '/basemap.json': 'application/json',
+  '/basemap/{z}/{x}/{y}.mvt': 'application/vnd.mapbox-vector-tile', '/basemap/{z}/{x}/{y}.png': 'image/png',
+  '/basemap/{z}/{x}/{y}.jpg': 'image/jpeg', '/basemap/{z}/{x}/{y}.webp': 'image/webp', '/basemap/{z}/{x}/{y}.avif': 'image/avif',
 };
 
 test('the document has exactly the 27 paths of the spec plus the outputs, /openapi.json and the health checks', () => {

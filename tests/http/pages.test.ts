@@ -26,7 +26,7 @@ after(async () => {
 
 /** The explorer's settings block of a page. */
 function explorerConfig(html: string): { base: string; maps: { id: string; name: string; versions: { id: string }[]; current_version_id: string }[];
-  world: string; kiosk: boolean; tiles: string | null } {
+  world: string; maki: string; land: string; kiosk: boolean; tiles: string | null } {
   const m = /<script type="application\/json" id="explorer-config">(.*?)<\/script>/s.exec(html);
   assert.ok(m, 'the page has its settings block');
   return JSON.parse(m[1]);
@@ -61,8 +61,17 @@ describe('pages', () => {
     const published = bundle.maps.find((m) => m.id === F.map)!.versions.filter((v) => v.status === 'published').map((v) => v.id);
     assert.deepEqual(main.versions.map((v) => v.id).sort(), published.sort());
     assert.ok(published.includes(main.current_version_id));
-    const urls = [...assetUrls(html), config.world];
-    assert.deepEqual(urls.map((u) => /\/assets\/([^?]+)/.exec(u)![1]).sort(), ['countries-50m.json', 'explore.js', 'leaflet.css', 'leaflet.js', 'site.css', 'topojson-client.js']);
+    const urls = [...assetUrls(html), config.world, config.maki];
+    assert.deepEqual(urls.map((u) => /\/assets\/([^?]+)/.exec(u)![1]).sort(),
+      ['countries-50m.json', 'explore.js', 'leaflet.css', 'leaflet.js', 'maki.js', 'protomaps-leaflet.js', 'site.css', 'topojson-client.js']);
+    // Land comes as tiles the service cuts from world-atlas' 1:10m land: Lisbon's z10 tile holds land, the mid-Atlantic's none.
+    assert.equal(config.land, '/assets/land/{z}/{x}/{y}.mvt');
+    const land = await t.get(config.land.replace('{z}/{x}/{y}', '10/485/392'));
+    assert.equal(land.status, 200);
+    assert.equal(land.headers.get('content-type'), 'application/vnd.mapbox-vector-tile');
+    assert.ok((await land.arrayBuffer()).byteLength > 0);
+    assert.equal((await (await t.get(config.land.replace('{z}/{x}/{y}', '10/400/400'))).arrayBuffer()).byteLength, 0);
+    assert.equal((await t.get('/assets/land/3/9/0.mvt')).status, 404);
     for (const url of urls) {
       assert.match(url, /^\/assets\/[\w.-]+\?v=[0-9a-z]+$/, url);
       const res = await t.get(url);

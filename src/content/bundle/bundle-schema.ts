@@ -8,6 +8,7 @@
 import * as v from 'valibot';
 import { parseTimestamp } from '../rfc3339.ts';
 import { canonicalTag } from '../model/local-text.ts';
+import MAKI_ICONS from '@mapbox/maki/layouts/all.json' with { type: 'json' };
 
 /** Format identifier every bundle must declare. */
 export const BUNDLE_FORMAT = 'destination-bundle/1';
@@ -177,6 +178,8 @@ export const Icon = v.object({
   name: LText,
   url: Url,
   color: v.optional(v.pipe(v.string(), v.regex(/^#[0-9a-fA-F]{6}$/, 'must be a #rrggbb colour'))),
+  /** The Maki icon (https://labs.mapbox.com/maki-icons/) the service's own maps draw it with: `museum`, `cafe`. */
+  maki: v.optional(v.picklist(MAKI_ICONS, 'must be the name of a Maki 8 icon, such as museum, cafe or park')),
 });
 
 /** A category or tag; `parent_id` builds the per-map hierarchy. */

@@ -451,7 +451,7 @@ export function* readModelSteps(docs: ModelDocs, eventTables?: readonly EventTab
     }
   }
 
-  const icons = iconDocs.map((ic) => ({ id: ic.id, name: textOf(ic.name)!, url: ic.url, color: orNull(ic.color) }))
+  const icons = iconDocs.map((ic) => ({ id: ic.id, name: textOf(ic.name)!, url: ic.url, color: orNull(ic.color), maki: orNull(ic.maki) }))
     .sort(compareByName);
 
   return {

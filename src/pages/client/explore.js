@@ -1,7 +1,9 @@
 // The map explorer and the kiosk (src/pages/pages.ts renders their HTML). Plain JavaScript served as it is: it
-// reads its settings from the page's JSON block, draws with Leaflet (the global L) over an offline base drawn
-// from world-atlas (topojson-client, the global topojson), and asks the public API for everything else, under
-// the same base path as the page. Text from the API is only ever set as text, never as HTML.
+// reads its settings from the page's JSON block, draws with Leaflet (the global L) the map's POIs from the service's
+// own vector tiles (decoded by protomaps-leaflet, the global protomapsL: clusters, markers coloured and iconed by
+// top-level category with Maki icons, paths and polygons), over the operator's basemap (--basemap) or an offline
+// base of land, water and borders from world-atlas (topojson-client, the global topojson), and asks the public API
+// for everything else, under the same base path as the page. Text from the API is only ever set as text, never as HTML.
 
 const config = JSON.parse(document.getElementById('explorer-config').textContent);
 const kiosk = config.kiosk;
@@ -24,6 +26,7 @@ function el(tag, props = {}, ...children) {
 async function api(path, params = {}) {
   const query = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== null && value !== '') query.set(key, String(value));
+  if (state.lang && !query.has('lang')) query.set('lang', state.lang);
   const text = query.toString();
   const res = await fetch(`${config.base}${path}${text ? `?${text}` : ''}`, { headers: { accept: 'application/json' } });
   const body = await res.json();
@@ -36,9 +39,9 @@ function setStatus(text, ...extra) {
 }
 
 const state = {
-  mapId: null, versionId: null, record: null, pois: [], categories: [], selected: null, near: null, startView: null,
-  /** POI id -> its Leaflet layer. */
-  layers: new Map(),
+  mapId: null, versionId: null, record: null, categories: [], counts: new Map(), selected: null, near: null, startView: null,
+  /** The language asked for (the kiosk's language switch), or null for the browser's. */
+  lang: null,
   /** POI id -> when it closes (null: not within a year), for the POIs open now (current version only); null before it is known. */
   openNow: null,
   /** Only the places open now are drawn. */
@@ -48,45 +51,91 @@ const state = {
 /** How often what is open now is asked again. */
 const OPEN_NOW_REFRESH_MS = 60_000;
 
-/** The closest zoom the world-atlas coastlines are drawn at. */
-const WORLD_MAX_ZOOM = 10;
+/** The closest zoom the world-atlas borders (1:50m) and land (1:10m) are drawn at. */
+const BORDERS_MAX_ZOOM = 10;
+const LAND_MAX_ZOOM = config.land_max_zoom;
 
-const map = L.map('map', { zoomSnap: 0.5, attributionControl: true });
+const map = L.map('map', { zoomSnap: 0.5, attributionControl: true, maxZoom: 19 });
 map.attributionControl.setPrefix(false);
 // The base in a pane of its own, under the content's (overlayPane, z-index 400), whenever it is shown again.
 map.createPane('base').style.zIndex = '350';
+// The POIs' tiles above the paths and areas of the overlay pane, under the highlight and the popups.
+map.createPane('pois').style.zIndex = '450';
+map.createPane('highlight').style.zIndex = '460';
 const baseLayer = L.layerGroup().addTo(map);
-const areaLayer = L.layerGroup().addTo(map);
+const landLayer = L.layerGroup().addTo(map);
+/** The places open now, drawn from their records while only those are shown (the tiles hold every place). */
 const markerLayer = L.layerGroup().addTo(map);
 const highlightLayer = L.layerGroup().addTo(map);
 let nearCircle = null;
+let hereMarker = null;
 // A handle for tests and the console.
-window.explorer = { map, state };
+window.explorer = { map, state, hitShape: (latlng) => hitShape(latlng), loading: () => Boolean(poiLayer?.isLoading()) };
 
-/** The offline base: land and borders from world-atlas, or the operator's own tiles. */
+/**
+ * The base: the operator's basemap (a PMTiles archive the service serves under /basemap: vector tiles drawn by
+ * protomaps-leaflet, or raster tiles), else the operator's raster tiles (--tiles), else the offline base: land and
+ * water from Natural Earth's 1:10m land and borders from its 1:50m countries (world-atlas).
+ */
 async function drawBase() {
+  const basemap = config.basemap;
+  if (basemap) {
+    const layer = basemap.kind === 'vector'
+      ? protomapsL.leafletLayer({ url: basemap.tiles, flavor: 'light', lang: 'en', maxDataZoom: basemap.max_zoom, attribution: basemap.attribution, pane: 'tilePane' })
+      : L.tileLayer(basemap.tiles, { maxNativeZoom: basemap.max_zoom, maxZoom: 19, attribution: basemap.attribution });
+    layer.addTo(map);
+    map.getContainer().classList.add('near');
+    document.body.dataset.basemap = basemap.kind;
+    return;
+  }
   if (config.tiles) {
     L.tileLayer(config.tiles, { maxZoom: 20 }).addTo(map);
     return;
   }
-  const topo = await (await fetch(config.world)).json();
-  const land = topojson.feature(topo, topo.objects.land);
-  const borders = topojson.mesh(topo, topo.objects.countries, (a, b) => a !== b);
-  L.geoJSON(land, { pane: 'base', interactive: false, style: { color: '#8fa596', weight: 1, fillColor: '#f3f1e7', fillOpacity: 1 } }).addTo(baseLayer);
-  L.geoJSON(borders, { pane: 'base', interactive: false, style: { color: '#a58fb5', weight: 1, dashArray: '4 3', fill: false } }).addTo(baseLayer);
-  map.attributionControl.addAttribution('Coastlines and borders: Natural Earth');
+  // Land from the service's land tiles (Natural Earth 1:10m), water being the map's own ground; borders from 1:50m.
+  landLayer.addLayer(new LandTiles({ pane: 'base', tileSize: 256, maxNativeZoom: config.land_max_zoom, maxZoom: 19 }));
+  map.attributionControl.addAttribution('Land, coastlines and borders: Natural Earth');
   map.on('zoomend', showWorldAtScale);
   showWorldAtScale();
+  const world = await fetch(config.world).then((r) => r.json());
+  const borders = topojson.mesh(world, world.objects.countries, (a, b) => a !== b);
+  L.geoJSON(borders, { pane: 'base', interactive: false, style: { color: '#a58fb5', weight: 1, dashArray: '4 3', fill: false } }).addTo(baseLayer);
 }
 
+/** Land tiles drawn on a canvas each: land in the ground's colour, water the map's own. */
+const LandTiles = L.GridLayer.extend({
+  createTile(coords, done) {
+    const size = this.getTileSize().x;
+    const ratio = window.devicePixelRatio || 1;
+    const canvas = L.DomUtil.create('canvas', 'land-tile');
+    canvas.width = canvas.height = size * ratio;
+    const source = new protomapsL.ZxySource(config.land, false);
+    source.get(coords, size).then((layers) => {
+      const ctx = canvas.getContext('2d');
+      ctx.scale(ratio, ratio);
+      ctx.beginPath();
+      for (const f of layers.get('land') ?? []) for (const ring of f.geom) ring.forEach((p, i) => (i === 0 ? ctx.moveTo(p.x, p.y) : ctx.lineTo(p.x, p.y)));
+      ctx.fillStyle = '#f3f1e7';
+      ctx.fill('evenodd');
+      document.body.dataset.landTiles = String(Number(document.body.dataset.landTiles ?? 0) + 1);
+      done(null, canvas);
+    }, (err) => done(err, canvas));
+    return canvas;
+  },
+});
+
 /**
- * The coastlines are Natural Earth's 1:50m: off by a kilometre or more, so they are drawn only up to zoom 10 (a
- * region); closer in, the map's own areas and paths are the base, on a plain ground.
+ * Natural Earth's borders are off by a kilometre or more and its land is good to about a city's scale: the borders
+ * are drawn up to zoom 10, the land and water up to zoom 14; closer in, the map's own areas and paths are the base, on
+ * a plain ground.
  */
 function showWorldAtScale() {
-  const far = map.getZoom() <= WORLD_MAX_ZOOM;
+  const zoom = map.getZoom();
+  const far = zoom <= BORDERS_MAX_ZOOM;
   if (far !== map.hasLayer(baseLayer)) far ? baseLayer.addTo(map) : baseLayer.remove();
-  map.getContainer().classList.toggle('near', !far);
+  const landShown = zoom <= LAND_MAX_ZOOM;
+  if (landShown !== map.hasLayer(landLayer)) landShown ? landLayer.addTo(map) : landLayer.remove();
+  map.getContainer().classList.toggle('near', !landShown);
 }
 
 /** A date and time in the map's time zone. */
@@ -95,8 +144,17 @@ function when(iso) {
   return new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', ...(zone ? { timeZone: zone } : {}) }).format(new Date(iso));
 }
 
-/** When an event is: its days for an all-day one (dates, in no time zone), else its start on the map's clock. */
+/** When an event is: "On now, until …" for one under way, its days for an all-day one, else its start on the map's clock. */
 function eventWhen(e) {
+  const now = config.now ? Date.parse(config.now) : Date.now();
+  const zone = state.record?.time_zone;
+  const dateOnly = (ms) => new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', ...(zone ? { timeZone: zone } : {}) }).format(new Date(ms));
+  if (e.all_day) {
+    const today = new Intl.DateTimeFormat('en-CA', { ...(zone ? { timeZone: zone } : {}) }).format(new Date(now));
+    if (e.start_date < today && e.end_date >= today) return `On now, until ${dateOnly(Date.parse(`${e.end_date}T12:00:00Z`))}`;
+  } else if (e.ends_at && Date.parse(e.starts_at) < now && Date.parse(e.ends_at) > now) {
+    return `On now, until ${Date.parse(e.ends_at) - now < 86_400_000 ? new Intl.DateTimeFormat('en-GB', { timeStyle: 'short', ...(zone ? { timeZone: zone } : {}) }).format(new Date(e.ends_at)) : dateOnly(Date.parse(e.ends_at))}`;
+  }
   if (!e.all_day) return when(e.starts_at);
   const day = (date) => new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`));
   return e.start_date === e.end_date ? day(e.start_date) : `${day(e.start_date)} – ${day(e.end_date)}`;
@@ -147,11 +205,10 @@ async function loadMap(mapId, versionId) {
   fillPickers();
   if (!kiosk) history.replaceState(null, '', `?map=${state.mapId}${state.versionId === entry.current_version_id ? '' : `&version=${state.versionId}`}`);
   setStatus('Loading…');
-  const record = await api(`/maps/${state.mapId}`, { version_id: state.versionId, info: true, map_data: true, all_categories: true, tag_counts: true,
-    markers: true, paths: true, polygons: true });
+  const record = await api(`/maps/${state.mapId}`, { version_id: state.versionId, info: true, map_data: true, all_categories: true, tag_counts: true });
   state.record = record;
   state.categories = record.all_categories;
-  state.pois = [...record.polygons, ...record.paths, ...record.markers];
+  state.counts = new Map(record.tag_counts.map((c) => [c.id, c.count]));
   state.selected = null;
   state.startView = startView(record);
   map.setView(state.startView.center, state.startView.zoom, { animate: false });
@@ -159,57 +216,208 @@ async function loadMap(mapId, versionId) {
   state.openNow = null;
   drawPois();
   drawCategories(record.tag_counts);
+  drawLanguages(entry);
   closeDetail();
-  await Promise.all([listEvents(), loadOpenNow()]);
-  reportOutside();
+  await Promise.all([listEvents(), loadOpenNow(), reportOutside()]);
   document.body.dataset.map = state.mapId;
   document.body.dataset.version = state.versionId;
 }
 
-/** The map's start view: its centre and zoom (map_data), or the box around its places. */
+/** The map's start view: its centre and zoom (map_data), or the world. */
 function startView(record) {
   const data = record.map_data;
   if (data?.center) return { center: [data.center.lat, data.center.lng], zoom: data.zoom ?? 13 };
-  const points = record.markers.map((m) => [m.lat, m.lng]);
-  const bounds = points.length ? L.latLngBounds(points) : L.latLngBounds([[-60, -170], [75, 170]]);
-  return { center: bounds.getCenter(), zoom: Math.min(map.getBoundsZoom(bounds), 15) };
+  return { center: [20, 0], zoom: 2 };
 }
 
-function poiStyle(poi, active) {
-  const color = state.record?.branding?.primary_color ?? '#1f5fa8';
-  if (poi.type === 'polygon') return { color, weight: 1.5, fillOpacity: active ? 0.25 : 0.08, opacity: active ? 0.9 : 0.35, className: 'poi-area' };
-  if (poi.type === 'path') return { color, weight: active ? 4 : 2, opacity: active ? 0.9 : 0.35, className: 'poi-path' };
-  return { radius: kiosk ? 10 : 7, color: '#fff', weight: 2, fillColor: color, fillOpacity: 0.95, className: 'poi-marker' };
+/** The URL of one of the map's vector tiles, for the version, category and language shown. */
+function tileUrl(z, x, y) {
+  const query = new URLSearchParams();
+  const entry = config.maps.find((m) => m.id === state.mapId);
+  if (state.versionId !== entry?.current_version_id) query.set('version_id', state.versionId);
+  if (state.selected) query.set('tags', state.selected);
+  if (state.lang) query.set('lang', state.lang);
+  const search = query.toString();
+  return `${config.base}/maps/${state.mapId}/tiles/${z}/${x}/${y}.mvt${search ? `?${search}` : ''}`;
 }
 
-/** Draws the version's polygons and paths (part of the base: always shown) and its markers (filtered). */
+/** Maki icons (CC0, served by the service) as white images for the markers, by name, made when first drawn. */
+const icons = new Map();
+let maki = null;
+/** Loaded beside the map's record: markers are drawn once both are there. */
+const makiReady = import(config.maki).then((module) => { maki = module; }, () => {});
+function iconUrl(name) {
+  if (!maki) return null;
+  if (!icons.has(name)) {
+    const at = maki.layouts.indexOf(name);
+    const svg = at < 0 ? null : maki.svgArray[at].replace('<svg ', '<svg fill="#fff" ');
+    icons.set(name, svg ? `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}` : null);
+  }
+  return icons.get(name);
+}
+
+/** Decoded tiles by `z/x/y` (the features of the POIs' layers, in pixels of a 256-pixel tile), for finding shapes under a click. */
+const loadedTiles = new Map();
+/** Markers drawn by tile (a cluster counts its markers), each feature drawn by the one tile it lies inside. */
+const drawnCounts = new Map();
+
+/**
+ * The map's POIs from its vector tiles: per tile, a canvas with its polygons and paths, and a button per cluster
+ * (its count; a click zooms in) and per marker (its category's colour and icon; a click opens it).
+ */
+const PoiTiles = L.GridLayer.extend({
+  createTile(coords, done) {
+    const tile = L.DomUtil.create('div', 'poi-tile');
+    const size = this.getTileSize().x;
+    const key = `${coords.z}/${coords.x}/${coords.y}`;
+    const source = new protomapsL.ZxySource(tileUrl('{z}', '{x}', '{y}'), false);
+    Promise.all([source.get(coords, size), makiReady]).then(([layers]) => {
+      loadedTiles.set(key, layers);
+      drawShapes(tile, layers, size);
+      drawnCounts.set(key, drawPoints(tile, layers.get('markers') ?? [], size, coords));
+      done(null, tile);
+    }, (err) => done(err, tile));
+    return tile;
+  },
+});
+let poiLayer = null;
+
+function drawShapes(tile, layers, size) {
+  const polygons = layers.get('polygons') ?? [];
+  const paths = layers.get('paths') ?? [];
+  if (polygons.length === 0 && paths.length === 0) return;
+  const ratio = window.devicePixelRatio || 1;
+  const canvas = L.DomUtil.create('canvas', 'poi-shapes', tile);
+  canvas.width = canvas.height = size * ratio;
+  canvas.style.width = canvas.style.height = `${size}px`;
+  const ctx = canvas.getContext('2d');
+  ctx.scale(ratio, ratio);
+  const trace = (geom, close) => {
+    ctx.beginPath();
+    for (const ring of geom) {
+      ring.forEach((p, i) => (i === 0 ? ctx.moveTo(p.x, p.y) : ctx.lineTo(p.x, p.y)));
+      if (close) ctx.closePath();
+    }
+  };
+  for (const f of polygons) {
+    trace(f.geom, true);
+    ctx.fillStyle = `${f.props.color}26`;
+    ctx.fill('evenodd');
+    ctx.strokeStyle = f.props.color;
+    ctx.lineWidth = 1.5;
+    ctx.stroke();
+  }
+  ctx.lineCap = ctx.lineJoin = 'round';
+  for (const f of paths) {
+    trace(f.geom, false);
+    ctx.strokeStyle = '#fff';
+    ctx.lineWidth = kiosk ? 7 : 5;
+    ctx.stroke();
+    ctx.strokeStyle = f.props.color;
+    ctx.lineWidth = kiosk ? 4 : 3;
+    ctx.stroke();
+  }
+}
+
+/** Draws the tile's clusters and markers that lie inside it (a neighbour draws those in its buffer); answers how many markers. */
+function drawPoints(tile, features, size, coords) {
+  let count = 0;
+  for (const f of features) {
+    const [[p]] = f.geom;
+    if (p.x < 0 || p.y < 0 || p.x >= size || p.y >= size) continue;
+    const at = map.unproject(L.point(coords.x * size + p.x, coords.y * size + p.y), coords.z);
+    let button;
+    if (f.props.cluster) {
+      const n = Number(f.props.point_count);
+      count += n;
+      const diameter = Math.round((kiosk ? 40 : 30) + Math.min(24, 5 * Math.log10(n) * 2));
+      button = L.DomUtil.create('button', 'poi-cluster leaflet-interactive', tile);
+      button.textContent = f.props.label;
+      button.style.setProperty('--size', `${diameter}px`);
+      button.setAttribute('aria-label', `${n} places: zoom in`);
+      button.dataset.count = String(n);
+      button.addEventListener('click', () => map.setView(at, Math.min(map.getZoom() + 2, config.cluster_max_zoom + 1)));
+    } else {
+      count += 1;
+      button = L.DomUtil.create('button', 'poi-dot leaflet-interactive', tile);
+      const icon = iconUrl(f.props.icon);
+      if (icon) button.append(el('img', { src: icon, alt: '' }));
+      button.title = f.props.name;
+      button.setAttribute('aria-label', f.props.name);
+      button.dataset.id = f.props.id;
+      button.addEventListener('click', () => void openPoiById(f.props.id));
+    }
+    button.type = 'button';
+    button.style.left = `${p.x}px`;
+    button.style.top = `${p.y}px`;
+    button.style.setProperty('--color', f.props.color);
+    L.DomEvent.disableClickPropagation(button);
+  }
+  return count;
+}
+
+/** The path or polygon under a point of the map (a path within a few pixels), from the tiles drawn, or null. */
+function hitShape(latlng) {
+  if (!poiLayer || !map.hasLayer(poiLayer)) return null;
+  const size = poiLayer.getTileSize().x;
+  const z = Math.round(map.getZoom());
+  const p = map.project(latlng, z);
+  const x = Math.floor(p.x / size);
+  const y = Math.floor(p.y / size);
+  const layers = loadedTiles.get(`${z}/${x}/${y}`);
+  if (!layers) return null;
+  const local = { x: p.x - x * size, y: p.y - y * size };
+  const path = (layers.get('paths') ?? []).find((f) => protomapsL.pointMinDistToLines(local, f.geom) <= 6);
+  if (path) return path.props.id;
+  const polygon = (layers.get('polygons') ?? []).find((f) => protomapsL.pointInPolygon(local, f.geom));
+  return polygon ? polygon.props.id : null;
+}
+
+/** Draws the map's POIs: from its tiles (the category chosen), or the places open now from their records. */
 function drawPois() {
-  areaLayer.clearLayers();
   markerLayer.clearLayers();
   highlightLayer.clearLayers();
-  state.layers.clear();
-  const chosen = state.selected ? subtree(state.selected) : null;
-  const open = state.openOnly ? state.openNow ?? new Map() : null;
-  let shown = 0;
-  for (const poi of state.pois) {
-    const active = (!chosen || poi.category_ids.some((id) => chosen.has(id))) && (!open || open.has(poi.id));
-    let layer;
-    if (poi.type === 'marker') {
-      if (!active) continue;
-      layer = L.circleMarker([poi.lat, poi.lng], { ...poiStyle(poi, true), bubblingMouseEvents: false }).addTo(markerLayer);
-      shown++;
-    } else {
-      layer = L.geoJSON(poi.geometry, { style: poiStyle(poi, active && Boolean(chosen)), bubblingMouseEvents: false }).addTo(areaLayer);
-      if (active && chosen) shown++;
-    }
-    layer.bindTooltip(poi.name);
-    layer.on('click', () => openPoi(poi));
-    state.layers.set(poi.id, layer);
-  }
-  document.body.dataset.markers = String(markerLayer.getLayers().length);
+  if (poiLayer) poiLayer.remove();
+  loadedTiles.clear();
+  drawnCounts.clear();
   const label = state.selected ? state.categories.find((c) => c.id === state.selected)?.name : null;
-  const openWord = state.openOnly ? ' open now' : '';
-  setStatus(label ? `${shown} places${openWord} in ${label}` : state.openOnly ? `${shown} places open now` : `${state.pois.length} places`);
+  if (state.openOnly) {
+    const open = [...(state.openNowRecords ?? new Map()).values()].filter((poi) => !state.selected || poi.category_ids.some((id) => subtree(state.selected).has(id)));
+    for (const poi of open) {
+      const color = state.record?.branding?.primary_color ?? '#1f5fa8';
+      const layer = poi.type === 'marker'
+        ? L.circleMarker([poi.lat, poi.lng], { radius: kiosk ? 10 : 7, color: '#fff', weight: 2, fillColor: color, fillOpacity: 0.95, className: 'poi-marker open-marker', bubblingMouseEvents: false })
+        : L.geoJSON(poi.geometry, { style: { color, weight: 3, fillOpacity: 0.2, className: 'poi-area open-marker' }, bubblingMouseEvents: false });
+      layer.bindTooltip(poi.name);
+      layer.on('click', () => openPoi(poi));
+      layer.addTo(markerLayer);
+    }
+    document.body.dataset.markers = String(open.filter((poi) => poi.type === 'marker').length);
+    setStatus(label ? `${open.length} places open now in ${label}` : `${open.length} places open now`);
+    return;
+  }
+  poiLayer = new PoiTiles({ pane: 'pois', tileSize: 256, maxNativeZoom: 19, updateWhenZooming: false, keepBuffer: 1 });
+  poiLayer.on('tileunload', (e) => { const key = `${e.coords.z}/${e.coords.x}/${e.coords.y}`; loadedTiles.delete(key); drawnCounts.delete(key); });
+  poiLayer.on('load', () => {
+    const z = Math.round(map.getZoom());
+    let shown = 0;
+    for (const [key, n] of drawnCounts) if (key.startsWith(`${z}/`)) shown += n;
+    document.body.dataset.markers = String(shown);
+    document.body.dataset.tilesLoaded = String(Number(document.body.dataset.tilesLoaded ?? 0) + 1);
+  });
+  poiLayer.addTo(map);
+  const count = state.selected ? state.counts.get(state.selected) ?? 0 : null;
+  setStatus(label ? `${count} places in ${label}` : `${[...state.categories].length ? 'Places' : 'No places'} of ${state.record.name}`);
+}
+
+/** Fetches a POI's record (a marker, path or polygon) and opens it. */
+async function openPoiById(id) {
+  try {
+    const { record } = await api(`/places-of-interest/id/${id}`);
+    await openPoi(record);
+  } catch (err) {
+    setStatus(`Could not open the place: ${err.message}`);
+  }
 }
 
 /**
@@ -222,12 +430,13 @@ async function loadOpenNow() {
   // Every top-level item, a hundred at a time (the most `tags` takes).
   const tops = state.categories.filter((c) => !c.parent_id).map((c) => c.id);
   const open = new Map();
+  const records = new Map();
   try {
     for (let t = 0; t < tops.length; t += 100) {
       const tags = tops.slice(t, t + 100).join(',');
       for (let start = 0; ;) {
         const page = await api(`/maps/${state.mapId}/pois`, { tags, open_now: true, start, end: start + 500 });
-        for (const poi of page.items) open.set(poi.id, poi.closes_at);
+        for (const poi of page.items) { open.set(poi.id, poi.closes_at); records.set(poi.id, poi); }
         if (page.end >= page.total || page.items.length === 0) break;
         start = page.end;
       }
@@ -237,6 +446,7 @@ async function loadOpenNow() {
     return;
   }
   state.openNow = open;
+  state.openNowRecords = records;
   document.body.dataset.openNow = String(open.size);
   if (state.openOnly) drawPois();
 }
@@ -255,21 +465,46 @@ function toggleOpenOnly() {
   drawPois();
 }
 
+/**
+ * The category chips: top-level categories shown, the categories below them and the tags folded under "More" (a map
+ * with many would push the events off screen), each with its count; the kiosk shows top-level categories only.
+ */
 function drawCategories(counts) {
   const count = new Map(counts.map((c) => [c.id, c.count]));
-  // Top-level categories first, then the categories below them, then tags (the kiosk: top-level categories only).
   const rank = (c) => (c.kind === 'tag' ? 2 : c.parent_id ? 1 : 0);
   const shown = state.categories.filter((c) => count.get(c.id) > 0 && (!kiosk || rank(c) === 0));
-  const chips = shown.sort((a, b) => rank(a) - rank(b)).map((c) => el('button', {
+  const chip = (c) => el('button', {
     type: 'button', className: `chip ${c.kind}${rank(c) === 0 ? ' top' : ''}`, 'aria-pressed': 'false', dataset: { id: c.id, kind: c.kind },
     onclick: () => selectCategory(state.selected === c.id ? null : c.id),
-  }, c.name, el('span', { className: 'count' }, String(count.get(c.id)))));
-  $('categories').replaceChildren(...chips);
+  }, c.name, el('span', { className: 'count' }, String(count.get(c.id))));
+  const sorted = shown.sort((a, b) => rank(a) - rank(b));
+  const tops = sorted.filter((c) => rank(c) === 0).map(chip);
+  const more = sorted.filter((c) => rank(c) > 0).map(chip);
+  $('categories').replaceChildren(...tops, ...(more.length ? [el('details', { className: 'more-chips' }, el('summary', {}, `More categories and tags (${more.length})`), el('div', { className: 'chips' }, ...more))] : []));
+}
+
+/** The kiosk's language switch: a button per language the map offers (none for a map in one language). */
+function drawLanguages(entry) {
+  const box = $('languages');
+  if (!box) return;
+  const offered = entry.languages ?? [];
+  const current = state.lang ?? offered[0];
+  box.replaceChildren(...(offered.length > 1 ? offered.map((tag) => el('button', {
+    type: 'button', className: 'chip lang', lang: tag, 'aria-pressed': String(tag === current),
+    onclick: () => { state.lang = tag; document.documentElement.lang = tag; void loadMap(state.mapId); },
+  }, new Intl.DisplayNames([tag], { type: 'language' }).of(tag) ?? tag)) : []));
+}
+
+/** The kiosk's "you are here" point (a setting), drawn over everything else. */
+function drawHere() {
+  if (!config.here || hereMarker) return;
+  hereMarker = L.circleMarker([config.here.lat, config.here.lng], { radius: 11, color: '#fff', weight: 4, fillColor: '#d0021b', fillOpacity: 1, pane: 'highlight', className: 'you-are-here', interactive: false })
+    .bindTooltip('You are here', { permanent: true, direction: 'top', className: 'here-label' }).addTo(map);
 }
 
 function selectCategory(id) {
   state.selected = id;
-  for (const chip of $('categories').children) chip.setAttribute('aria-pressed', String(chip.dataset.id === id));
+  for (const chip of $('categories').querySelectorAll('button.chip')) chip.setAttribute('aria-pressed', String(chip.dataset.id === id));
   drawPois();
 }
 
@@ -374,18 +609,35 @@ function highlight(pois) {
   if (bounds.isValid()) map.fitBounds(bounds, { paddingTopLeft: [24, 24], paddingBottomRight: [card, 24], maxZoom: Math.max(map.getZoom(), 15) });
 }
 
-/** Names the places that lie outside the map's own bounds (a swapped [lng, lat] lands far away), with a way to see them. */
-function reportOutside() {
+/**
+ * Names the places that lie outside the map's own bounds (a swapped [lng, lat] lands far away), with a way to see
+ * them: from the map's z0 tile, where a place far from the others is a marker of its own (a cluster is counted whole).
+ */
+async function reportOutside() {
   const box = state.record.map_data?.bounds;
   if (!box) return;
   const [west, south, east, north] = box;
-  const outside = state.record.markers.filter((m) => m.lng < west || m.lng > east || m.lat < south || m.lat > north);
+  const size = 256;
+  const layers = await new protomapsL.ZxySource(tileUrl('{z}', '{x}', '{y}'), false).get({ z: 0, x: 0, y: 0 }, size);
+  const points = (layers.get('markers') ?? []).map((f) => ({ f, at: map.unproject(L.point(f.geom[0][0].x, f.geom[0][0].y), 0) }))
+    .filter(({ f }) => f.geom[0][0].x >= 0 && f.geom[0][0].x < size);
+  const count = (f) => (f.props.cluster ? Number(f.props.point_count) : 1);
+  const total = points.reduce((sum, { f }) => sum + count(f), 0);
+  // A z0 tile places a marker to 0.7 degrees (360 / 512): two degrees beyond the box, or a tenth of it, is outside.
+  const padLng = Math.max((east - west) * 0.1, 2);
+  const padLat = Math.max((north - south) * 0.1, 2);
+  const outside = points.filter(({ at }) => at.lng < west - padLng || at.lng > east + padLng || at.lat < south - padLat || at.lat > north + padLat);
   if (outside.length === 0) return;
-  const show = el('button', { type: 'button', onclick: () => map.fitBounds(L.latLngBounds([...outside.map((m) => [m.lat, m.lng]), state.startView.center]).pad(0.1)) }, 'Show them');
-  setStatus(`${outside.length} of ${state.record.markers.length} markers lie outside the map's bounds: ${outside.slice(0, 5).map((m) => m.name).join(', ')}. `, show);
+  const n = outside.reduce((sum, { f }) => sum + count(f), 0);
+  const names = outside.filter(({ f }) => !f.props.cluster).slice(0, 5).map(({ f }) => f.props.name);
+  const show = el('button', { type: 'button', onclick: () => map.fitBounds(L.latLngBounds([...outside.map(({ at }) => at), state.startView.center]).pad(0.1)) }, 'Show them');
+  setStatus(`${n} of ${total} markers lie outside the map's bounds: ${names.join(', ')}. `, show);
 }
 
 map.on('click', (e) => {
+  // A path or polygon under the click opens; elsewhere the explorer lists the events near the point.
+  const shape = hitShape(e.latlng);
+  if (shape) { void openPoiById(shape); return; }
   if (kiosk) return;
   state.near = e.latlng;
   nearCircle?.remove();
@@ -412,6 +664,11 @@ if (!kiosk) {
   let resets = 0;
   const reset = () => {
     closeDetail();
+    if (state.lang) {
+      state.lang = null;
+      document.documentElement.lang = 'en';
+      void loadMap(state.mapId);
+    }
     if (state.openOnly) toggleOpenOnly();
     selectCategory(null);
     map.setView(state.startView.center, state.startView.zoom, { animate: false });
@@ -430,6 +687,7 @@ if (!kiosk) {
 const began = performance.now();
 const params = new URLSearchParams(location.search);
 try {
+  drawHere();
   await Promise.all([drawBase(), loadMap(params.get('map') ?? config.maps[0]?.id, params.get('version'))]);
   document.body.dataset.ready = 'true';
   document.body.dataset.readyMs = String(Math.round(performance.now()));

@@ -1,0 +1,191 @@
+/**
+ * A map version's vector tiles, made from the version's read model (never from SQL): its markers clustered per zoom,
+ * its paths and polygons cut and simplified per zoom, in three layers (`markers`, `paths`, `polygons`). What a tile is
+ * made from is built once per map version, when its first tile is asked for, and kept as long as the model is; a
+ * cluster index per `tags` set is kept in a small LRU beside the one of every marker.
+ *
+ * - **Clusters** up to CLUSTER_MAX_ZOOM (radius CLUSTER_RADIUS of a 512-pixel tile); from the zoom after it, every
+ *   marker is a feature of its own. A cluster has `cluster: true`, `cluster_id`, `point_count`, `label` (the count as
+ *   a string: `7`, `1.2k`, `15k`) and `category`, the top-level category most of its markers have (the first in the
+ *   map's order on a tie; absent when none of them has one).
+ * - **Colours**: every feature has `color`, its top-level category's (the category's own `color`, else one of
+ *   CATEGORY_PALETTE by its place in the map's order), or NO_CATEGORY_COLOR; a cluster's is that of its `category`.
+ * - **A marker** has `id`, `name` (in the answer's language), `category` (the top-level category above the first of
+ *   its `category_ids` that is a category, not a tag; absent when none is) and `icon` (the Maki name of its own icon,
+ *   else of that category's icon, else DEFAULT_ICON).
+ * - **Paths and polygons** have `id`, `name` and `category`, cut at the tile's edges with a buffer of 64/4096 of the
+ *   tile, and simplified per zoom (geojson-vt's tolerance of 3/4096 of a tile), down to MAX_TILE_ZOOM.
+ * - **Which markers a tile holds**: those whose Web Mercator position (to 2^-30 of the world) lies in the tile grown by
+ *   CLUSTER_RADIUS / 512 of its width on each side, across the antimeridian too (tile x 0 holds those just west of
+ *   it at the far east, and the last x those just east at the far west): a map SDK draws a marker near a tile's edge
+ *   whole. Clusters follow the same rule, so a sum over neighbouring tiles counts a cluster in the buffer twice.
+ */
+import type { Geometry } from 'geojson';
+import { ClusterIndex, encodeTile, POINT_EXTENT, SHAPE_EXTENT, ShapeIndex, type TileFeature, type TileValue } from '../../geo/vector-tiles.ts';
+import { Lru } from '../../utils/lru.ts';
+import type { LocalText } from './local-text.ts';
+import type { CategoryRecord, ReadModel, VersionContent } from './read-model.ts';
+
+/** The highest zoom with clusters: from the zoom after it every marker is a feature of its own. */
+export const CLUSTER_MAX_ZOOM = 14;
+/** The cluster radius, in pixels of a 512-pixel tile. */
+export const CLUSTER_RADIUS = 60;
+/** The Maki icon of a marker whose icon and category have none. */
+export const DEFAULT_ICON = 'marker';
+/** Cluster indexes kept per map version for `tags` sets (besides the one of every marker). */
+export const KEPT_TAG_SETS = 16;
+/**
+ * The colours of top-level categories without one of their own, by their place in the map's order (Okabe and Ito's
+ * palette, told apart by people with colour blindness), and of what has no category.
+ */
+export const CATEGORY_PALETTE = ['#0072b2', '#d55e00', '#009e73', '#cc79a7', '#e69f00', '#56b4e9', '#8a6d00', '#332288'];
+export const NO_CATEGORY_COLOR = '#5b6770';
+/** The deepest zoom a tile is served for. */
+export const MAX_TILE_ZOOM = 22;
+
+/** What one map version's tiles are made from. */
+class VersionTiles {
+  /** The version's markers (store numbers), their top-level category codes (-1: none) and icons. */
+  private readonly markers: Int32Array;
+  private readonly markerTop: Int16Array;
+  private readonly markerIcon: string[];
+  /** The top-level categories, in the map's order (a code is an index here), and their colours. */
+  readonly tops: CategoryRecord[];
+  readonly colors: string[];
+  /** Each POI's name and top-level category code, by store number (only the version's). */
+  private readonly names = new Map<number, LocalText>();
+  private readonly topOf = new Map<number, number>();
+  private readonly shapes: ShapeIndex;
+  private readonly shapeKinds = new Map<number, 'path' | 'polygon'>();
+  private readonly everyMarker: ClusterIndex<Record<number, number>>;
+  private readonly byTags = new Lru<string, ClusterIndex<Record<number, number>>>(KEPT_TAG_SETS);
+
+  private readonly model: ReadModel;
+  private readonly version: VersionContent;
+
+  constructor(model: ReadModel, version: VersionContent) {
+    this.model = model;
+    this.version = version;
+    const categories = new Map(version.categories.map((c) => [c.id, c]));
+    this.tops = version.children.get(null)?.filter((c) => c.kind === 'category') ?? [];
+    this.colors = this.tops.map((c, k) => c.color ?? CATEGORY_PALETTE[k % CATEGORY_PALETTE.length]);
+    const topCode = new Map(this.tops.map((c, k) => [c.id, k]));
+    const iconMaki = new Map(model.icons.map((icon) => [String(icon.id), icon.maki as string | null]));
+    const topOfCategory = (ids: readonly string[]): number => {
+      const first = ids.map((id) => categories.get(id)).find((c) => c?.kind === 'category');
+      let at = first;
+      for (let depth = 0; at?.parent_id && depth < 1000; depth++) at = categories.get(at.parent_id);
+      return at ? topCode.get(at.id) ?? -1 : -1;
+    };
+    const markers: number[] = [];
+    const tops: number[] = [];
+    const icons: string[] = [];
+    const shapes: { geometry: Geometry; index: number }[] = [];
+    for (const i of version.pois) {
+      const { record, categoryIds, geometry } = model.pois.listed(i);
+      const top = topOfCategory(categoryIds);
+      this.names.set(i, record.name);
+      this.topOf.set(i, top);
+      if (record.type === 'marker') {
+        markers.push(i);
+        tops.push(top);
+        const own = typeof record.icon_id === 'string' ? iconMaki.get(record.icon_id) : null;
+        const ofCategory = top >= 0 && this.tops[top].icon_id ? iconMaki.get(this.tops[top].icon_id!) : null;
+        icons.push(own ?? ofCategory ?? DEFAULT_ICON);
+      } else {
+        shapes.push({ geometry, index: i });
+        this.shapeKinds.set(i, record.type as 'path' | 'polygon');
+      }
+    }
+    this.markers = Int32Array.from(markers);
+    this.markerTop = Int16Array.from(tops);
+    this.markerIcon = icons;
+    this.shapes = new ShapeIndex(shapes, MAX_TILE_ZOOM);
+    this.everyMarker = this.clusters(() => true);
+  }
+
+  /** A cluster index of the version's markers (by their position in `markers`) that `keep` keeps. */
+  private clusters(keep: (k: number) => boolean): ClusterIndex<Record<number, number>> {
+    const points = [];
+    for (let k = 0; k < this.markers.length; k++) {
+      if (!keep(k)) continue;
+      const v = this.model.pois.verticesOf(this.markers[k]);
+      points.push({ lng: v[0], lat: v[1], index: k });
+    }
+    return new ClusterIndex<Record<number, number>>(points, {
+      radius: CLUSTER_RADIUS, maxZoom: CLUSTER_MAX_ZOOM,
+      start: (k) => (this.markerTop[k] < 0 ? {} : { [this.markerTop[k]]: 1 }),
+      add: (a, b) => {
+        const sum = { ...a };
+        for (const key in b) sum[key] = (sum[key] ?? 0) + b[key];
+        return sum;
+      },
+    });
+  }
+
+  /** The POIs (store numbers) under any of `tags`, or null for every POI (no `tags`). */
+  private wanted(tags: readonly string[] | undefined): Uint8Array | null {
+    if (tags === undefined) return null;
+    const wanted = new Uint8Array(this.model.pois.size);
+    for (const tag of tags) for (const i of this.version.subtreePois.get(tag) ?? []) wanted[i] = 1;
+    return wanted;
+  }
+
+  /** The tile z/x/y as MVT bytes (empty when nothing lies in it), names in `lang`, of the POIs under `tags` (all without). */
+  tile(z: number, x: number, y: number, lang: string, tags: readonly string[] | undefined): Uint8Array<ArrayBuffer> {
+    const known = tags === undefined ? undefined : [...new Set(tags)].filter((t) => this.version.subtreePois.has(t)).sort();
+    if (known !== undefined && known.length === 0) return new Uint8Array(0);
+    const wanted = this.wanted(known);
+    const index = known === undefined ? this.everyMarker : this.byTags.get(known.join(','), () => this.clusters((k) => wanted![this.markers[k]] === 1));
+    const topId = (code: number | undefined) => (code === undefined || code < 0 ? undefined : this.tops[code].id);
+    const color = (code: number | undefined) => (code === undefined || code < 0 ? NO_CATEGORY_COLOR : this.colors[code]);
+    const markers: TileFeature[] = index.tile(z, x, y).map((f) => {
+      if (f.cluster) {
+        let best = -1;
+        for (const key in f.sum) if (best < 0 || f.sum[key] > f.sum[best] || (f.sum[key] === f.sum[best] && Number(key) < best)) best = Number(key);
+        return { type: 1, geometry: [[f.x, f.y]], id: f.clusterId,
+          properties: withValues({ cluster: true, cluster_id: f.clusterId, point_count: f.count, label: countLabel(f.count), category: topId(best), color: color(best) }) };
+      }
+      const i = this.markers[f.index];
+      return { type: 1, geometry: [[f.x, f.y]],
+        properties: withValues({ id: this.model.pois.id(i), name: this.names.get(i)!.in(lang), category: topId(this.markerTop[f.index]), color: color(this.markerTop[f.index]), icon: this.markerIcon[f.index] }) };
+    });
+    const paths: TileFeature[] = [];
+    const polygons: TileFeature[] = [];
+    for (const part of this.shapes.tile(z, x, y)) {
+      if (wanted && wanted[part.index] !== 1) continue;
+      const top = this.topOf.get(part.index);
+      const properties = withValues({ id: this.model.pois.id(part.index), name: this.names.get(part.index)!.in(lang), category: topId(top), color: color(top) });
+      (this.shapeKinds.get(part.index) === 'path' ? paths : polygons).push({ type: part.type, geometry: part.geometry, properties });
+    }
+    return encodeTile([
+      { name: 'polygons', extent: SHAPE_EXTENT, features: polygons },
+      { name: 'paths', extent: SHAPE_EXTENT, features: paths },
+      { name: 'markers', extent: POINT_EXTENT, features: markers },
+    ]);
+  }
+}
+
+/** The properties that have a value. */
+function withValues(properties: Record<string, TileValue | undefined>): Record<string, TileValue> {
+  const out: Record<string, TileValue> = {};
+  for (const key in properties) if (properties[key] !== undefined) out[key] = properties[key]!;
+  return out;
+}
+
+/** A cluster's count as people read it on a map: 7, 950, 1.2k, 15k. */
+export function countLabel(count: number): string {
+  if (count < 1000) return String(count);
+  if (count < 10_000) return `${(Math.floor(count / 100) / 10).toString()}k`;
+  return `${Math.floor(count / 1000)}k`;
+}
+
+/** Each version's tiles, made when first asked for and kept with the version (the model). */
+const kept = new WeakMap<VersionContent, VersionTiles>();
+
+/** The tiles of `version` of `map`. */
+export function versionTiles(model: ReadModel, version: VersionContent): VersionTiles {
+  let tiles = kept.get(version);
+  if (!tiles) kept.set(version, (tiles = new VersionTiles(model, version)));
+  return tiles;
+}

@@ -1,0 +1,115 @@
+/**
+ * A PMTiles v3 archive on local disk (the operator's basemap, `--basemap FILE.pmtiles`), read with the maintained
+ * `pmtiles` package over a file handle: its header (tile type, zooms, bounds), its metadata (attribution, the vector
+ * layers) and its tiles, uncompressed. Each tile read opens the file, reads its bytes and closes it again, so no
+ * handle is held between requests and a file replaced on disk is read whole from the next request on.
+ */
+import { open } from 'node:fs/promises';
+import { gunzipSync } from 'node:zlib';
+import { Compression, PMTiles, TileType, type Source } from 'pmtiles';
+
+/** What an archive holds, from its header and metadata. */
+export interface ArchiveInfo {
+  /** `vector` (Mapbox Vector Tiles: the Protomaps basemap layers) or raster. */
+  kind: 'vector' | 'raster';
+  /** The tiles' suffix and media type: `mvt`, `png`, `jpg`, `webp`, `avif`. */
+  suffix: 'mvt' | 'png' | 'jpg' | 'webp' | 'avif';
+  contentType: string;
+  minZoom: number;
+  maxZoom: number;
+  /** [west, south, east, north] and [lng, lat, zoom]. */
+  bounds: [number, number, number, number];
+  center: [number, number, number];
+  /** The metadata's `attribution` (HTML in Protomaps builds, shown as text here), or ''. */
+  attribution: string;
+  /** The metadata's `name`, or the file's. */
+  name: string;
+  /** The vector layers' ids (vector archives). */
+  layers: string[];
+}
+
+const TYPES: Partial<Record<TileType, Pick<ArchiveInfo, 'kind' | 'suffix' | 'contentType'>>> = {
+  [TileType.Mvt]: { kind: 'vector', suffix: 'mvt', contentType: 'application/vnd.mapbox-vector-tile' },
+  [TileType.Png]: { kind: 'raster', suffix: 'png', contentType: 'image/png' },
+  [TileType.Jpeg]: { kind: 'raster', suffix: 'jpg', contentType: 'image/jpeg' },
+  [TileType.Webp]: { kind: 'raster', suffix: 'webp', contentType: 'image/webp' },
+  [TileType.Avif]: { kind: 'raster', suffix: 'avif', contentType: 'image/avif' },
+};
+
+/** Reads byte ranges of a local file, each into an ArrayBuffer of its own (never a pooled Buffer's). */
+class FileSource implements Source {
+  private readonly path: string;
+  constructor(path: string) {
+    this.path = path;
+  }
+
+  getKey(): string {
+    return this.path;
+  }
+
+  async getBytes(offset: number, length: number) {
+    const handle = await open(this.path, 'r');
+    try {
+      const data = new ArrayBuffer(length);
+      const { bytesRead } = await handle.read(new Uint8Array(data), 0, length, offset);
+      return { data: bytesRead === length ? data : data.slice(0, bytesRead) };
+    } finally {
+      await handle.close();
+    }
+  }
+}
+
+/** Uncompresses a tile or directory: gzip by zlib (about ten times the package's own), none as it is. */
+async function decompress(buf: ArrayBuffer, compression: Compression): Promise<ArrayBuffer> {
+  if (compression === Compression.None || compression === Compression.Unknown) return buf;
+  if (compression === Compression.Gzip) return new Uint8Array(gunzipSync(new Uint8Array(buf))).buffer;
+  throw new Error(`the archive uses compression ${Compression[compression]}, which this service does not read (gzip or none)`);
+}
+
+/** An archive opened from `path`. */
+export class PmtilesArchive {
+  readonly path: string;
+  private readonly reader: PMTiles;
+  private infoRead: Promise<ArchiveInfo> | null = null;
+
+  constructor(path: string) {
+    this.path = path;
+    this.reader = new PMTiles(new FileSource(path), undefined, decompress);
+  }
+
+  /** What the archive holds; rejects with a sentence when the file is not a PMTiles v3 archive this service can serve. */
+  info(): Promise<ArchiveInfo> {
+    this.infoRead ??= this.readInfo();
+    return this.infoRead;
+  }
+
+  private async readInfo(): Promise<ArchiveInfo> {
+    let header;
+    let metadata: Record<string, unknown>;
+    try {
+      header = await this.reader.getHeader();
+      metadata = ((await this.reader.getMetadata()) ?? {}) as Record<string, unknown>;
+    } catch (err) {
+      throw new Error(`${this.path} is not a PMTiles v3 archive: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    const type = TYPES[header.tileType];
+    if (!type) throw new Error(`${this.path} holds tiles of type ${TileType[header.tileType] ?? header.tileType}: vector (MVT) or PNG, JPEG, WebP or AVIF are served`);
+    const layers = Array.isArray(metadata.vector_layers) ? metadata.vector_layers.map((l) => String((l as { id?: unknown }).id)) : [];
+    return {
+      ...type,
+      minZoom: header.minZoom,
+      maxZoom: header.maxZoom,
+      bounds: [header.minLon, header.minLat, header.maxLon, header.maxLat],
+      center: [header.centerLon, header.centerLat, header.centerZoom],
+      attribution: typeof metadata.attribution === 'string' ? metadata.attribution.replace(/<[^>]*>/g, '').trim() : '',
+      name: typeof metadata.name === 'string' ? metadata.name : this.path.replace(/^.*[\\/]/, ''),
+      layers,
+    };
+  }
+
+  /** Tile z/x/y, uncompressed, or null when the archive has none there. */
+  async tile(z: number, x: number, y: number): Promise<Uint8Array<ArrayBuffer> | null> {
+    const found = await this.reader.getZxy(z, x, y);
+    return found ? new Uint8Array(found.data) : null;
+  }
+}

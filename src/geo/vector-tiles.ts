@@ -1,0 +1,164 @@
+/**
+ * Vector tiles, typed: clustering points (`supercluster`), cutting and simplifying lines and polygons per zoom
+ * (`@maplibre/geojson-vt`), and encoding layers as Mapbox Vector Tile 2.1 (`@maplibre/vt-pbf`). Under this
+ * project's module resolution the `@maplibre` type files resolve to `any`, so every call to them goes through the
+ * typed functions here and nowhere else.
+ *
+ * Tile coordinates are Web Mercator's (XYZ, y down). Two traps the libraries leave open are closed here: a layer's
+ * extent is written with its features (supercluster's 512 and geojson-vt's 4096 differ, and a tile encoded with the
+ * wrong one moves its points by up to a tile), and tiles are MVT version 2 (vt-pbf writes 1 unless told).
+ */
+import Supercluster from 'supercluster';
+import { GeoJSONVT } from '@maplibre/geojson-vt';
+import { fromVectorTileJs, GeoJSONWrapper } from '@maplibre/vt-pbf';
+import type { Feature as GeoFeature, Geometry } from 'geojson';
+
+/** A property value a tile can hold. */
+export type TileValue = string | number | boolean;
+
+/** A feature of a tile, in the tile's own coordinates (0..extent, y down). */
+export interface TileFeature {
+  /** 1 point, 2 line, 3 polygon. */
+  type: 1 | 2 | 3;
+  /** Points: [[x, y]]; lines: each line's positions; polygons: each ring's positions. */
+  geometry: number[][] | number[][][];
+  properties: Record<string, TileValue>;
+  /** A numeric feature id (MVT ids are unsigned integers), or none. */
+  id?: number;
+}
+
+/** One layer of a tile: its name, its extent and its features. */
+export interface TileLayer {
+  name: string;
+  extent: number;
+  features: readonly TileFeature[];
+}
+
+/** The extent of the points layers, supercluster's (the cluster radius is relative to it). */
+export const POINT_EXTENT = 512;
+/** The extent of the lines and polygons layers, geojson-vt's. */
+export const SHAPE_EXTENT = 4096;
+
+/** Encodes the layers (an empty one left out) as one MVT 2.1 tile; no layer with a feature gives an empty body. */
+export function encodeTile(layers: readonly TileLayer[]): Uint8Array<ArrayBuffer> {
+  const written: Record<string, GeoJSONWrapper> = {};
+  for (const layer of layers) {
+    if (layer.features.length === 0) continue;
+    const features = layer.features.map((f) => ({ type: f.type, geometry: f.geometry, tags: f.properties, ...(f.id === undefined ? {} : { id: f.id }) }));
+    const wrapper = new GeoJSONWrapper(features as never, { version: 2, extent: layer.extent });
+    wrapper.name = layer.name;
+    written[layer.name] = wrapper;
+  }
+  if (Object.keys(written).length === 0) return new Uint8Array(0);
+  const bytes = fromVectorTileJs({ layers: written });
+  // pbf's buffer is larger than the tile: a copy of its own, so the cache keeps only the tile's bytes.
+  return new Uint8Array(bytes);
+}
+
+/** A point to cluster: where it is, and the number it is known by. */
+export interface ClusterPoint { lng: number; lat: number; index: number }
+
+/** A cluster or a single point in a tile, in the tile's coordinates (POINT_EXTENT). */
+export type ClusteredFeature<A> =
+  | { cluster: true; x: number; y: number; clusterId: number; count: number; sum: A }
+  | { cluster: false; x: number; y: number; index: number };
+
+/** The options of a cluster index. */
+export interface ClusterOptions<A> {
+  /** The cluster radius in tile pixels (of POINT_EXTENT). */
+  radius: number;
+  /** The highest zoom with clusters; above it every point is a feature of its own. */
+  maxZoom: number;
+  /** What a single point brings to its cluster's sum. */
+  start(index: number): A;
+  /**
+   * The sum of `a` and `b`, as a new value: supercluster copies a cluster's properties shallowly into the cluster it
+   * joins at the zoom below, so a sum changed in place would change the smaller cluster's too.
+   */
+  add(a: A, b: A): A;
+}
+
+/** Points clustered per zoom (supercluster). */
+export class ClusterIndex<A> {
+  private readonly index: Supercluster<{ i: number }, { sum: A }>;
+
+  constructor(points: readonly ClusterPoint[], options: ClusterOptions<A>) {
+    this.index = new Supercluster<{ i: number }, { sum: A }>({
+      radius: options.radius, extent: POINT_EXTENT, maxZoom: options.maxZoom, minZoom: 0,
+      map: (props) => ({ sum: options.start(props.i) }),
+      reduce: (a, b) => { a.sum = options.add(a.sum, b.sum); },
+    });
+    this.index.load(points.map((p) => ({ type: 'Feature' as const, geometry: { type: 'Point' as const, coordinates: [p.lng, p.lat] }, properties: { i: p.index } })));
+  }
+
+  /** The clusters and points of tile z/x/y, with those within the buffer (radius / extent of the tile) around it. */
+  tile(z: number, x: number, y: number): ClusteredFeature<A>[] {
+    const tile = this.index.getTile(z, x, y);
+    if (!tile) return [];
+    return tile.features.map((f) => {
+      const [[px, py]] = f.geometry as [number, number][];
+      const tags = f.tags as Record<string, unknown>;
+      return tags.cluster === true
+        ? { cluster: true as const, x: px, y: py, clusterId: Number(tags.cluster_id), count: Number(tags.point_count), sum: tags.sum as A }
+        : { cluster: false as const, x: px, y: py, index: (tags as { i: number }).i };
+    });
+  }
+
+  /** The zoom at which a cluster opens into more than one feature. */
+  expansionZoom(clusterId: number): number {
+    return this.index.getClusterExpansionZoom(clusterId);
+  }
+}
+
+/** A shape to cut into tiles (a line or polygon; points are kept whole), and the number it is known by. */
+export interface Shape { geometry: Geometry; index: number }
+
+/** A shape's part in a tile: its kind, its geometry in tile coordinates (SHAPE_EXTENT) and its number. */
+export interface ShapePart { type: 1 | 2 | 3; geometry: number[][] | number[][][]; index: number }
+
+/** Tiles a shape index keeps before it starts afresh (geojson-vt keeps every tile it has cut, and a crawler asks for many). */
+export const KEPT_SHAPE_TILES = 20_000;
+
+type GeoJsonVtIndex = {
+  total: number;
+  getTile(z: number, x: number, y: number): { features: { type: number; geometry: number[][] | number[][][]; tags: { i: number } }[] } | null;
+};
+
+/**
+ * Lines and polygons cut into tiles and simplified per zoom (geojson-vt), down to `maxZoom` (geojson-vt cuts no tile
+ * deeper than its own maxZoom); tiles are cut when first asked for and kept, up to KEPT_SHAPE_TILES.
+ */
+export class ShapeIndex {
+  private readonly features: GeoFeature[];
+  private readonly maxZoom: number;
+  private index: GeoJsonVtIndex | null = null;
+
+  private readonly indexMaxZoom: number;
+
+  /** `indexMaxZoom`: the zoom down to which every tile is cut at once (geojson-vt's; deeper tiles are cut when asked for). */
+  constructor(shapes: readonly Shape[], maxZoom: number, indexMaxZoom = 5) {
+    this.features = shapes.map((s) => ({ type: 'Feature', geometry: s.geometry, properties: { i: s.index } }));
+    this.maxZoom = maxZoom;
+    this.indexMaxZoom = indexMaxZoom;
+  }
+
+  /** The parts of tile z/x/y (each shape cut at the tile's edges and a buffer of 64/4096 beyond them). */
+  tile(z: number, x: number, y: number): ShapePart[] {
+    if (this.features.length === 0) return [];
+    if (!this.index || this.index.total > KEPT_SHAPE_TILES) {
+      this.index = new GeoJSONVT({ type: 'FeatureCollection', features: this.features },
+        { extent: SHAPE_EXTENT, maxZoom: this.maxZoom, indexMaxZoom: this.indexMaxZoom, buffer: 64, tolerance: 3 }) as unknown as GeoJsonVtIndex;
+    }
+    const tile = this.index.getTile(z, x, y);
+    if (!tile) return [];
+    return tile.features.map((f) => ({ type: f.type as 1 | 2 | 3, geometry: f.geometry, index: f.tags.i }));
+  }
+}
+
+/** The tile's box in degrees: [west, south, east, north]. */
+export function tileBox(z: number, x: number, y: number): [number, number, number, number] {
+  const n = 2 ** z;
+  const lng = (tx: number) => (tx / n) * 360 - 180;
+  const lat = (ty: number) => (Math.atan(Math.sinh(Math.PI * (1 - (2 * ty) / n))) * 180) / Math.PI;
+  return [lng(x), lat(y + 1), lng(x + 1), lat(y)];
+}

@@ -1,0 +1,165 @@
+/**
+ * The offline street map: scripts/make-pmtiles.ts writes a PMTiles archive the `pmtiles` reader reads back tile for
+ * tile; `--basemap FILE.pmtiles` serves it under /basemap (TileJSON, vector tiles decoded by @mapbox/vector-tile,
+ * raster tiles), in the map's style.json, and refuses at start a file that is not an archive. Over real HTTP on every
+ * runtime for the start and the tiles.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { gunzipSync } from 'node:zlib';
+import { VectorTile } from '@mapbox/vector-tile';
+import { PbfReader } from 'pbf';
+import { PMTiles, type Source } from 'pmtiles';
+import { BASEMAP_ATTRIBUTION, BASEMAP_ZOOMS, LISBON_BOUNDS, lisbonBasemap, tilesCovering, writePmtiles } from '../scripts/make-pmtiles.ts';
+import { PmtilesArchive } from '../src/geo/pmtiles-archive.ts';
+import { openTestApp, readDemoBundle, type TestApp } from './helpers/app.ts';
+import { reachableBy, RUNTIME_NAMES, runToExit, startServer, type RunningServer } from './helpers/server.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'basemap-'));
+const vectorPath = join(dir, 'lisbon.pmtiles');
+const rasterPath = join(dir, 'lisbon-raster.pmtiles');
+const vectorBytes = lisbonBasemap('mvt');
+writeFileSync(vectorPath, vectorBytes);
+writeFileSync(rasterPath, lisbonBasemap('png'));
+
+/** The package's reader over bytes in memory: the reference the writer is checked against. */
+function readerOf(bytes: Uint8Array): PMTiles {
+  const own = new Uint8Array(bytes);
+  const source: Source = { getKey: () => 'memory', getBytes: async (offset, length) => ({ data: own.slice(offset, offset + length).buffer }) };
+  return new PMTiles(source, undefined, async (buf, compression) => (compression === 2 ? new Uint8Array(gunzipSync(new Uint8Array(buf))).buffer : buf));
+}
+
+describe('the PMTiles writer', () => {
+  test('every tile written is read back by the pmtiles package, and the header and metadata say what was written', async () => {
+    const reader = readerOf(vectorBytes);
+    const header = await reader.getHeader();
+    assert.equal(header.specVersion, 3);
+    assert.equal(header.minZoom, BASEMAP_ZOOMS.min);
+    assert.equal(header.maxZoom, BASEMAP_ZOOMS.max);
+    assert.ok(Math.abs(header.minLon - LISBON_BOUNDS[0]) < 1e-6);
+    const metadata = (await reader.getMetadata()) as { attribution: string; vector_layers: { id: string }[] };
+    assert.equal(metadata.attribution, BASEMAP_ATTRIBUTION);
+    assert.deepEqual(metadata.vector_layers.map((l) => l.id), ['earth', 'water', 'roads', 'places']);
+    let read = 0;
+    for (const [z, x, y] of tilesCovering(LISBON_BOUNDS, BASEMAP_ZOOMS.min, BASEMAP_ZOOMS.max)) {
+      const tile = await reader.getZxy(z, x, y);
+      assert.ok(tile, `${z}/${x}/${y}`);
+      const layers = new VectorTile(new PbfReader(new Uint8Array(tile.data))).layers;
+      // Below zoom 8 the region is smaller than the simplification keeps.
+      if (z >= 8) assert.ok(layers.earth.length > 0, `${z}/${x}/${y} has land`);
+      read++;
+    }
+    assert.equal(read, Number(header.numAddressedTiles));
+    assert.equal(await reader.getZxy(14, 0, 0), undefined, 'no tile beyond the region');
+  });
+
+  test('an archive too large for a root directory alone gets leaf directories, read back the same', async () => {
+    // Contents of their own and lengths that vary, as real tiles have: a directory that does not compress away.
+    const tiles = tilesCovering([-10, 36, -6, 42], 0, 14).map(([z, x, y]) => {
+      const data = new Uint8Array(5 + ((x * 7919 + y * 104729) % 251));
+      data.set([z, x >> 8, x & 255, y >> 8, y & 255]);
+      return { z, x, y, data };
+    });
+    assert.ok(tiles.length > 20_000, `${tiles.length} tiles`);
+    const bytes = writePmtiles(tiles, { kind: 'png', minZoom: 0, maxZoom: 14, bounds: [-10, 36, -6, 42], center: [-8, 39, 6], metadata: {} });
+    const reader = readerOf(bytes);
+    assert.ok(Number((await reader.getHeader()).leafDirectoryLength) > 0);
+    for (const t of tiles.filter((_, i) => i % 97 === 0)) assert.deepEqual(new Uint8Array((await reader.getZxy(t.z, t.x, t.y))!.data), t.data);
+  });
+});
+
+describe('/basemap in process', () => {
+  let t: TestApp;
+  let raster: TestApp;
+  let none: TestApp;
+  before(async () => {
+    const demo = await readDemoBundle();
+    t = await openTestApp(demo, { basemap: new PmtilesArchive(vectorPath), publicUrl: 'https://maps.example.org/api' });
+    raster = await openTestApp(demo, { basemap: new PmtilesArchive(rasterPath) });
+    none = await openTestApp(demo);
+  });
+  after(async () => { await t.close(); await raster.close(); await none.close(); });
+
+  test('basemap.json describes the archive under the public URL', async () => {
+    const { status, body } = await t.json('/basemap.json');
+    assert.equal(status, 200);
+    assert.deepEqual(body.tiles, ['https://maps.example.org/api/basemap/{z}/{x}/{y}.mvt']);
+    assert.equal(body.attribution, BASEMAP_ATTRIBUTION);
+    assert.equal(body.maxzoom, BASEMAP_ZOOMS.max);
+    assert.equal(body.format, 'mvt');
+    assert.equal((await none.get('/basemap.json')).status, 404);
+  });
+
+  test('vector tiles are served uncompressed from the archive; a tile it has not got is 200 and empty', async () => {
+    const reader = readerOf(vectorBytes);
+    const [z, x, y] = tilesCovering(LISBON_BOUNDS, 13, 13)[3];
+    const res = await t.get(`/basemap/${z}/${x}/${y}.mvt`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'application/vnd.mapbox-vector-tile');
+    assert.deepEqual(new Uint8Array(await res.arrayBuffer()), new Uint8Array((await reader.getZxy(z, x, y))!.data));
+    const missing = await t.get('/basemap/14/0/0.mvt');
+    assert.equal(missing.status, 200);
+    assert.equal((await missing.arrayBuffer()).byteLength, 0);
+    assert.equal((await t.get(`/basemap/${z}/${x}/${y}.png`)).status, 404, 'another format than the archive\'s');
+    assert.equal((await t.json('/basemap/3/9/0.mvt')).body.errors[0].name, 'x');
+  });
+
+  test('raster tiles are served as the archive holds them; a missing one is 404', async () => {
+    const [z, x, y] = tilesCovering(LISBON_BOUNDS, 12, 12)[0];
+    const res = await raster.get(`/basemap/${z}/${x}/${y}.png`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'image/png');
+    assert.deepEqual([...new Uint8Array(await res.arrayBuffer()).subarray(0, 4)], [137, 80, 78, 71]);
+    assert.equal((await raster.get('/basemap/12/0/0.png')).status, 404);
+  });
+
+  test('style.json draws the basemap under the map\'s tiles', async () => {
+    const demo = await readDemoBundle();
+    const mapId = demo.maps[0].id;
+    const { body } = await t.json(`/maps/${mapId}/style.json`);
+    assert.deepEqual(body.sources.basemap.tiles, ['https://maps.example.org/api/basemap/{z}/{x}/{y}.mvt']);
+    const ids = body.layers.map((l: { id: string }) => l.id);
+    assert.ok(ids.indexOf('water') >= 0 && ids.indexOf('water') < ids.indexOf('markers'), 'water under the markers');
+    assert.ok(body.layers.every((l: { type: string }) => l.type !== 'symbol'), 'no layer needs glyphs');
+    const rasterStyle = (await raster.json(`/maps/${mapId}/style.json`)).body;
+    assert.equal(rasterStyle.sources.basemap.type, 'raster');
+  });
+});
+
+describe('--basemap on the command line', () => {
+  test('a file that is not a PMTiles archive, or not there, stops the start with a sentence', async () => {
+    const bad = join(dir, 'bad.pmtiles');
+    writeFileSync(bad, 'not an archive at all, just text');
+    const run = await runToExit('node', ['--basemap', bad]);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /basemap .*bad\.pmtiles is not a PMTiles v3 archive/);
+    const missing = await runToExit('node', ['--basemap', join(dir, 'missing.pmtiles')]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /missing\.pmtiles/);
+    const suffix = await runToExit('node', ['--basemap', join(dir, 'lisbon.mbtiles')]);
+    assert.equal(suffix.code, 2);
+    assert.match(suffix.stderr, /basemap must be a PMTiles archive/);
+  });
+
+  for (const runtime of RUNTIME_NAMES) {
+    test(`${runtime} serves the archive given by BASEMAP`, async () => {
+      let server: RunningServer | undefined;
+      try {
+        const path = join(reachableBy(runtime, dir), 'lisbon.pmtiles');
+        writeFileSync(path, vectorBytes);
+        server = await startServer(runtime, [], 60_000, { BASEMAP: path });
+        const json = await (await fetch(`${server.base}/basemap.json`)).json() as { tiles: string[] };
+        assert.match(json.tiles[0], /\/basemap\/\{z\}\/\{x\}\/\{y\}\.mvt$/);
+        const [z, x, y] = tilesCovering(LISBON_BOUNDS, 14, 14)[5];
+        const res = await fetch(`${server.base}/basemap/${z}/${x}/${y}.mvt`);
+        assert.equal(res.status, 200);
+        assert.ok(new VectorTile(new PbfReader(new Uint8Array(await res.arrayBuffer()))).layers.roads.length > 0);
+      } finally {
+        assert.equal(await server?.stop(), 0);
+      }
+    });
+  }
+});
