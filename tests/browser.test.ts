@@ -16,6 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { clickMapNear, launchChromium, openPage, type RecordedPage } from './helpers/browser.ts';
 import { readDemoBundle } from './helpers/app.ts';
+import { BASEMAP_ATTRIBUTION, lisbonBasemap } from '../scripts/make-pmtiles.ts';
 import { startServer, type RunningServer } from './helpers/server.ts';
 
 /** The demo's main map and a second map to switch from. */
@@ -76,7 +77,7 @@ before(async () => {
   [browser, server, kioskServer] = await Promise.all([
     launchChromium(),
     startServer('node', ['--data-dir', join(dataDir, 'a'), '--fixed-time', NOW], 120_000),
-    startServer('node', ['--data-dir', join(dataDir, 'b'), '--fixed-time', NOW, '--kiosk', MAIN, '--base-path', KIOSK_BASE], 120_000),
+    startServer('node', ['--data-dir', join(dataDir, 'b'), '--fixed-time', NOW, '--kiosk', MAIN, '--base-path', KIOSK_BASE, '--kiosk-here', `${SQUARE.lat},${SQUARE.lng}`], 120_000),
   ]);
 });
 
@@ -255,6 +256,19 @@ describe('the explorer in Chromium', () => {
     assertStayedHome(recorded);
   });
 
+  test('the events are in view at 1280 x 800, above the categories below the top level, folded under More', async () => {
+    const recorded = await newPage();
+    const { page } = recorded;
+    await page.goto(`${server.base}/explore?map=${MAIN}`);
+    await page.waitForSelector('body[data-ready="true"]');
+    const box = await page.locator('#events-title').boundingBox();
+    assert.ok(box && box.y + box.height < 800, `the events' title is in view (at ${box?.y})`);
+    assert.equal(await page.locator('details.more-chips').getAttribute('open'), null, 'the rest is folded');
+    await page.click('details.more-chips summary');
+    assert.ok(await page.locator('details.more-chips button.chip.tag').count() > 0, 'the tags are under More');
+    assertStayedHome(recorded);
+  });
+
   test('the home page lists the maps and links to the explorer, which opens on the map linked', async () => {
     const recorded = await newPage();
     const { page } = recorded;
@@ -300,6 +314,41 @@ describe('the pages of an event and a place in Chromium, with scripts off', () =
   });
 });
 
+describe('a basemap in Chromium', () => {
+  for (const kind of ['mvt', 'png'] as const) {
+    test(`--basemap with ${kind === 'mvt' ? 'vector' : 'raster'} tiles: the explorer draws the archive under the places, and shows its attribution`, async () => {
+      const file = join(dataDir, `lisbon-${kind}.pmtiles`);
+      await writeFile(file, lisbonBasemap(kind));
+      const based = await startServer('node', ['--data-dir', join(dataDir, `basemap-${kind}`), '--fixed-time', NOW, '--basemap', file], 120_000);
+      try {
+        const recorded = await newPage();
+        const { page } = recorded;
+        await page.goto(`${based.base}/explore?map=${MAIN}`);
+        await page.waitForSelector(`body[data-ready="true"][data-basemap="${kind === 'mvt' ? 'vector' : 'raster'}"]`);
+        await page.waitForFunction(() => !(window as any).explorer.loading());
+        // The archive's tiles are asked for and drawn: painted pixels in the tile pane (a canvas per tile, or images).
+        await page.waitForFunction((raster) => {
+          const pane = document.querySelector('.leaflet-tile-pane')!;
+          if (raster) return [...pane.querySelectorAll('img')].some((img) => (img as HTMLImageElement).naturalWidth === 256);
+          return [...pane.querySelectorAll('canvas')].some((c) => {
+            const ctx = (c as HTMLCanvasElement).getContext('2d');
+            if (!ctx || c.width === 0) return false;
+            const data = ctx.getImageData(0, 0, c.width, c.height).data;
+            for (let i = 3; i < data.length; i += 4 * 97) if (data[i] > 0) return true;
+            return false;
+          });
+        }, kind === 'png', { timeout: 15_000 });
+        assert.ok(recorded.requests.some((url) => new RegExp(`/basemap/\\d+/\\d+/\\d+\\.${kind}$`).test(url)), 'tiles of the archive are asked for');
+        assert.match(await page.locator('.leaflet-control-attribution').innerText(), new RegExp(BASEMAP_ATTRIBUTION.replace(/[()]/g, '\\$&')));
+        assert.ok(await page.locator('.poi-cluster, .poi-dot').count() > 0, 'the places over it');
+        assertStayedHome(recorded);
+      } finally {
+        await based.stop();
+      }
+    });
+  }
+});
+
 describe('the kiosk in Chromium', () => {
   test('shows one map full screen with the upcoming events, and goes back to its start view after a minute with no touch', async () => {
     const recorded = await newPage();
@@ -316,12 +365,26 @@ describe('the kiosk in Chromium', () => {
       return { zoom: map.getZoom(), center: map.getCenter().toString() };
     });
     const start = await view();
+    // An exhibition under way reads "On now, until …" in the rail, not its start; the kiosk's own place is marked.
+    const ongoing = upcoming.events.find((e: { starts_at: string; ends_at: string | null }) => Date.parse(e.starts_at) < Date.parse(NOW) && e.ends_at && Date.parse(e.ends_at) - Date.parse(NOW) > 86_400_000);
+    assert.ok(ongoing, 'the demo has an event under way in the rail');
+    const until = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', timeZone: 'Europe/Lisbon' }).format(new Date(ongoing.ends_at));
+    assert.match(await page.locator(`#event-list button.event[data-id="${ongoing.id}"] .muted`).innerText(), new RegExp(`^On now, until ${until}`));
+    assert.equal(await page.locator('path.you-are-here').count(), 1);
+    assert.equal(await page.locator('.here-label').innerText(), 'You are here');
 
-    // Touch things: open now, a category, an event, a zoom.
+    // Touch things: open now, a category, an event (with a QR code of where it goes on a phone), a zoom.
     await page.click('#open-now');
     await page.click('#categories button >> nth=0');
     await page.click('#event-list button.event >> nth=0');
     await page.waitForSelector('#event-title');
+    const qr = page.locator('#detail .qr img');
+    await qr.waitFor();
+    const first = upcoming.events[0];
+    const publicUrl = JSON.parse(await page.locator('#explorer-config').textContent() ?? '{}').public_url;
+    const target = first.url ?? `${publicUrl}/events/${first.id}.html`;
+    assert.equal(new URL(await qr.getAttribute('src') ?? '', kioskServer.base).searchParams.get('text'), target);
+    await page.waitForFunction(() => (document.querySelector('#detail .qr img') as HTMLImageElement).naturalWidth > 0);
     await page.click('.leaflet-control-zoom-in');
     await page.waitForFunction((zoom) => (window as any).explorer.map.getZoom() > zoom, start.zoom);
     assert.notDeepEqual(await view(), start);

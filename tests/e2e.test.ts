@@ -62,9 +62,9 @@ describe('the demo over HTTP on Node', () => {
     const { status, body } = await get('/openapi.json');
     assert.equal(status, 200);
     assert.equal(body.openapi, '3.1.0');
-    // The 27 endpoints, the two calendars, the pages and JSON-LD of events and the three POI kinds (8), /openapi.json,
-    // /healthz and /readyz.
-    assert.equal(Object.keys(body.paths).length, 40);
+    // The 27 endpoints, the two calendars, the pages and JSON-LD of events and the three POI kinds (8), a map's tiles,
+    // TileJSON and style (3), the basemap's TileJSON and its five tile formats (6), /openapi.json, /healthz and /readyz.
+    assert.equal(Object.keys(body.paths).length, 49);
   });
 
   test('event pages chain through next_cursor to exactly total events', async () => {

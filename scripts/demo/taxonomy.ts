@@ -6,20 +6,21 @@ import { text } from './i18n.ts';
 export type MapKey = 'main' | 'food' | 'sintra' | 'xmas';
 export type VerTag = '2025' | '2026' | 'draft';
 
-const ICON_DEFS: Array<readonly [string, string]> = [
-  ['landmark', '#8c2d19'], ['castle', '#6b4226'], ['church', '#5b3a8c'], ['viewpoint', '#1f7a8c'],
-  ['museum', '#3949ab'], ['gallery', '#7b1fa2'], ['restaurant', '#d84315'], ['cafe', '#795548'],
-  ['pastry', '#f9a825'], ['market', '#2e7d32'], ['fado', '#212121'], ['bar', '#ad1457'],
-  ['park', '#388e3c'], ['garden', '#66bb6a'], ['shop', '#00838f'], ['book', '#5d4037'],
-  ['hotel', '#0d47a1'], ['train', '#455a64'], ['tram', '#fbc02d'], ['ferry', '#0277bd'],
-  ['lift', '#6d4c41'], ['trail', '#558b2f'], ['beach', '#ffb300'], ['star', '#ff6f00'],
-  ['info', '#1565c0'], ['wine', '#880e4f'],
+/** [name, colour, Maki icon the service's own maps draw it with] */
+const ICON_DEFS: Array<readonly [string, string, string]> = [
+  ['landmark', '#8c2d19', 'landmark'], ['castle', '#6b4226', 'castle'], ['church', '#5b3a8c', 'religious-christian'], ['viewpoint', '#1f7a8c', 'viewpoint'],
+  ['museum', '#3949ab', 'museum'], ['gallery', '#7b1fa2', 'art-gallery'], ['restaurant', '#d84315', 'restaurant'], ['cafe', '#795548', 'cafe'],
+  ['pastry', '#f9a825', 'bakery'], ['market', '#2e7d32', 'grocery'], ['fado', '#212121', 'music'], ['bar', '#ad1457', 'bar'],
+  ['park', '#388e3c', 'park'], ['garden', '#66bb6a', 'garden'], ['shop', '#00838f', 'shop'], ['book', '#5d4037', 'library'],
+  ['hotel', '#0d47a1', 'lodging'], ['train', '#455a64', 'rail'], ['tram', '#fbc02d', 'rail-light'], ['ferry', '#0277bd', 'ferry'],
+  ['lift', '#6d4c41', 'aerialway'], ['trail', '#558b2f', 'mountain'], ['beach', '#ffb300', 'beach'], ['star', '#ff6f00', 'star'],
+  ['info', '#1565c0', 'information'], ['wine', '#880e4f', 'alcohol-shop'],
 ];
 
 export const iconId = (name: string): string => uuid('icon:' + name);
 
-export const ICONS: IconT[] = ICON_DEFS.map(([name, color]) => ({
-  id: iconId(name), name, url: `https://icons.example.org/${name}.svg`, color,
+export const ICONS: IconT[] = ICON_DEFS.map(([name, color, maki]) => ({
+  id: iconId(name), name, url: `https://icons.example.org/${name}.svg`, color, maki,
 }));
 
 /** [key, map, name, kind, parentKey, icon, version] */

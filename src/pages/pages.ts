@@ -48,6 +48,10 @@ const TITLE = 'Destination map content service';
 /** Land tiles kept answered (each a few kilobytes at most). */
 const KEPT_LAND_TILES = 2048;
 
+/** QR codes kept made, and the longest link one is made for. */
+const KEPT_QR_CODES = 256;
+const MAX_QR_TEXT = 1000;
+
 /** A kiosk goes back to its start view after this long with no touch. */
 export const KIOSK_IDLE_MS = 60_000;
 
@@ -103,6 +107,18 @@ export function createPages(basePath: string, options: PageOptions = {}): Pages 
     if (z > 22 || x >= 2 ** z || y >= 2 ** z) return null;
     const tiles = await landTiles(model);
     return landAnswers.get(name, () => new PreparedBody(tiles.tile(z, x, y), 'application/vnd.mapbox-vector-tile', 'page', {}));
+  }
+
+  /** QR codes (`qr.svg?text=<an http(s) URL>`) the kiosk shows, made here (the `qrcode` package, loaded when first needed). */
+  const qrAnswers = new Lru<string, Promise<PreparedBody>>(KEPT_QR_CODES);
+  function qrCode(query: URLSearchParams): Promise<PreparedBody> | null {
+    const text = query.get('text') ?? '';
+    if (text.length > MAX_QR_TEXT || !/^https?:\/\/[^\s]+$/i.test(text)) return null;
+    return qrAnswers.get(text, async () => {
+      const { default: QRCode } = await import('qrcode');
+      const svg = await QRCode.toString(text, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
+      return new PreparedBody(svg, 'image/svg+xml; charset=utf-8', 'page', {});
+    });
   }
 
   async function asset(name: string, query: URLSearchParams): Promise<PreparedBody | null> {
@@ -266,6 +282,7 @@ ${kiosk ? events + categories : categories + events}
     has: (path) => (PAGE_PATHS as readonly string[]).includes(path) || path.startsWith('/assets/'),
     async answer(path, query, model) {
       if (path.startsWith('/assets/land/')) return landTile(path.slice('/assets/'.length), model());
+      if (path === '/assets/qr.svg') return qrCode(query);
       if (path.startsWith('/assets/')) return asset(path.slice('/assets/'.length), query);
       if (!(PAGE_PATHS as readonly string[]).includes(path)) return null;
       return page(path, model());

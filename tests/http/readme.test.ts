@@ -3,6 +3,8 @@
  * disabled map (404) and the deliberate bad request (400 naming every bad parameter); the calendars are iCalendar.
  */
 import assert from 'node:assert/strict';
+import { VectorTile } from '@mapbox/vector-tile';
+import { PbfReader } from 'pbf';
 import { readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 import { readDemoBundle, readDemoSessions } from '../helpers/app.ts';
@@ -48,6 +50,13 @@ test('every curl example in the README answers as documented', async () => {
       const html = await res.text();
       assert.match(html, new RegExp(`^<!doctype html>\n<html lang="${/[?&]lang=([\w-]+)/.exec(target)?.[1] ?? 'en'}">`), target);
       assert.match(html, /<script type="application\/ld\+json">\{"@context":"https:\/\/schema.org"/, target);
+      continue;
+    }
+    // A vector tile: a Mapbox Vector Tile with the map's markers in it.
+    if (target.split('?')[0].endsWith('.mvt')) {
+      assert.equal(res.status, 200, target);
+      assert.equal(res.headers.get('content-type'), 'application/vnd.mapbox-vector-tile', target);
+      assert.ok(new VectorTile(new PbfReader(new Uint8Array(await res.arrayBuffer()))).layers.markers.length > 0, target);
       continue;
     }
     if (target.split('?')[0].endsWith('.jsonld')) {

@@ -560,6 +560,7 @@ async function openPoi(poi) {
       ['Website', poi.website], ['Difficulty', poi.difficulty], ['Duration', poi.duration_min ? `${poi.duration_min} min` : null],
       ['Where', poi.type === 'marker' ? `${poi.lat}, ${poi.lng}` : null]]),
     el('p', {}, el('a', { id: 'poi-page', href: `${config.base}/${poi.type}s/${poi.id}.html` }, 'Page to share')),
+    phoneCode(poi.website || `${config.public_url}/${poi.type}s/${poi.id}.html`),
     el('h3', {}, 'Upcoming events here'), upcoming);
   highlight([poi]);
   try {
@@ -589,8 +590,16 @@ async function openEvent(id) {
     el('p', {}, el('a', { id: 'event-calendar', href: `${config.base}/events/${event.id}.ics`, download: `${event.id}.ics` }, 'Add to calendar'),
       series ? el('span', {}, ' · ', el('a', { id: 'series-calendar', href: `${config.base}/events/${series.id}.ics`, download: `${series.id}.ics` }, 'the whole series')) : null,
       ' · ', el('a', { id: 'event-page', href: `${config.base}/events/${event.id}.html` }, 'Page to share')),
+    phoneCode(event.url || `${config.public_url}/events/${event.id}.html`),
     el('h3', {}, `Where (${event.pois.length})`), el('ol', { className: 'poi-list', id: 'event-pois' }, ...anchors));
   highlight(event.pois);
+}
+
+/** The kiosk's QR code of where a place or event goes on a phone (its own site, else its page here); none in the explorer. */
+function phoneCode(url) {
+  if (!kiosk || !/^https?:\/\//i.test(url)) return null;
+  return el('figure', { className: 'qr' }, el('img', { src: `${config.base}/assets/qr.svg?text=${encodeURIComponent(url)}`, alt: `QR code of ${url}`, width: '160', height: '160' }),
+    el('figcaption', {}, 'On your phone'));
 }
 
 /** Outlines some POIs over the others and brings them into view. */
