@@ -46,10 +46,11 @@ import { mean, median, percent, round } from './harness/stats.ts';
 import { measureLargePublish, measurePublishUnderLoad } from './bench/publish.ts';
 import { measureFleet } from './bench/fleet.ts';
 import {
-  BROWSER_ACCEPT_ENCODING, CALENDAR_WINDOW_DAYS, calendarPaths, CURSOR_PAGE_LIMIT, DISTINCT_QUERIES, distinctPaths, ENCODED_SEED, missPaths, openAtPaths,
+  BROWSER_ACCEPT_ENCODING, CALENDAR_WINDOW_DAYS, calendarPaths, CURSOR_PAGE_LIMIT, DISTINCT_QUERIES, distinctPaths, ENCODED_SEED, missPaths, openAtPaths, tileMix,
   windowFilters, type DistinctKind,
 } from './bench/distinct-queries.ts';
 import { EVENTS_FROM_MS, EVENTS_TO_MS, largeId } from './bench/large-data.ts';
+import { postgisTiles } from './bench/postgis-tiles.ts';
 import { MATCH_CACHE_SIZE } from '../src/content/model/event-search.ts';
 import { MAX_FEED_EVENTS } from '../src/content/model/event-calendar.ts';
 import { runLoadPinned, type LoadOptions, type LoadResult } from './bench/run-load.ts';
@@ -79,7 +80,7 @@ const ALL_PHASES = ['demo', 'large', 'filters', 'publish', 'fleet'];
  * the rows users produce: distinct questions with a browser's Accept-Encoding, cursor pages of distinct filters,
  * real misses of the cached URL; calendar feeds of distinct 30-day windows; open_at on distinct instants.
  */
-const ALL_ROWS = ['cached', 'distinct', 'workers', 'encoded', 'cursor', 'misses', 'calendar', 'hours'];
+const ALL_ROWS = ['cached', 'distinct', 'workers', 'encoded', 'cursor', 'misses', 'calendar', 'hours', 'tiles'];
 /** The demo's main map and the marker the README names. */
 const MAIN_MAP = '8a434eb5-da02-5a4d-9418-14bc57c86c50';
 const MARKER = 'e5810d23-f0db-5cec-8426-91a6a6cf88c2';
@@ -362,6 +363,8 @@ interface Ctx {
   failures: string[];
   /** Whether Debian's wrk is there for the serving-threads runs (see benchWorkers). */
   wrk: boolean;
+  /** PostGIS's tiles, measured once per run (see benchTiles). */
+  postgis?: Promise<RuntimeLarge['postgisTiles']>;
 }
 
 /**
@@ -680,6 +683,12 @@ async function benchLargeRuntime(ctx: Ctx, runtime: RuntimeName, mapId: string, 
       calendarCap = c.cap;
     }
     if (rows.has('hours')) requests.push(...await benchHours(ctx, runtime, server, mapId));
+    let postgis: RuntimeLarge['postgisTiles'];
+    if (rows.has('tiles')) {
+      const t = await benchTiles(ctx, runtime, server, mapId);
+      requests.push(...t.rows);
+      postgis = t.postgis;
+    }
     if (rows.has('cursor')) {
       const c = await benchCursorDistinct(ctx, runtime, server, mapId, events);
       requests.push(...c.rows);
@@ -694,7 +703,8 @@ async function benchLargeRuntime(ctx: Ctx, runtime: RuntimeName, mapId: string, 
     const [page1Rps, page200Rps] = [rpsOf(PAGE_1), rpsOf(PAGE_200)];
     return { runtime, startupMs: ms, loadedFrom: loaded, rss, requests,
       cursorRatio: page1Rps !== undefined && page200Rps !== undefined && page200Rps > 0 ? round(page1Rps / page200Rps, 3) : null,
-      ...(cursorSetup ? { cursorSetup, distinctCursorRatio: distinctCursorRatio ?? null } : {}), ...(calendarCap ? { calendarCap } : {}) };
+      ...(cursorSetup ? { cursorSetup, distinctCursorRatio: distinctCursorRatio ?? null } : {}), ...(calendarCap ? { calendarCap } : {}),
+      ...(postgis ? { postgisTiles: postgis } : {}) };
   } finally {
     await stopServer(server, opts.keepLogs || !completed);
   }
@@ -949,6 +959,60 @@ async function benchHours(ctx: Ctx, runtime: RuntimeName, server: Running, mapId
   const cached = await run(HOURS_CACHED, 'cached', [cachedPath, cachedPath], null);
   await run(HOURS_DISTINCT, 'distinct', distinct, cached);
   return rows;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Vector tiles: distinct tiles of the z10–16 mix over the 100,000 POIs, against one cached tile and against PostGIS
+
+const TILES_CACHED = '/maps/{id}/tiles z14 over Lisbon, one cached tile';
+const TILES_DISTINCT = '/maps/{id}/tiles a distinct tile each, z10–16 around the cities';
+/** Distinct tiles to draw from, and PostGIS's clients and seconds (as the architecture notes' pgbench: 2 clients). */
+const TILES_PATHS = 40_000;
+const POSTGIS_CONNECTIONS = 2;
+
+/**
+ * The vector-tile rows: one z14 tile over Lisbon repeated (the response cache answers it), then a distinct tile each
+ * of the z10–16 mix (seeded points around the cities, a zoom drawn evenly), both with the browser's Accept-Encoding;
+ * then, once per bench run, PostGIS ST_AsMVT on the same markers (read from the service) and the same tiles.
+ */
+async function benchTiles(ctx: Ctx, runtime: RuntimeName, server: Running, mapId: string): Promise<{ rows: EventsRun[]; postgis: RuntimeLarge['postgisTiles'] }> {
+  const rows: EventsRun[] = [];
+  const mix = tileMix(TILES_PATHS + 1);
+  const distinct = mix.map(([z, x, y]) => `/maps/${mapId}/tiles/${z}/${x}/${y}.mvt`);
+  const cachedPath = `/maps/${mapId}/tiles/14/7776/6278.mvt`;
+  const run = async (name: string, kind: EventsRun['kind'], paths: string[], reference: EventsRun | null) => {
+    const probe = await getWith(server.base + paths[paths.length - 1], { headers: ENCODED });
+    if (probe.status !== 200) throw new Error(`${paths[paths.length - 1]} answered ${probe.status}`);
+    const encoding = typeof probe.headers['content-encoding'] === 'string' ? probe.headers['content-encoding'] : null;
+    const runPaths = kind === 'distinct' ? paths.slice(0, -1) : paths;
+    const counting = countCache(server.base);
+    const load = await measure(ctx, server.base + (kind === 'cached' ? runPaths[0] : ''), server.child, `${runtime} service`, server.stderr,
+      { headers: ENCODED, ...(kind === 'distinct' ? { distinctPaths: runPaths } : {}) }, counting.start);
+    const cacheHitRate = await counting.rate();
+    const row: EventsRun = { name, kind, group: 'tiles', path: runPaths[0], total: probe.body.length, bodyBytes: probe.body.length, singleMs: round(probe.ms, 1), load,
+      ratioToContent: null, cacheHitRate, acceptEncoding: BROWSER_ACCEPT_ENCODING, contentEncoding: encoding,
+      ...(reference ? { reference: reference.name, ratioToReference: reference.load.rps > 0 ? round(load.rps / reference.load.rps, 3) : null } : {}) };
+    say(`${runtime}: ${name}: ${load.rps} req/s, p99 ${load.latencyMs.p99} ms; cache hit rate ${cacheHitRate}` +
+      `${row.ratioToReference != null ? `; ${percent(row.ratioToReference)} of the cached tile` : ''}`);
+    rows.push(row);
+    return row;
+  };
+  const cached = await run(TILES_CACHED, 'cached', [cachedPath, cachedPath], null);
+  await run(TILES_DISTINCT, 'distinct', distinct, cached);
+  ctx.postgis ??= (async () => {
+    try {
+      const answer = await getWith(`${server.base}/maps/${mapId}/markers`, {});
+      const markers = (JSON.parse(answer.body.toString('utf8')) as { markers: { id: string; name: string; lat: number; lng: number }[] }).markers;
+      say(`PostGIS: ST_AsMVT over the same ${markers.length} markers and the same distinct tiles, ${POSTGIS_CONNECTIONS} clients`);
+      const result = await postgisTiles(markers, mix.slice(0, -1), { seconds: ctx.opts.quick ? 4 : 8, connections: POSTGIS_CONNECTIONS,
+        pin: canPin() ? ['taskset', '-c', SERVER_CPU] : [], log: say });
+      say(`PostGIS ${result.version}: ${result.tilesPerSecond} tiles/s (${result.tiles} tiles in ${result.seconds} s)`);
+      return result;
+    } catch (err) {
+      return { skipped: (err as Error).message.split('\n')[0].slice(0, 300) };
+    }
+  })();
+  return { rows, postgis: await ctx.postgis };
 }
 
 /** The names of the encoded reference and of the misses rows (the report reads them). */

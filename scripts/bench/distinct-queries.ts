@@ -172,3 +172,26 @@ export function openAtPaths(mapId: string, tags: string, count: number, seed = H
   }
   return [...seen];
 }
+
+/** The seed of the vector-tile rows' tiles. */
+const TILES_SEED = 20261128;
+
+/**
+ * `count` distinct tiles `[z, x, y]` of the z10–16 mix a map app asks for over the large map: a zoom drawn evenly from
+ * 10 to 16 and a point around the cities (as `distinctPaths`), the tile that holds it. Seeded.
+ */
+export function tileMix(count: number, seed = TILES_SEED): [number, number, number][] {
+  const random = mulberry32(seed);
+  const seen = new Map<string, [number, number, number]>();
+  for (let tries = 0; seen.size < count; tries++) {
+    if (tries > count * 20) throw new Error(`only ${seen.size} distinct tiles of ${count}`);
+    const z = 10 + Math.floor(random() * 7);
+    const { lat, lng } = pointNearCity(random);
+    const n = 2 ** z;
+    const sin = Math.sin((lat * Math.PI) / 180);
+    const x = Math.floor((lng / 360 + 0.5) * n);
+    const y = Math.floor((0.5 - Math.log((1 + sin) / (1 - sin)) / (4 * Math.PI)) * n);
+    seen.set(`${z}/${x}/${y}`, [z, x, y]);
+  }
+  return [...seen.values()];
+}

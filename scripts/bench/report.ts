@@ -146,6 +146,8 @@ const hitNote = (hit: number | null | undefined) => (hit === null || hit === und
 /** The targets of the rows users produce. */
 export const ENCODED_TARGET = 'Encoded distinct event queries (3 kinds, seeded, `Accept-Encoding: gzip, deflate, br, zstd` as browsers and ' +
   'mobile stacks send) ≥ 25% of the same runtime\'s req/s for one cached URL (near 5 km) sent with the same header; no cache answers them';
+export const TILES_TARGET = 'Distinct vector tiles (the z10–16 mix over the 100,000 POIs, seeded, with a browser\'s Accept-Encoding) ≥ 20% ' +
+  'of one cached tile\'s req/s, and ≥ 10× PostGIS ST_AsMVT on the same points and tiles (2 clients); no cache answers them';
 export const DISTINCT_CURSOR_TARGET = 'Cursor page 200 of distinct filters ≤ 1.5× page 1 (req/s page 1 ÷ req/s page 200; each request a ' +
   'filter no cache holds: neither the response cache nor the match cache answers it)';
 export const MISSES_TARGET = 'Real misses: the cached near URL with a distinct `from` or `near` each (declared parameters), with the browser\'s Accept-Encoding, ' +
@@ -211,6 +213,22 @@ export function usersRowsTargets(r: BenchResult): Target[] {
   });
   targets.push(misses.length > 0 ? { name: MISSES_TARGET, measured: misses.join(' · '), holds: '—' }
     : { name: MISSES_TARGET, measured: whyNoRows(r, 'misses'), holds: 'not measured' });
+  targets.push(combine(TILES_TARGET, large.flatMap((l): RuntimeCheck[] => {
+    const { rows, reference } = groupRows(l, 'tiles');
+    const [distinct] = rows;
+    if (!reference || !distinct || reference.load.rps <= 0) return [];
+    const ofCached = distinct.load.rps / reference.load.rps;
+    const anchor = l.postgisTiles;
+    if (!anchor || 'skipped' in anchor) {
+      return [{ runtime: l.runtime, text: `${percent(ofCached)} of the cached tile${hitNote(distinct.cacheHitRate)}; PostGIS not measured: ` +
+        `${anchor ? anchor.skipped : 'not run'}`, ok: false, score: null }];
+    }
+    const ofPostgis = anchor.tilesPerSecond > 0 ? distinct.load.rps / anchor.tilesPerSecond : Infinity;
+    return [{ runtime: l.runtime, text: `${num(distinct.load.rps)} tiles/s${hitNote(distinct.cacheHitRate)}: ${percent(ofCached)} of the cached tile ` +
+      `(${num(reference.load.rps)} req/s), ${round(ofPostgis)}× PostGIS (${num(anchor.tilesPerSecond)} tiles/s)`,
+    ok: ofCached >= 0.2 && ofPostgis >= 10 && uncached(distinct.cacheHitRate),
+    score: lowest(margin(ofCached, 0.2, 'atLeast'), margin(ofPostgis, 10, 'atLeast')) }];
+  }), whyNoRows(r, 'tiles')));
   return targets;
 }
 
@@ -410,6 +428,12 @@ function renderMethod(r: BenchResult): string {
     '- **Opening hours** (`--rows hours`): `/maps/{id}/pois` over the large map\'s Food & Drink POIs (about a tenth of its ' +
       '100,000, seven in eight with `hours`, some 70 distinct rules) with `open_at` on one instant repeated, against a distinct ' +
       'instant each (seeded, to the minute, over 2027), with the same header; each answer the first 50 open, with when each closes.',
+    '- **Vector tiles** (`--rows tiles`): `/maps/{id}/tiles/{z}/{x}/{y}.mvt` of the large map, one z14 tile over Lisbon repeated, ' +
+      'against a distinct tile each of the z10–16 mix (a zoom drawn evenly, a seeded point around the cities), with the same header. ' +
+      'The anchor: Debian\'s PostgreSQL 15 with PostGIS 3 (installed with apt-get when missing), the same 100,000 markers (read from ' +
+      'the service) in EPSG:3857 with a GiST index, `ST_AsMVT(ST_AsMVTGeom(geom, ST_TileEnvelope(z, x, y), 4096, 64))` over the same ' +
+      'distinct tiles in the same order, 2 clients (postgres.js) one query at a time each, the server on the service\'s core; it ' +
+      'clusters nothing, as Martin, pg_tileserv and Tegola do not.',
     '- **CPU %**: CPU time of the server process (from `/proc/<pid>/stat`) and of the load generator over the measured run, in % ' +
       'of one core. A server near 100% is the limit; a generator near 100% with a server well below it means the generator was ' +
       'the limit, and that ceiling (or service) number is a lower bound.',
@@ -526,6 +550,13 @@ export function renderUsersRows(rt: RuntimeLarge): string[] {
     q.cacheHitRate == null ? '–' : percent(q.cacheHitRate), num(q.load.rps), latency(q.load),
     `${num(q.load.requests)} (${q.load.durationS}${q.paths ? `; each of ${num(q.paths)} paths once` : ''})`,
     refRatio(rt, q) === null ? '–' : `${percent(refRatio(rt, q)!)} of "${q.reference}"`, q.singleMs, num(q.total), num(q.bodyBytes), cpu(q.load)])));
+  const anchor = rt.postgisTiles;
+  if (anchor) {
+    parts.push('', 'skipped' in anchor ? `PostGIS tile anchor: not measured (${anchor.skipped}).`
+      : `PostGIS tile anchor (${anchor.version}): ST_AsMVT over the same ${num(anchor.points)} markers and the same distinct tiles, ` +
+        `${anchor.connections} clients: **${num(anchor.tilesPerSecond)} tiles/s** (${num(anchor.tiles)} tiles in ${anchor.seconds} s, ` +
+        `${num(anchor.empty)} of them empty).`);
+  }
   const feeds = rows.find((q) => q.group === 'calendar' && q.kind === 'distinct');
   const cap = rt.calendarCap;
   if (feeds || cap) {

@@ -106,7 +106,7 @@ export interface EventsRun {
    * reference asked with a browser's Accept-Encoding; `cursor`, page 1 and page 200 of distinct filters, neither
    * cache able to answer them; `misses`, distinct values of declared parameters of the cached URL, with the browser's Accept-Encoding.
    */
-  group?: 'encoded' | 'cursor' | 'misses' | 'calendar' | 'hours';
+  group?: 'encoded' | 'cursor' | 'misses' | 'calendar' | 'hours' | 'tiles';
   /** The Accept-Encoding sent (absent: identity), and the coding the service answered with (absent: none). */
   acceptEncoding?: string;
   contentEncoding?: string | null;
@@ -142,6 +142,8 @@ export interface RuntimeLarge {
    * alone), all refused with 400; the VEVENTs they would have held (mean, least); the refusal's wall time (median ms).
    */
   calendarCap?: { windows: number; refused: number; meanEvents: number; leastEvents: number; medianMs: number; cap: number };
+  /** PostGIS ST_AsMVT on the same markers and distinct tiles as the tiles rows (measured once per bench run), or why not. */
+  postgisTiles?: import('./postgis-tiles.ts').PostgisTiles | { skipped: string };
 }
 
 /** The load generators: autocannon (Node) for every row, wrk (C) beside it for the serving threads. */
