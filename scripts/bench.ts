@@ -979,6 +979,13 @@ async function benchTiles(ctx: Ctx, runtime: RuntimeName, server: Running, mapId
   const rows: EventsRun[] = [];
   const mix = tileMix(TILES_PATHS + 1);
   const distinct = mix.map(([z, x, y]) => `/maps/${mapId}/tiles/${z}/${x}/${y}.mvt`);
+  if (!ctx.notes.some((n) => n.startsWith('tiles mix'))) {
+    const byZoom = new Map<number, number>();
+    for (const [z] of mix) byZoom.set(z, (byZoom.get(z) ?? 0) + 1);
+    const num = (x: number) => x.toLocaleString("en-US");
+    ctx.notes.push(`tiles mix: ${num(mix.length - 1)} distinct tiles (a zoom drawn evenly from 10 to 16, a tile drawn again dropped, so the few ` +
+      `tiles of low zooms run out first): ${[...byZoom].sort((a, b) => a[0] - b[0]).map(([z, n]) => `z${z} ${num(n)}`).join(', ')}`);
+  }
   const cachedPath = `/maps/${mapId}/tiles/14/7776/6278.mvt`;
   const run = async (name: string, kind: EventsRun['kind'], paths: string[], reference: EventsRun | null) => {
     const probe = await getWith(server.base + paths[paths.length - 1], { headers: ENCODED });

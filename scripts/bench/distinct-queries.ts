@@ -184,7 +184,7 @@ export function tileMix(count: number, seed = TILES_SEED): [number, number, numb
   const random = mulberry32(seed);
   const seen = new Map<string, [number, number, number]>();
   for (let tries = 0; seen.size < count; tries++) {
-    if (tries > count * 20) throw new Error(`only ${seen.size} distinct tiles of ${count}`);
+    if (tries > count * 200) throw new Error(`only ${seen.size} distinct tiles of ${count}`);
     const z = 10 + Math.floor(random() * 7);
     const { lat, lng } = pointNearCity(random);
     const n = 2 ** z;
