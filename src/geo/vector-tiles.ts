@@ -1,16 +1,17 @@
 /**
  * Vector tiles, typed: clustering points (`supercluster`), cutting and simplifying lines and polygons per zoom
- * (`@maplibre/geojson-vt`), and encoding layers as Mapbox Vector Tile 2.1 (`@maplibre/vt-pbf`). Under this
+ * (`@maplibre/geojson-vt`), and encoding layers as Mapbox Vector Tile 2.1 (with `pbf`'s writer, below). Under this
  * project's module resolution the `@maplibre` type files resolve to `any`, so every call to them goes through the
  * typed functions here and nowhere else.
  *
- * Tile coordinates are Web Mercator's (XYZ, y down). Two traps the libraries leave open are closed here: a layer's
- * extent is written with its features (supercluster's 512 and geojson-vt's 4096 differ, and a tile encoded with the
- * wrong one moves its points by up to a tile), and tiles are MVT version 2 (vt-pbf writes 1 unless told).
+ * Tile coordinates are Web Mercator's (XYZ, y down). Each layer is written with its own extent (supercluster's 512
+ * and geojson-vt's 4096 differ, and a tile encoded with the wrong one moves its points by up to a tile), as MVT
+ * version 2. The encoder is this module's, not `@maplibre/vt-pbf`'s: vt-pbf keys each value of a layer's table by a
+ * string it builds per feature and property, which took most of a distinct tile's time here (docs/decisions.md).
  */
 import Supercluster from 'supercluster';
 import { GeoJSONVT } from '@maplibre/geojson-vt';
-import { fromVectorTileJs, GeoJSONWrapper } from '@maplibre/vt-pbf';
+import { PbfWriter } from 'pbf';
 import type { Feature as GeoFeature, Geometry } from 'geojson';
 
 /** A property value a tile can hold. */
@@ -41,18 +42,100 @@ export const SHAPE_EXTENT = 4096;
 
 /** Encodes the layers (an empty one left out) as one MVT 2.1 tile; no layer with a feature gives an empty body. */
 export function encodeTile(layers: readonly TileLayer[]): Uint8Array<ArrayBuffer> {
-  const written: Record<string, GeoJSONWrapper> = {};
-  for (const layer of layers) {
-    if (layer.features.length === 0) continue;
-    const features = layer.features.map((f) => ({ type: f.type, geometry: f.geometry, tags: f.properties, ...(f.id === undefined ? {} : { id: f.id }) }));
-    const wrapper = new GeoJSONWrapper(features as never, { version: 2, extent: layer.extent });
-    wrapper.name = layer.name;
-    written[layer.name] = wrapper;
-  }
-  if (Object.keys(written).length === 0) return new Uint8Array(0);
-  const bytes = fromVectorTileJs({ layers: written });
+  if (layers.every((layer) => layer.features.length === 0)) return new Uint8Array(0);
+  const pbf = new PbfWriter();
+  for (const layer of layers) if (layer.features.length > 0) pbf.writeMessage(3, writeLayer, layer);
   // pbf's buffer is larger than the tile: a copy of its own, so the cache keeps only the tile's bytes.
-  return new Uint8Array(bytes);
+  return new Uint8Array(pbf.finish());
+}
+
+/**
+ * One layer (MVT 2.1 §4.1): version, name, extent, its features, then the keys and values their tags index. Values
+ * are interned per type in Maps (a tile's ids and names are mostly distinct, its categories, colours and icons few).
+ */
+function writeLayer(layer: TileLayer, pbf: PbfWriter): void {
+  pbf.writeVarintField(15, 2);
+  pbf.writeStringField(1, layer.name);
+  pbf.writeVarintField(5, layer.extent);
+  const keys = new Map<string, number>();
+  const strings = new Map<string, number>();
+  const numbers = new Map<number, number>();
+  const booleans = [-1, -1];
+  const values: TileValue[] = [];
+  const scratch = { feature: layer.features[0], tags: [] as number[], geometry: [] as number[] };
+  for (const feature of layer.features) {
+    const tags = scratch.tags;
+    tags.length = 0;
+    for (const key in feature.properties) {
+      const value = feature.properties[key];
+      let k = keys.get(key);
+      if (k === undefined) keys.set(key, (k = keys.size));
+      let v: number | undefined;
+      if (typeof value === 'string') {
+        v = strings.get(value);
+        if (v === undefined) strings.set(value, (v = values.push(value) - 1));
+      } else if (typeof value === 'number') {
+        v = numbers.get(value);
+        if (v === undefined) numbers.set(value, (v = values.push(value) - 1));
+      } else {
+        v = booleans[value ? 1 : 0];
+        if (v < 0) booleans[value ? 1 : 0] = v = values.push(value) - 1;
+      }
+      tags.push(k, v);
+    }
+    scratch.feature = feature;
+    encodeGeometry(feature, scratch.geometry);
+    pbf.writeMessage(2, writeFeature, scratch);
+  }
+  for (const key of keys.keys()) pbf.writeStringField(3, key);
+  for (const value of values) pbf.writeMessage(4, writeValue, value);
+}
+
+function writeFeature(scratch: { feature: TileFeature; tags: number[]; geometry: number[] }, pbf: PbfWriter): void {
+  if (scratch.feature.id !== undefined) pbf.writeVarintField(1, scratch.feature.id);
+  pbf.writePackedVarint(2, scratch.tags);
+  pbf.writeVarintField(3, scratch.feature.type);
+  pbf.writePackedVarint(4, scratch.geometry);
+}
+
+function writeValue(value: TileValue, pbf: PbfWriter): void {
+  if (typeof value === 'string') pbf.writeStringField(1, value);
+  else if (typeof value === 'boolean') pbf.writeBooleanField(7, value);
+  else if (!Number.isInteger(value)) pbf.writeDoubleField(3, value);
+  else if (value < 0) pbf.writeSVarintField(6, value);
+  else pbf.writeVarintField(5, value);
+}
+
+const command = (id: number, count: number) => (count << 3) | id;
+const zigzag = (n: number) => (n << 1) ^ (n >> 31);
+
+/** A feature's geometry as MVT commands (§4.3): MoveTo, LineTo and ClosePath with zigzag deltas, into `out`. */
+function encodeGeometry(feature: TileFeature, out: number[]): void {
+  out.length = 0;
+  let x = 0;
+  let y = 0;
+  const moveBy = (p: number[]) => {
+    out.push(zigzag(p[0] - x), zigzag(p[1] - y));
+    x = p[0];
+    y = p[1];
+  };
+  if (feature.type === 1) {
+    const points = feature.geometry as number[][];
+    out.push(command(1, points.length));
+    for (const p of points) moveBy(p);
+    return;
+  }
+  for (const ring of feature.geometry as number[][][]) {
+    // A polygon's ring is written without its closing point (ClosePath draws it).
+    const last = ring.length - 1;
+    const count = feature.type === 3 && last > 0 && ring[last][0] === ring[0][0] && ring[last][1] === ring[0][1] ? last : ring.length;
+    if (count < (feature.type === 3 ? 3 : 2)) continue;
+    out.push(command(1, 1));
+    moveBy(ring[0]);
+    out.push(command(2, count - 1));
+    for (let i = 1; i < count; i++) moveBy(ring[i]);
+    if (feature.type === 3) out.push(command(7, 1));
+  }
 }
 
 /** A point to cluster: where it is, and the number it is known by. */
@@ -116,11 +199,15 @@ export interface Shape { geometry: Geometry; index: number }
 /** A shape's part in a tile: its kind, its geometry in tile coordinates (SHAPE_EXTENT) and its number. */
 export interface ShapePart { type: 1 | 2 | 3; geometry: number[][] | number[][][]; index: number }
 
-/** Tiles a shape index keeps before it starts afresh (geojson-vt keeps every tile it has cut, and a crawler asks for many). */
+/**
+ * Tiles a shape index keeps before it starts afresh: geojson-vt keeps every tile it has cut (about 2 KB each on the
+ * benchmark's 10,000 paths and polygons), and a crawler asks for many.
+ */
 export const KEPT_SHAPE_TILES = 20_000;
 
 type GeoJsonVtIndex = {
-  total: number;
+  /** geojson-vt's tile index, which counts the tiles it keeps. */
+  tileIndex: { total: number };
   getTile(z: number, x: number, y: number): { features: { type: number; geometry: number[][] | number[][][]; tags: { i: number } }[] } | null;
 };
 
@@ -145,7 +232,7 @@ export class ShapeIndex {
   /** The parts of tile z/x/y (each shape cut at the tile's edges and a buffer of 64/4096 beyond them). */
   tile(z: number, x: number, y: number): ShapePart[] {
     if (this.features.length === 0) return [];
-    if (!this.index || this.index.total > KEPT_SHAPE_TILES) {
+    if (!this.index || this.index.tileIndex.total > KEPT_SHAPE_TILES) {
       this.index = new GeoJSONVT({ type: 'FeatureCollection', features: this.features },
         { extent: SHAPE_EXTENT, maxZoom: this.maxZoom, indexMaxZoom: this.indexMaxZoom, buffer: 64, tolerance: 3 }) as unknown as GeoJsonVtIndex;
     }

@@ -52,7 +52,8 @@ class VersionTiles {
   /** The top-level categories, in the map's order (a code is an index here), and their colours. */
   readonly tops: CategoryRecord[];
   readonly colors: string[];
-  /** Each POI's name and top-level category code, by store number (only the version's). */
+  /** Each POI's id, name and top-level category code, by store number (only the version's). */
+  private readonly ids = new Map<number, string>();
   private readonly names = new Map<number, LocalText>();
   private readonly topOf = new Map<number, number>();
   private readonly shapes: ShapeIndex;
@@ -84,6 +85,7 @@ class VersionTiles {
     for (const i of version.pois) {
       const { record, categoryIds, geometry } = model.pois.listed(i);
       const top = topOfCategory(categoryIds);
+      this.ids.set(i, record.id);
       this.names.set(i, record.name);
       this.topOf.set(i, top);
       if (record.type === 'marker') {
@@ -148,14 +150,14 @@ class VersionTiles {
       }
       const i = this.markers[f.index];
       return { type: 1, geometry: [[f.x, f.y]],
-        properties: withValues({ id: this.model.pois.id(i), name: this.names.get(i)!.in(lang), category: topId(this.markerTop[f.index]), color: color(this.markerTop[f.index]), icon: this.markerIcon[f.index] }) };
+        properties: withValues({ id: this.ids.get(i)!, name: this.names.get(i)!.in(lang), category: topId(this.markerTop[f.index]), color: color(this.markerTop[f.index]), icon: this.markerIcon[f.index] }) };
     });
     const paths: TileFeature[] = [];
     const polygons: TileFeature[] = [];
     for (const part of this.shapes.tile(z, x, y)) {
       if (wanted && wanted[part.index] !== 1) continue;
       const top = this.topOf.get(part.index);
-      const properties = withValues({ id: this.model.pois.id(part.index), name: this.names.get(part.index)!.in(lang), category: topId(top), color: color(top) });
+      const properties = withValues({ id: this.ids.get(part.index)!, name: this.names.get(part.index)!.in(lang), category: topId(top), color: color(top) });
       (this.shapeKinds.get(part.index) === 'path' ? paths : polygons).push({ type: part.type, geometry: part.geometry, properties });
     }
     return encodeTile([
