@@ -965,9 +965,9 @@ async function benchHours(ctx: Ctx, runtime: RuntimeName, server: Running, mapId
 // Vector tiles: distinct tiles of the z10–16 mix over the 100,000 POIs, against one cached tile and against PostGIS
 
 const TILES_CACHED = '/maps/{id}/tiles z14 over Lisbon, one cached tile';
-const TILES_DISTINCT = '/maps/{id}/tiles a distinct tile each, z10–16 around the cities';
-/** Distinct tiles to draw from, and PostGIS's clients and seconds (as the architecture notes' pgbench: 2 clients). */
-const TILES_PATHS = 40_000;
+const TILES_DISTINCT = '/maps/{id}/tiles a distinct tile each, the same number of each zoom from 10 to 16';
+/** Distinct tiles of each zoom at most, and PostGIS's clients (as the architecture notes' pgbench: 2 clients). */
+const TILES_PER_ZOOM = 2_000;
 const POSTGIS_CONNECTIONS = 2;
 
 /**
@@ -977,27 +977,28 @@ const POSTGIS_CONNECTIONS = 2;
  */
 async function benchTiles(ctx: Ctx, runtime: RuntimeName, server: Running, mapId: string): Promise<{ rows: EventsRun[]; postgis: RuntimeLarge['postgisTiles'] }> {
   const rows: EventsRun[] = [];
-  const mix = tileMix(TILES_PATHS + 1);
+  const answer = await getWith(`${server.base}/maps/${mapId}/markers`, {});
+  const markers = (JSON.parse(answer.body.toString('utf8')) as { markers: { id: string; name: string; lat: number; lng: number }[] }).markers;
+  const mix = tileMix(markers, TILES_PER_ZOOM);
   const distinct = mix.map(([z, x, y]) => `/maps/${mapId}/tiles/${z}/${x}/${y}.mvt`);
   if (!ctx.notes.some((n) => n.startsWith('tiles mix'))) {
-    const byZoom = new Map<number, number>();
-    for (const [z] of mix) byZoom.set(z, (byZoom.get(z) ?? 0) + 1);
-    const num = (x: number) => x.toLocaleString("en-US");
-    ctx.notes.push(`tiles mix: ${num(mix.length - 1)} distinct tiles (a zoom drawn evenly from 10 to 16, a tile drawn again dropped, so the few ` +
-      `tiles of low zooms run out first): ${[...byZoom].sort((a, b) => a[0] - b[0]).map(([z, n]) => `z${z} ${num(n)}`).join(', ')}`);
+    ctx.notes.push(`tiles mix: ${mix.length.toLocaleString('en-US')} distinct tiles, ${mix.length / 7} of each zoom from 10 to 16 (as many as ` +
+      'zoom 10 has with markers in them), each the tile of a marker drawn at random, zooms in turn, each sent once');
   }
   const cachedPath = `/maps/${mapId}/tiles/14/7776/6278.mvt`;
   const run = async (name: string, kind: EventsRun['kind'], paths: string[], reference: EventsRun | null) => {
-    const probe = await getWith(server.base + paths[paths.length - 1], { headers: ENCODED });
-    if (probe.status !== 200) throw new Error(`${paths[paths.length - 1]} answered ${probe.status}`);
+    const probe = await getWith(server.base + paths[0], { headers: ENCODED });
+    if (probe.status !== 200) throw new Error(`${paths[0]} answered ${probe.status}`);
     const encoding = typeof probe.headers['content-encoding'] === 'string' ? probe.headers['content-encoding'] : null;
-    const runPaths = kind === 'distinct' ? paths.slice(0, -1) : paths;
+    // The probe asked the first distinct tile: the run sends the others, each once.
+    const runPaths = kind === 'distinct' ? paths.slice(1) : paths;
     const counting = countCache(server.base);
     const load = await measure(ctx, server.base + (kind === 'cached' ? runPaths[0] : ''), server.child, `${runtime} service`, server.stderr,
-      { headers: ENCODED, ...(kind === 'distinct' ? { distinctPaths: runPaths } : {}) }, counting.start);
+      { headers: ENCODED, ...(kind === 'distinct' ? { distinctPaths: runPaths, once: true } : {}) }, counting.start);
     const cacheHitRate = await counting.rate();
     const row: EventsRun = { name, kind, group: 'tiles', path: runPaths[0], total: probe.body.length, bodyBytes: probe.body.length, singleMs: round(probe.ms, 1), load,
       ratioToContent: null, cacheHitRate, acceptEncoding: BROWSER_ACCEPT_ENCODING, contentEncoding: encoding,
+      ...(kind === 'distinct' ? { paths: runPaths.length } : {}),
       ...(reference ? { reference: reference.name, ratioToReference: reference.load.rps > 0 ? round(load.rps / reference.load.rps, 3) : null } : {}) };
     say(`${runtime}: ${name}: ${load.rps} req/s, p99 ${load.latencyMs.p99} ms; cache hit rate ${cacheHitRate}` +
       `${row.ratioToReference != null ? `; ${percent(row.ratioToReference)} of the cached tile` : ''}`);
@@ -1008,10 +1009,8 @@ async function benchTiles(ctx: Ctx, runtime: RuntimeName, server: Running, mapId
   await run(TILES_DISTINCT, 'distinct', distinct, cached);
   ctx.postgis ??= (async () => {
     try {
-      const answer = await getWith(`${server.base}/maps/${mapId}/markers`, {});
-      const markers = (JSON.parse(answer.body.toString('utf8')) as { markers: { id: string; name: string; lat: number; lng: number }[] }).markers;
-      say(`PostGIS: ST_AsMVT over the same ${markers.length} markers and the same distinct tiles, ${POSTGIS_CONNECTIONS} clients`);
-      const result = await postgisTiles(markers, mix.slice(0, -1), { seconds: ctx.opts.quick ? 4 : 8, connections: POSTGIS_CONNECTIONS,
+      say(`PostGIS: ST_AsMVT over the same ${markers.length} markers and the same ${mix.length} distinct tiles, ${POSTGIS_CONNECTIONS} clients`);
+      const result = await postgisTiles(markers, mix.slice(1), { seconds: ctx.opts.quick ? 10 : 30, connections: POSTGIS_CONNECTIONS,
         pin: canPin() ? ['taskset', '-c', SERVER_CPU] : [], log: say });
       say(`PostGIS ${result.version}: ${result.tilesPerSecond} tiles/s (${result.tiles} tiles in ${result.seconds} s)`);
       return result;

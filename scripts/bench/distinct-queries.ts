@@ -176,22 +176,35 @@ export function openAtPaths(mapId: string, tags: string, count: number, seed = H
 /** The seed of the vector-tile rows' tiles. */
 const TILES_SEED = 20261128;
 
+/** The tile `[z, x, y]` that holds a position. */
+export function tileOf(z: number, lng: number, lat: number): [number, number, number] {
+  const n = 2 ** z;
+  const sin = Math.sin((lat * Math.PI) / 180);
+  const x = Math.min(n - 1, Math.floor((lng / 360 + 0.5) * n));
+  const y = Math.min(n - 1, Math.floor((0.5 - Math.log((1 + sin) / (1 - sin)) / (4 * Math.PI)) * n));
+  return [z, x, y];
+}
+
 /**
- * `count` distinct tiles `[z, x, y]` of the z10–16 mix a map app asks for over the large map: a zoom drawn evenly from
- * 10 to 16 and a point around the cities (as `distinctPaths`), the tile that holds it. Seeded.
+ * The z10–16 mix a fleet of map apps asks for, as distinct tiles: the same number of tiles of each zoom from 10 to 16,
+ * each holding markers (the tile of a marker drawn at random), zooms taken in turn so any first part of the list is
+ * the same mix. As many per zoom as zoom 10 has (a map of a region has few tiles that far out), at most `perZoom`.
+ * Seeded.
  */
-export function tileMix(count: number, seed = TILES_SEED): [number, number, number][] {
+export function tileMix(markers: readonly { lng: number; lat: number }[], perZoom: number, seed = TILES_SEED): [number, number, number][] {
   const random = mulberry32(seed);
-  const seen = new Map<string, [number, number, number]>();
-  for (let tries = 0; seen.size < count; tries++) {
-    if (tries > count * 200) throw new Error(`only ${seen.size} distinct tiles of ${count}`);
-    const z = 10 + Math.floor(random() * 7);
-    const { lat, lng } = pointNearCity(random);
-    const n = 2 ** z;
-    const sin = Math.sin((lat * Math.PI) / 180);
-    const x = Math.floor((lng / 360 + 0.5) * n);
-    const y = Math.floor((0.5 - Math.log((1 + sin) / (1 - sin)) / (4 * Math.PI)) * n);
-    seen.set(`${z}/${x}/${y}`, [z, x, y]);
-  }
-  return [...seen.values()];
+  const zooms = [10, 11, 12, 13, 14, 15, 16];
+  const byZoom = zooms.map((z) => {
+    const seen = new Map<string, [number, number, number]>();
+    for (let tries = 0; tries < perZoom * 50 && seen.size < perZoom; tries++) {
+      const m = markers[Math.floor(random() * markers.length)];
+      const tile = tileOf(z, m.lng, m.lat);
+      seen.set(tile.join('/'), tile);
+    }
+    return [...seen.values()];
+  });
+  const count = Math.min(...byZoom.map((tiles) => tiles.length));
+  const mix: [number, number, number][] = [];
+  for (let i = 0; i < count; i++) for (const tiles of byZoom) mix.push(tiles[i]);
+  return mix;
 }
