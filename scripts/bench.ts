@@ -979,11 +979,11 @@ async function benchTiles(ctx: Ctx, runtime: RuntimeName, server: Running, mapId
   const rows: EventsRun[] = [];
   const answer = await getWith(`${server.base}/maps/${mapId}/markers`, {});
   const markers = (JSON.parse(answer.body.toString('utf8')) as { markers: { id: string; name: string; lat: number; lng: number }[] }).markers;
-  const mix = tileMix(markers, TILES_PER_ZOOM);
+  const mix = tileMix(TILES_PER_ZOOM);
   const distinct = mix.map(([z, x, y]) => `/maps/${mapId}/tiles/${z}/${x}/${y}.mvt`);
   if (!ctx.notes.some((n) => n.startsWith('tiles mix'))) {
     ctx.notes.push(`tiles mix: ${mix.length.toLocaleString('en-US')} distinct tiles, ${mix.length / 7} of each zoom from 10 to 16 (as many as ` +
-      'zoom 10 has with markers in them), each the tile of a marker drawn at random, zooms in turn, each sent once');
+      'zoom 10 has around the cities), each the tile of a seeded point around the cities, zooms in turn, each sent once');
   }
   const cachedPath = `/maps/${mapId}/tiles/14/7776/6278.mvt`;
   const run = async (name: string, kind: EventsRun['kind'], paths: string[], reference: EventsRun | null) => {

@@ -187,18 +187,18 @@ export function tileOf(z: number, lng: number, lat: number): [number, number, nu
 
 /**
  * The z10–16 mix a fleet of map apps asks for, as distinct tiles: the same number of tiles of each zoom from 10 to 16,
- * each holding markers (the tile of a marker drawn at random), zooms taken in turn so any first part of the list is
- * the same mix. As many per zoom as zoom 10 has (a map of a region has few tiles that far out), at most `perZoom`.
- * Seeded.
+ * each the tile of a seeded point around the cities (where the POIs are, as every distinct row of this benchmark
+ * asks), zooms taken in turn so any first part of the list is the same mix. As many per zoom as zoom 10 has around
+ * the cities (its tiles are 30 km wide: a few per city), at most `perZoom`.
  */
-export function tileMix(markers: readonly { lng: number; lat: number }[], perZoom: number, seed = TILES_SEED): [number, number, number][] {
+export function tileMix(perZoom: number, seed = TILES_SEED): [number, number, number][] {
   const random = mulberry32(seed);
   const zooms = [10, 11, 12, 13, 14, 15, 16];
   const byZoom = zooms.map((z) => {
     const seen = new Map<string, [number, number, number]>();
     for (let tries = 0; tries < perZoom * 50 && seen.size < perZoom; tries++) {
-      const m = markers[Math.floor(random() * markers.length)];
-      const tile = tileOf(z, m.lng, m.lat);
+      const { lng, lat } = pointNearCity(random);
+      const tile = tileOf(z, lng, lat);
       seen.set(tile.join('/'), tile);
     }
     return [...seen.values()];

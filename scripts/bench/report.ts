@@ -429,8 +429,8 @@ function renderMethod(r: BenchResult): string {
       '100,000, seven in eight with `hours`, some 70 distinct rules) with `open_at` on one instant repeated, against a distinct ' +
       'instant each (seeded, to the minute, over 2027), with the same header; each answer the first 50 open, with when each closes.',
     '- **Vector tiles** (`--rows tiles`): `/maps/{id}/tiles/{z}/{x}/{y}.mvt` of the large map, one z14 tile over Lisbon repeated, ' +
-      'against a distinct tile each of the z10–16 mix (the same number of tiles of each zoom, each the tile of a marker drawn at random, ' +
-      'zooms in turn, each sent once), with the same header. ' +
+      'against a distinct tile each of the z10–16 mix (the same number of tiles of each zoom, each the tile of a seeded point around ' +
+      'the cities, zooms in turn, each sent once: the zoom-10 tiles there are few, so the run is short), with the same header. ' +
       'The anchor: Debian\'s PostgreSQL 15 with PostGIS 3 (installed with apt-get when missing), the same 100,000 markers (read from ' +
       'the service) in EPSG:3857 with a GiST index, `ST_AsMVT(ST_AsMVTGeom(geom, ST_TileEnvelope(z, x, y), 4096, 64))` over the same ' +
       'distinct tiles in the same order (each once, for at most 30 s), 2 clients (postgres.js) one query at a time each, the server on the ' +
