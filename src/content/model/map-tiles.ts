@@ -14,14 +14,15 @@
  *   its `category_ids` that is a category, not a tag; absent when none is) and `icon` (the Maki name of its own icon,
  *   else of that category's icon, else DEFAULT_ICON).
  * - **Paths and polygons** have `id`, `name` and `category`, cut at the tile's edges with a buffer of 64/4096 of the
- *   tile, and simplified per zoom (geojson-vt's tolerance of 3/4096 of a tile), down to MAX_TILE_ZOOM.
+ *   tile, and simplified per zoom (geojson-vt's tolerance of 3/4096 of a tile), down to MAX_TILE_ZOOM; each from the
+ *   zoom at which its box spans MIN_SHAPE_SIZE of a tile (smaller, it is a few pixels of noise).
  * - **Which markers a tile holds**: those whose Web Mercator position (to 2^-30 of the world) lies in the tile grown by
  *   CLUSTER_RADIUS / 512 of its width on each side, across the antimeridian too (tile x 0 holds those just west of
  *   it at the far east, and the last x those just east at the far west): a map SDK draws a marker near a tile's edge
  *   whole. Clusters follow the same rule, so a sum over neighbouring tiles counts a cluster in the buffer twice.
  */
 import type { Geometry } from 'geojson';
-import { ClusterIndex, encodeTile, POINT_EXTENT, SHAPE_EXTENT, ShapeIndex, type TileFeature, type TileValue } from '../../geo/vector-tiles.ts';
+import { ClusterIndex, encodeTile, POINT_EXTENT, SHAPE_EXTENT, SizedShapeIndex, type TileFeature, type TileValue } from '../../geo/vector-tiles.ts';
 import { Lru } from '../../utils/lru.ts';
 import type { LocalText } from './local-text.ts';
 import type { CategoryRecord, ReadModel, VersionContent } from './read-model.ts';
@@ -40,6 +41,8 @@ export const KEPT_TAG_SETS = 16;
  */
 export const CATEGORY_PALETTE = ['#0072b2', '#d55e00', '#009e73', '#cc79a7', '#e69f00', '#56b4e9', '#8a6d00', '#332288'];
 export const NO_CATEGORY_COLOR = '#5b6770';
+/** A path or polygon is drawn from the zoom at which it spans this much of a tile (8 pixels of 512). */
+export const MIN_SHAPE_SIZE = 1 / 64;
 /** The deepest zoom a tile is served for. */
 export const MAX_TILE_ZOOM = 22;
 
@@ -56,7 +59,7 @@ class VersionTiles {
   private readonly ids = new Map<number, string>();
   private readonly names = new Map<number, LocalText>();
   private readonly topOf = new Map<number, number>();
-  private readonly shapes: ShapeIndex;
+  private readonly shapes: SizedShapeIndex;
   private readonly shapeKinds = new Map<number, 'path' | 'polygon'>();
   private readonly everyMarker: ClusterIndex<Record<number, number>>;
   private readonly byTags = new Lru<string, ClusterIndex<Record<number, number>>>(KEPT_TAG_SETS);
@@ -102,7 +105,7 @@ class VersionTiles {
     this.markers = Int32Array.from(markers);
     this.markerTop = Int16Array.from(tops);
     this.markerIcon = icons;
-    this.shapes = new ShapeIndex(shapes, MAX_TILE_ZOOM);
+    this.shapes = new SizedShapeIndex(shapes, MAX_TILE_ZOOM, MIN_SHAPE_SIZE);
     this.everyMarker = this.clusters(() => true);
   }
 

@@ -1,0 +1,70 @@
+/**
+ * The service's MVT writer (src/geo/vector-tiles.ts) against @maplibre/vt-pbf, the reference encoder: the same layers
+ * of points, lines and polygons (rings closed or not, holes, ids, string, integer, negative, fractional and boolean
+ * values) decode with @mapbox/vector-tile to the same features, properties and geometry; and the shapes' zoom rule.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { VectorTile, type VectorTileLayer } from '@mapbox/vector-tile';
+import { fromVectorTileJs, GeoJSONWrapper } from '@maplibre/vt-pbf';
+import { PbfReader } from 'pbf';
+import { mulberry32 } from '../scripts/demo/ids.ts';
+import { encodeTile, SizedShapeIndex, type TileFeature, type TileLayer } from '../src/geo/vector-tiles.ts';
+
+/** Every feature of a layer as plain data. */
+function read(layer: VectorTileLayer) {
+  const out = [];
+  for (let i = 0; i < layer.length; i++) {
+    const f = layer.feature(i);
+    out.push({ type: f.type, id: f.id, properties: f.properties, geometry: f.loadGeometry().map((ring) => ring.map((p) => [p.x, p.y])) });
+  }
+  return { name: layer.name, extent: layer.extent, version: layer.version, features: out };
+}
+
+function randomLayers(seed: number): TileLayer[] {
+  const random = mulberry32(seed);
+  const coord = () => Math.floor(random() * 4200) - 50;
+  const value = (k: number) => [`name ${Math.floor(random() * 5)}`, Math.floor(random() * 1000), -Math.floor(random() * 50) - 1, random() * 10, random() < 0.5][k % 5];
+  const props = () => Object.fromEntries(Array.from({ length: 1 + Math.floor(random() * 4) }, (_, k) => [`key${(k + Math.floor(random() * 3)) % 6}`, value(Math.floor(random() * 5))]));
+  const points: TileFeature[] = Array.from({ length: 40 }, (_, i) => ({ type: 1, geometry: [[coord(), coord()]], properties: props(), ...(i % 3 === 0 ? { id: i } : {}) }));
+  const lines: TileFeature[] = Array.from({ length: 10 }, () => ({ type: 2, geometry: Array.from({ length: 1 + Math.floor(random() * 2) }, () =>
+    Array.from({ length: 2 + Math.floor(random() * 6) }, () => [coord(), coord()])), properties: props() }));
+  const polygons: TileFeature[] = Array.from({ length: 10 }, (_, i) => {
+    const ring = (cx: number, cy: number, r: number) => {
+      const pts = [[cx - r, cy - r], [cx + r, cy - r], [cx + r, cy + r], [cx - r, cy + r]];
+      return i % 2 ? [...pts, pts[0]] : pts; // closed or not
+    };
+    const [cx, cy] = [coord(), coord()];
+    return { type: 3, geometry: [ring(cx, cy, 200), ring(cx, cy, 50).reverse()], properties: props() };
+  });
+  return [{ name: 'markers', extent: 512, features: points }, { name: 'paths', extent: 4096, features: lines }, { name: 'polygons', extent: 4096, features: polygons }];
+}
+
+test('tiles decode as vt-pbf\'s do: the same features, ids, properties and geometry, each layer with its own extent', () => {
+  for (const seed of [1, 2, 3, 4, 5]) {
+    const layers = randomLayers(seed);
+    const ours = new VectorTile(new PbfReader(encodeTile(layers))).layers;
+    const wrapped = Object.fromEntries(layers.map((l) => {
+      const w = new GeoJSONWrapper(l.features.map((f) => ({ type: f.type, geometry: f.geometry, tags: f.properties, ...(f.id === undefined ? {} : { id: f.id }) })) as never,
+        { version: 2, extent: l.extent });
+      w.name = l.name;
+      return [l.name, w];
+    }));
+    const reference = new VectorTile(new PbfReader(fromVectorTileJs({ layers: wrapped }))).layers;
+    assert.deepEqual(Object.keys(ours), Object.keys(reference));
+    for (const name of Object.keys(reference)) assert.deepEqual(read(ours[name]), read(reference[name]), `${name}, seed ${seed}`);
+  }
+  assert.equal(encodeTile([{ name: 'markers', extent: 512, features: [] }]).length, 0, 'nothing in it: an empty body');
+});
+
+test('a path or polygon is drawn from the zoom at which its box spans a 64th of a tile', () => {
+  // A square of 0.005 degrees at the equator: 0.005 / 360 of the world, so a 64th of a tile from zoom ceil(log2(360 / (0.005 * 64))).
+  const square = { type: 'Polygon' as const, coordinates: [[[0, 0], [0.005, 0], [0.005, 0.005], [0, 0.005], [0, 0]]] };
+  const first = Math.ceil(Math.log2(360 / (0.005 * 64)));
+  const index = new SizedShapeIndex([{ geometry: square, index: 7 }], 22, 1 / 64);
+  for (let z = first - 3; z <= first + 3; z++) {
+    const n = 2 ** z;
+    const parts = index.tile(z, Math.floor(n / 2), Math.floor(n / 2) - 1);
+    assert.equal(parts.some((p) => p.index === 7), z >= first, `zoom ${z}`);
+  }
+});
