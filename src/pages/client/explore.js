@@ -214,11 +214,12 @@ async function loadMap(mapId, versionId) {
   map.setView(state.startView.center, state.startView.zoom, { animate: false });
   if (record.map_data?.min_zoom !== undefined) map.setMinZoom(Math.min(record.map_data.min_zoom, 3));
   state.openNow = null;
-  drawPois();
+  const drawn = drawPois();
   drawCategories(record.tag_counts);
   drawLanguages(entry);
   closeDetail();
-  await Promise.all([listEvents(), loadOpenNow(), reportOutside()]);
+  // Ready once the places of the start view are drawn from their tiles, and the events and what is open are listed.
+  await Promise.all([drawn, listEvents(), loadOpenNow(), reportOutside()]);
   document.body.dataset.map = state.mapId;
   document.body.dataset.version = state.versionId;
 }
@@ -373,7 +374,10 @@ function hitShape(latlng) {
   return polygon ? polygon.props.id : null;
 }
 
-/** Draws the map's POIs: from its tiles (the category chosen), or the places open now from their records. */
+/**
+ * Draws the map's POIs: from its tiles (the category chosen), or the places open now from their records. Answers a
+ * promise of the tiles in view drawn.
+ */
 function drawPois() {
   markerLayer.clearLayers();
   highlightLayer.clearLayers();
@@ -394,7 +398,7 @@ function drawPois() {
     }
     document.body.dataset.markers = String(open.filter((poi) => poi.type === 'marker').length);
     setStatus(label ? `${open.length} places open now in ${label}` : `${open.length} places open now`);
-    return;
+    return Promise.resolve();
   }
   poiLayer = new PoiTiles({ pane: 'pois', tileSize: 256, maxNativeZoom: 19, updateWhenZooming: false, keepBuffer: 1 });
   poiLayer.on('tileunload', (e) => { const key = `${e.coords.z}/${e.coords.x}/${e.coords.y}`; loadedTiles.delete(key); drawnCounts.delete(key); });
@@ -405,9 +409,12 @@ function drawPois() {
     document.body.dataset.markers = String(shown);
     document.body.dataset.tilesLoaded = String(Number(document.body.dataset.tilesLoaded ?? 0) + 1);
   });
+  const layer = poiLayer;
+  const drawn = new Promise((resolve) => layer.once('load', resolve));
   poiLayer.addTo(map);
   const count = state.selected ? state.counts.get(state.selected) ?? 0 : null;
   setStatus(label ? `${count} places in ${label}` : `${[...state.categories].length ? 'Places' : 'No places'} of ${state.record.name}`);
+  return drawn;
 }
 
 /** Fetches a POI's record (a marker, path or polygon) and opens it. */
