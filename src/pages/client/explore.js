@@ -218,8 +218,11 @@ async function loadMap(mapId, versionId) {
   drawCategories(record.tag_counts);
   drawLanguages(entry);
   closeDetail();
-  // Ready once the places of the start view are drawn from their tiles, and the events and what is open are listed.
-  await Promise.all([drawn, listEvents(), loadOpenNow(), reportOutside()]);
+  // Ready once the places of the start view are drawn from their tiles and the events are listed. What is open now is
+  // asked for beside them on a map of a few thousand places (a place's detail says it), and on a larger one only when
+  // the "Open now" button asks (its places would be tens of thousands of records).
+  if (!largeMap()) state.openNowLoading = loadOpenNow().catch(() => {}).finally(() => { state.openNowLoading = null; });
+  await Promise.all([drawn, listEvents(), reportOutside()]);
   document.body.dataset.map = state.mapId;
   document.body.dataset.version = state.versionId;
 }
@@ -466,10 +469,23 @@ function openText(poi) {
   return closes ? `Open now · until ${when(closes)}` : 'Open now';
 }
 
-function toggleOpenOnly() {
+async function toggleOpenOnly() {
   state.openOnly = !state.openOnly;
-  $('open-now').setAttribute('aria-pressed', String(state.openOnly));
+  if (state.openOnly && state.openNow === null) {
+    setStatus('Asking what is open now…');
+    await (state.openNowLoading ?? loadOpenNow());
+  }
   drawPois();
+  $('open-now').setAttribute('aria-pressed', String(state.openOnly));
+}
+
+/** A map of more places than the explorer asks what is open now for without being asked (see loadMap). */
+const OPEN_NOW_EAGER_LIMIT = 5_000;
+function largeMap() {
+  const tops = new Set(state.categories.filter((c) => !c.parent_id).map((c) => c.id));
+  let places = 0;
+  for (const [id, count] of state.counts) if (tops.has(id)) places += count;
+  return places > OPEN_NOW_EAGER_LIMIT;
 }
 
 /**
@@ -664,7 +680,7 @@ map.on('click', (e) => {
 $('detail-close').addEventListener('click', closeDetail);
 $('open-now').addEventListener('click', toggleOpenOnly);
 // What is open changes with the clock: asked again every minute (a kiosk runs all day).
-setInterval(() => void loadOpenNow().catch(() => {}), OPEN_NOW_REFRESH_MS);
+setInterval(() => { if (!largeMap() || state.openOnly) void loadOpenNow().catch(() => {}); }, OPEN_NOW_REFRESH_MS);
 
 if (!kiosk) {
   $('map-select').addEventListener('change', (e) => void loadMap(e.target.value));
