@@ -143,7 +143,7 @@ headless Debian Chromium, driven by playwright-core, on this machine: ${machine}
 
 What each page loads from the service, as the service sends it (the strongest compression, which it keeps for
 assets served more than once). "JS + CSS" is every script and style sheet the page loads; the HTML and the
-explorer's coastline data (\`countries-50m.json\`, world-atlas) are counted apart.
+explorer's borders data (\`countries-50m.json\`, world-atlas) are counted apart.
 
 | page | JS + CSS, br | JS + CSS, gzip | JS + CSS, uncompressed | HTML, br | data, br |
 |---|---|---|---|---|---|
