@@ -372,6 +372,14 @@ describe('the kiosk in Chromium', () => {
     assert.match(await page.locator(`#event-list button.event[data-id="${ongoing.id}"] .muted`).innerText(), new RegExp(`^On now, until ${until}`));
     assert.equal(await page.locator('path.you-are-here').count(), 1);
     assert.equal(await page.locator('.here-label').innerText(), 'You are here');
+    // The language switch: the map's languages; Portuguese asks the API and the tiles in Portuguese.
+    assert.deepEqual(await page.locator('#languages button').evaluateAll((b) => b.map((x) => x.getAttribute('lang'))), ['en', 'pt', 'es']);
+    await page.click('#languages button[lang="pt"]');
+    await page.waitForSelector('#languages button[lang="pt"][aria-pressed="true"]');
+    await page.waitForFunction(() => !(window as any).explorer.loading());
+    assert.equal(await page.evaluate(() => document.documentElement.lang), 'pt');
+    assert.ok(recorded.requests.some((url) => /\/tiles\/\d+\/\d+\/\d+\.mvt\?lang=pt$/.test(url)), 'tiles in Portuguese');
+    assert.ok(recorded.requests.some((url) => /\/events\?.*lang=pt/.test(url)), 'events in Portuguese');
 
     // Touch things: open now, a category, an event (with a QR code of where it goes on a phone), a zoom.
     await page.click('#open-now');
@@ -401,6 +409,7 @@ describe('the kiosk in Chromium', () => {
     assert.equal(await page.locator('#categories button[aria-pressed="true"]').count(), 0, 'no category is chosen');
     assert.equal(await page.getAttribute('#open-now', 'aria-pressed'), 'false', 'every place, open or not');
     assert.deepEqual(await view(), start, 'the start view');
+    await page.waitForFunction(() => document.documentElement.lang === 'en');
     assertStayedHome(recorded);
   });
 });

@@ -72,6 +72,14 @@ describe('pages', () => {
     assert.ok((await land.arrayBuffer()).byteLength > 0);
     assert.equal((await (await t.get(config.land.replace('{z}/{x}/{y}', '10/400/400'))).arrayBuffer()).byteLength, 0);
     assert.equal((await t.get('/assets/land/3/9/0.mvt')).status, 404);
+    // The kiosk's QR codes: an SVG for an http(s) link, nothing for anything else.
+    const qr = await t.get(`/assets/qr.svg?text=${encodeURIComponent('https://visit.example.org/places/belem')}`);
+    assert.equal(qr.status, 200);
+    assert.equal(qr.headers.get('content-type'), 'image/svg+xml; charset=utf-8');
+    assert.match(await qr.text(), /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    for (const text of ['javascript:alert(1)', 'not a link', `https://x.example/${'a'.repeat(1200)}`]) {
+      assert.equal((await t.get(`/assets/qr.svg?text=${encodeURIComponent(text)}`)).status, 404, text.slice(0, 30));
+    }
     for (const url of urls) {
       assert.match(url, /^\/assets\/[\w.-]+\?v=[0-9a-z]+$/, url);
       const res = await t.get(url);
