@@ -54,8 +54,9 @@ for (const runtime of RUNTIME_NAMES) {
         };
         const readyThreads = async (version: number) => {
           const seen = new Set<number>();
-          // A thread listens once its model is built, and takes up a new version once built: ask until both answer with it.
-          for (let i = 0; i < 600 && seen.size < 2; i++) {
+          // A thread listens once its model is built, and takes up a new version once built: ask until both answer with it
+          // (for up to half a minute: on a loaded 2-core machine a Deno worker has taken more than 9 s to start).
+          for (let i = 0; i < 2000 && seen.size < 2; i++) {
             const ready = JSON.parse((await ask('/readyz')).body) as { version: number; thread: number };
             if (ready.version === version) seen.add(ready.thread);
             await new Promise((resolve) => setTimeout(resolve, 10));
