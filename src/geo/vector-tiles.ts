@@ -203,7 +203,7 @@ export interface ShapePart { type: 1 | 2 | 3; geometry: number[][] | number[][][
  * Tiles a shape index keeps before it starts afresh: geojson-vt keeps every tile it has cut (about 2 KB each on the
  * benchmark's 10,000 paths and polygons), and a crawler asks for many.
  */
-export const KEPT_SHAPE_TILES = 20_000;
+export const KEPT_SHAPE_TILES = 5_000;
 
 type GeoJsonVtIndex = {
   /** geojson-vt's tile index, which counts the tiles it keeps. */

@@ -55,10 +55,10 @@ class VersionTiles {
   /** The top-level categories, in the map's order (a code is an index here), and their colours. */
   readonly tops: CategoryRecord[];
   readonly colors: string[];
-  /** Each POI's id, name and top-level category code, by store number (only the version's). */
-  private readonly ids = new Map<number, string>();
-  private readonly names = new Map<number, LocalText>();
-  private readonly topOf = new Map<number, number>();
+  /** Each POI's id, name and top-level category code, by store number (only the version's are set). */
+  private readonly ids: string[];
+  private readonly names: LocalText[];
+  private readonly topOf: Int16Array;
   private readonly shapes: SizedShapeIndex;
   private readonly shapeKinds = new Map<number, 'path' | 'polygon'>();
   private readonly everyMarker: ClusterIndex<Record<number, number>>;
@@ -70,6 +70,9 @@ class VersionTiles {
   constructor(model: ReadModel, version: VersionContent) {
     this.model = model;
     this.version = version;
+    this.ids = new Array<string>(model.pois.size);
+    this.names = new Array<LocalText>(model.pois.size);
+    this.topOf = new Int16Array(model.pois.size).fill(-1);
     const categories = new Map(version.categories.map((c) => [c.id, c]));
     this.tops = version.children.get(null)?.filter((c) => c.kind === 'category') ?? [];
     this.colors = this.tops.map((c, k) => c.color ?? CATEGORY_PALETTE[k % CATEGORY_PALETTE.length]);
@@ -88,9 +91,9 @@ class VersionTiles {
     for (const i of version.pois) {
       const { record, categoryIds, geometry } = model.pois.listed(i);
       const top = topOfCategory(categoryIds);
-      this.ids.set(i, record.id);
-      this.names.set(i, record.name);
-      this.topOf.set(i, top);
+      this.ids[i] = record.id;
+      this.names[i] = record.name;
+      this.topOf[i] = top;
       if (record.type === 'marker') {
         markers.push(i);
         tops.push(top);
@@ -153,14 +156,14 @@ class VersionTiles {
       }
       const i = this.markers[f.index];
       return { type: 1, geometry: [[f.x, f.y]],
-        properties: withValues({ id: this.ids.get(i)!, name: this.names.get(i)!.in(lang), category: topId(this.markerTop[f.index]), color: color(this.markerTop[f.index]), icon: this.markerIcon[f.index] }) };
+        properties: withValues({ id: this.ids[i], name: this.names[i].in(lang), category: topId(this.markerTop[f.index]), color: color(this.markerTop[f.index]), icon: this.markerIcon[f.index] }) };
     });
     const paths: TileFeature[] = [];
     const polygons: TileFeature[] = [];
     for (const part of this.shapes.tile(z, x, y)) {
       if (wanted && wanted[part.index] !== 1) continue;
-      const top = this.topOf.get(part.index);
-      const properties = withValues({ id: this.ids.get(part.index)!, name: this.names.get(part.index)!.in(lang), category: topId(top), color: color(top) });
+      const top = this.topOf[part.index];
+      const properties = withValues({ id: this.ids[part.index], name: this.names[part.index].in(lang), category: topId(top), color: color(top) });
       (this.shapeKinds.get(part.index) === 'path' ? paths : polygons).push({ type: part.type, geometry: part.geometry, properties });
     }
     return encodeTile([
@@ -189,13 +192,20 @@ export function countLabel(count: number): string {
 const kept = new WeakMap<VersionContent, VersionTiles>();
 
 /**
- * Builds what the current version of every map's tiles are cut from (a second or so for 100,000 POIs), so no map
+ * The most POIs a version may have for its tiles' source to be built in the background: the build is one piece of
+ * work on the thread that serves (about 10 ms per 1,000 POIs), which must not hold a request up for long. A larger
+ * version's is built by its first tile request (about a second for 100,000 POIs).
+ */
+export const WARM_TILES_MAX_POIS = 5_000;
+
+/**
+ * Builds what the current version of every map of up to WARM_TILES_MAX_POIS POIs has its tiles cut from, so no map
  * app's first tile waits for it: run in the background after a version is swapped in (journey.ts).
  */
 export function warmTiles(model: ReadModel): void {
   for (const map of model.maps.values()) {
     const version = map.versions.get(map.currentVersionId);
-    if (version) versionTiles(model, version);
+    if (version && version.pois.length <= WARM_TILES_MAX_POIS) versionTiles(model, version);
   }
 }
 
