@@ -1,12 +1,14 @@
 /**
  * A PMTiles v3 archive on local disk (the operator's basemap, `--basemap FILE.pmtiles`), read with the maintained
  * `pmtiles` package over a file handle: its header (tile type, zooms, bounds), its metadata (attribution, the vector
- * layers) and its tiles, uncompressed. Each tile read opens the file, reads its bytes and closes it again, so no
- * handle is held between requests and a file replaced on disk is read whole from the next request on.
+ * layers) and its tiles, uncompressed. Each read opens the file, reads its bytes and closes it again, so no handle is
+ * held between requests; the header and the directories read are kept by the reader, so a file replaced on disk is
+ * served after a restart.
  */
 import { open } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
 import { Compression, PMTiles, TileType, type Source } from 'pmtiles';
+import { MVT_TYPE } from './vector-tiles.ts';
 
 /** What an archive holds, from its header and metadata. */
 export interface ArchiveInfo {
@@ -29,7 +31,7 @@ export interface ArchiveInfo {
 }
 
 const TYPES: Partial<Record<TileType, Pick<ArchiveInfo, 'kind' | 'suffix' | 'contentType'>>> = {
-  [TileType.Mvt]: { kind: 'vector', suffix: 'mvt', contentType: 'application/vnd.mapbox-vector-tile' },
+  [TileType.Mvt]: { kind: 'vector', suffix: 'mvt', contentType: MVT_TYPE },
   [TileType.Png]: { kind: 'raster', suffix: 'png', contentType: 'image/png' },
   [TileType.Jpeg]: { kind: 'raster', suffix: 'jpg', contentType: 'image/jpeg' },
   [TileType.Webp]: { kind: 'raster', suffix: 'webp', contentType: 'image/webp' },

@@ -14,6 +14,12 @@ import { GeoJSONVT } from '@maplibre/geojson-vt';
 import { PbfWriter } from 'pbf';
 import type { Feature as GeoFeature, Geometry } from 'geojson';
 
+/** The deepest zoom a tile is served for (a map's tiles, the basemap's, the pages' land). */
+export const MAX_TILE_ZOOM = 22;
+
+/** The media type of a Mapbox Vector Tile. */
+export const MVT_TYPE = 'application/vnd.mapbox-vector-tile';
+
 /** A property value a tile can hold. */
 export type TileValue = string | number | boolean;
 
@@ -186,11 +192,6 @@ export class ClusterIndex<A> {
         : { cluster: false as const, x: px, y: py, index: (tags as { i: number }).i };
     });
   }
-
-  /** The zoom at which a cluster opens into more than one feature. */
-  expansionZoom(clusterId: number): number {
-    return this.index.getClusterExpansionZoom(clusterId);
-  }
 }
 
 /** A shape to cut into tiles (a line or polygon; points are kept whole), and the number it is known by. */
@@ -255,14 +256,11 @@ export class SizedShapeIndex {
     const byZoom = new Map<number, Shape[]>();
     for (const shape of shapes) {
       const zoom = Math.min(maxZoom, Math.max(0, Math.ceil(Math.log2(minSize / unitSize(shape.geometry)))));
-      byZoom.set(zoom, [...byZoom.get(zoom) ?? [], shape]);
+      let band = byZoom.get(zoom);
+      if (!band) byZoom.set(zoom, (band = []));
+      band.push(shape);
     }
     this.bands = [...byZoom].sort((a, b) => a[0] - b[0]).map(([minZoom, band]) => ({ minZoom, index: new ShapeIndex(band, maxZoom) }));
-  }
-
-  /** The zoom a shape is first drawn at (the same rule as the tiles'). */
-  static minZoomOf(geometry: Geometry, maxZoom: number, minSize: number): number {
-    return Math.min(maxZoom, Math.max(0, Math.ceil(Math.log2(minSize / unitSize(geometry)))));
   }
 
   /** The parts of tile z/x/y of the shapes drawn at zoom z. */
@@ -287,6 +285,11 @@ function unitSize(geometry: Geometry): number {
   };
   if ('coordinates' in geometry) visit(geometry.coordinates);
   return Math.max(e - w, n - s, 0);
+}
+
+/** The coordinates of tile z/x/y that lie beyond its zoom's grid (`x` or `y` at or past 2^z), by name. */
+export function beyondGrid(tile: { z: number; x: number; y: number }): ('x' | 'y')[] {
+  return (['x', 'y'] as const).filter((name) => tile[name] >= 2 ** tile.z);
 }
 
 /** The tile's box in degrees: [west, south, east, north]. */

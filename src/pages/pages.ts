@@ -18,6 +18,7 @@ import { documentHead, escapeHtml, jsonBlock } from '../utils/html.ts';
 import type { PmtilesArchive } from '../geo/pmtiles-archive.ts';
 import { CLUSTER_MAX_ZOOM } from '../content/model/map-tiles.ts';
 import { LAND_MAX_ZOOM, LandTiles, mergeRegions, regionOf } from '../geo/land-tiles.ts';
+import { beyondGrid, MAX_TILE_ZOOM, MVT_TYPE } from '../geo/vector-tiles.ts';
 import { Lru } from '../utils/lru.ts';
 import { PAGE_ASSETS, patchAssets, readAssetFiles, type AssetLoader, type AssetName, type AssetTexts } from './assets.ts';
 
@@ -104,9 +105,9 @@ export function createPages(basePath: string, options: PageOptions = {}): Pages 
     const m = /^land\/(\d{1,2})\/(\d{1,7})\/(\d{1,7})\.mvt$/.exec(name);
     if (!m) return null;
     const [z, x, y] = m.slice(1).map(Number);
-    if (z > 22 || x >= 2 ** z || y >= 2 ** z) return null;
+    if (z > MAX_TILE_ZOOM || beyondGrid({ z, x, y }).length > 0) return null;
     const tiles = await landTiles(model);
-    return landAnswers.get(name, () => new PreparedBody(tiles.tile(z, x, y), 'application/vnd.mapbox-vector-tile', 'page', {}));
+    return landAnswers.get(name, () => new PreparedBody(tiles.tile(z, x, y), MVT_TYPE, 'page', {}));
   }
 
   /** QR codes (`qr.svg?text=<an http(s) URL>`) the kiosk shows, made here (the `qrcode` package, loaded when first needed). */

@@ -6,10 +6,10 @@
 import * as v from 'valibot';
 import { layers as protomapsLayers, namedFlavor } from '@protomaps/basemaps';
 import type { ArchiveInfo, PmtilesArchive } from '../geo/pmtiles-archive.ts';
-import { HttpError, invalidParams, notFound } from '../http/errors.ts';
-import { requiredInt } from '../http/params.ts';
+import { HttpError, notFound } from '../http/errors.ts';
 import { defineRoute, MediaReply, type RouteSpec } from '../http/route.ts';
-import { MAX_TILE_ZOOM } from '../content/model/map-tiles.ts';
+import { MVT_TYPE } from '../geo/vector-tiles.ts';
+import { checkTileGrid, tilePathParams } from './shared.ts';
 
 /** The archive, or 404 when none is served. */
 function served(basemap: PmtilesArchive | null): PmtilesArchive {
@@ -64,7 +64,7 @@ export const basemapTileJson = defineRoute({
 });
 
 const SUFFIXES = {
-  mvt: 'application/vnd.mapbox-vector-tile', png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp', avif: 'image/avif',
+  mvt: MVT_TYPE, png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp', avif: 'image/avif',
 } as const;
 
 /** GET /basemap/{z}/{x}/{y}.{suffix}: one route per tile format, so each declares its media type. */
@@ -76,11 +76,7 @@ function basemapTileRoute(suffix: keyof typeof SUFFIXES): RouteSpec {
     description: 'Read from the archive and sent uncompressed (a vector tile is compressed like every answer). A vector tile the archive has ' +
       'not got is 200 with an empty body, as map SDKs expect; a raster one is 404. The suffix must be the archive\'s (`format` in /basemap.json).',
     tag: 'Maps',
-    pathParams: {
-      z: requiredInt(0, MAX_TILE_ZOOM, 'Zoom'),
-      x: requiredInt(0, 2 ** MAX_TILE_ZOOM - 1, 'Column (below 2^z)'),
-      y: requiredInt(0, 2 ** MAX_TILE_ZOOM - 1, 'Row (below 2^z)'),
-    },
+    pathParams: tilePathParams,
     query: {},
     texts: false,
     contentType: SUFFIXES[suffix],
@@ -90,9 +86,8 @@ function basemapTileRoute(suffix: keyof typeof SUFFIXES): RouteSpec {
       const archive = served(basemap);
       const info = await archive.info();
       if (info.suffix !== suffix) throw notFound(`A .${suffix} basemap (the basemap served has .${info.suffix} tiles)`);
+      checkTileGrid(params);
       const { z, x, y } = params;
-      const beyond = (['x', 'y'] as const).filter((name) => params[name] >= 2 ** z);
-      if (beyond.length > 0) throw invalidParams(beyond.map((name) => ({ name, in: 'path' as const, reason: `must be below 2^z (${2 ** z} at zoom ${z})` })));
       const tile = await archive.tile(z, x, y);
       if (tile) return new MediaReply(tile);
       if (info.kind === 'vector') return new MediaReply(new Uint8Array(0));

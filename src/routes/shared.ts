@@ -4,7 +4,8 @@
 import type { MapView, ReadModel, VersionContent } from '../content/model/read-model.ts';
 import { invalidParams, notFound, type ParamError } from '../http/errors.ts';
 import type { LanguageChoice } from '../http/language.ts';
-import { int, optionalInt, optionalUuid, uuid } from '../http/params.ts';
+import { int, optionalInt, optionalUuid, requiredInt, uuid } from '../http/params.ts';
+import { beyondGrid, MAX_TILE_ZOOM } from '../geo/vector-tiles.ts';
 
 /** Default window size when `end` is omitted. */
 export const DEFAULT_WINDOW = 50;
@@ -62,6 +63,21 @@ export function findPublisher(model: ReadModel, id: string) {
   const publisher = model.publishers.get(id);
   if (!publisher) throw notFound(`Publisher ${id}`);
   return publisher;
+}
+
+/** The `z`, `x` and `y` path parameters of a tile. */
+export const tilePathParams = {
+  z: requiredInt(0, MAX_TILE_ZOOM, 'Zoom'),
+  x: requiredInt(0, 2 ** MAX_TILE_ZOOM - 1, 'Column, from 0 at the antimeridian eastward (below 2^z)'),
+  y: requiredInt(0, 2 ** MAX_TILE_ZOOM - 1, 'Row, from 0 at the north edge southward (below 2^z)'),
+};
+
+/** A 400 naming each of a tile's `x` and `y` that lies beyond its zoom's grid; nothing when both are in it. */
+export function checkTileGrid(tile: { z: number; x: number; y: number }): void {
+  const beyond = beyondGrid(tile);
+  if (beyond.length > 0) {
+    throw invalidParams(beyond.map((name) => ({ name, in: 'path' as const, reason: `must be below 2^z (${2 ** tile.z} at zoom ${tile.z})` })));
+  }
 }
 
 /** A map path parameter. */

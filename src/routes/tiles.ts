@@ -5,15 +5,13 @@
  * (src/content/model/map-tiles.ts), never from SQL.
  */
 import * as v from 'valibot';
-import { CLUSTER_MAX_ZOOM, MAX_TILE_ZOOM, NO_CATEGORY_COLOR, versionTiles } from '../content/model/map-tiles.ts';
+import { CLUSTER_MAX_ZOOM, NO_CATEGORY_COLOR, versionTiles } from '../content/model/map-tiles.ts';
+import { MVT_TYPE } from '../geo/vector-tiles.ts';
 import type { MapView, ReadModel, VersionContent } from '../content/model/read-model.ts';
-import { invalidParams } from '../http/errors.ts';
-import { requiredInt, uuidList } from '../http/params.ts';
+import { uuidList } from '../http/params.ts';
 import { defineRoute, MediaReply } from '../http/route.ts';
 import { basemapStyle } from './basemap.ts';
-import { findMapVersion, mapIdPath, oneLanguage, versionIdParam } from './shared.ts';
-
-export const MVT_TYPE = 'application/vnd.mapbox-vector-tile';
+import { checkTileGrid, findMapVersion, mapIdPath, oneLanguage, tilePathParams, versionIdParam } from './shared.ts';
 
 /** The zoom TileJSON and the style give as the tiles' deepest: closer in, a map SDK draws these tiles larger. */
 export const TILEJSON_MAX_ZOOM = 16;
@@ -107,23 +105,16 @@ export const mapTile = defineRoute({
     '`polygons` (simplified per zoom); names in the negotiated language. A tile holds the markers within 60/512 of its width beyond its ' +
     'edges (across the antimeridian too), so a map draws a marker on an edge whole. A tile with nothing in it is 200 with an empty body.',
   tag: 'Maps',
-  pathParams: {
-    ...mapIdPath,
-    z: requiredInt(0, MAX_TILE_ZOOM, 'Zoom'),
-    x: requiredInt(0, 2 ** MAX_TILE_ZOOM - 1, 'Column, from 0 at the antimeridian eastward (below 2^z)'),
-    y: requiredInt(0, 2 ** MAX_TILE_ZOOM - 1, 'Row, from 0 at the north edge southward (below 2^z)'),
-  },
+  pathParams: { ...mapIdPath, ...tilePathParams },
   query: tileQuery,
   contentType: MVT_TYPE,
   response: v.instance(Uint8Array),
   errors: [404],
   handle({ params, query, model, language }) {
-    const { z, x, y } = params;
-    const beyond = (['x', 'y'] as const).filter((name) => params[name] >= 2 ** z);
-    if (beyond.length > 0) throw invalidParams(beyond.map((name) => ({ name, in: 'path' as const, reason: `must be below 2^z (${2 ** z} at zoom ${z})` })));
+    checkTileGrid(params);
     const { map, version } = findMapVersion(model, params.map_id, query.version_id);
     const lang = oneLanguage(language, map.id);
-    return new MediaReply(versionTiles(model, version).tile(z, x, y, lang, query.tags));
+    return new MediaReply(versionTiles(model, version).tile(params.z, params.x, params.y, lang, query.tags));
   },
 });
 

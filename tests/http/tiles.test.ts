@@ -252,7 +252,11 @@ describe('vector tiles', () => {
     const tags = await t.json(`/maps/${TILES.map}/tiles/0/0/0.mvt?tags=nope`);
     assert.equal(tags.status, 400);
     assert.deepEqual(tags.body.errors.map((e: { name: string }) => e.name), ['tags']);
-    for (const path of [`/maps/${TILES.disabled}/tiles/0/0/0.mvt`, `/maps/${TILES.disabled}/tiles.json`, `/maps/${TILES.disabled}/style.json`,
+    // Names are in one language: every language at once is 400 naming langs.
+    const all = await t.json(`/maps/${TILES.map}/tiles/0/0/0.mvt?langs=all`);
+    assert.equal(all.status, 400);
+    assert.deepEqual(all.body.errors.map((e: { name: string }) => e.name), ['langs']);
+    for (const path of [`/maps/${TILES.disabled}/tiles/0/0/0.mvt`, `/maps/${TILES.map}/tiles/0/0/0.mvt?version_id=00000000-0000-4000-8000-000000000000`, `/maps/${TILES.disabled}/tiles.json`, `/maps/${TILES.disabled}/style.json`,
       '/maps/00000000-0000-4000-8000-000000000000/tiles/0/0/0.mvt']) {
       assert.equal((await t.get(path)).status, 404, path);
     }
@@ -271,6 +275,10 @@ describe('TileJSON and style', () => {
     assert.equal(url.searchParams.get('tags'), TILES.category('food'));
     assert.equal(url.searchParams.get('lang'), 'pt');
     assert.deepEqual(body.vector_layers.map((l: { id: string }) => l.id), ['markers', 'paths', 'polygons']);
+    // A version asked for is carried too.
+    const version = bundle.maps.find((m) => m.id === TILES.map)!.current_version_id;
+    const pinned = (await t.json(`/maps/${TILES.map}/tiles.json?version_id=${version}`)).body;
+    assert.equal(new URL(pinned.tiles[0].replace('{z}/{x}/{y}', '0/0/0')).searchParams.get('version_id'), version);
     // The URL it gives answers.
     const got = await tile(0, 0, 0, url.search);
     assert.equal(got.status, 200);

@@ -22,7 +22,7 @@
  *   whole. Clusters follow the same rule, so a sum over neighbouring tiles counts a cluster in the buffer twice.
  */
 import type { Geometry } from 'geojson';
-import { ClusterIndex, encodeTile, POINT_EXTENT, SHAPE_EXTENT, SizedShapeIndex, type TileFeature, type TileValue } from '../../geo/vector-tiles.ts';
+import { ClusterIndex, encodeTile, MAX_TILE_ZOOM, POINT_EXTENT, SHAPE_EXTENT, SizedShapeIndex, type TileFeature, type TileValue } from '../../geo/vector-tiles.ts';
 import { Lru } from '../../utils/lru.ts';
 import type { LocalText } from './local-text.ts';
 import type { CategoryRecord, ReadModel, VersionContent } from './read-model.ts';
@@ -43,8 +43,6 @@ export const CATEGORY_PALETTE = ['#0072b2', '#d55e00', '#009e73', '#cc79a7', '#e
 export const NO_CATEGORY_COLOR = '#5b6770';
 /** A path or polygon is drawn from the zoom at which it spans this much of a tile (8 pixels of 512). */
 export const MIN_SHAPE_SIZE = 1 / 64;
-/** The deepest zoom a tile is served for. */
-export const MAX_TILE_ZOOM = 22;
 
 /** What one map version's tiles are made from. */
 class VersionTiles {
@@ -60,9 +58,9 @@ class VersionTiles {
   private readonly names: LocalText[];
   private readonly topOf: Int16Array;
   private readonly shapes: SizedShapeIndex;
-  private readonly shapeKinds = new Map<number, 'path' | 'polygon'>();
   private readonly everyMarker: ClusterIndex<Record<number, number>>;
-  private readonly byTags = new Lru<string, ClusterIndex<Record<number, number>>>(KEPT_TAG_SETS);
+  /** Per `tags` set: the POIs it keeps (by store number) and its markers' cluster index. */
+  private readonly byTags = new Lru<string, { wanted: Uint8Array; clusters: ClusterIndex<Record<number, number>> }>(KEPT_TAG_SETS);
 
   private readonly model: ReadModel;
   private readonly version: VersionContent;
@@ -102,7 +100,6 @@ class VersionTiles {
         icons.push(own ?? ofCategory ?? DEFAULT_ICON);
       } else {
         shapes.push({ geometry, index: i });
-        this.shapeKinds.set(i, record.type as 'path' | 'polygon');
       }
     }
     this.markers = Int32Array.from(markers);
@@ -131,20 +128,20 @@ class VersionTiles {
     });
   }
 
-  /** The POIs (store numbers) under any of `tags`, or null for every POI (no `tags`). */
-  private wanted(tags: readonly string[] | undefined): Uint8Array | null {
-    if (tags === undefined) return null;
+  /** The POIs (store numbers) under any of `tags`, and their markers clustered. */
+  private tagged(tags: readonly string[]): { wanted: Uint8Array; clusters: ClusterIndex<Record<number, number>> } {
     const wanted = new Uint8Array(this.model.pois.size);
     for (const tag of tags) for (const i of this.version.subtreePois.get(tag) ?? []) wanted[i] = 1;
-    return wanted;
+    return { wanted, clusters: this.clusters((k) => wanted[this.markers[k]] === 1) };
   }
 
   /** The tile z/x/y as MVT bytes (empty when nothing lies in it), names in `lang`, of the POIs under `tags` (all without). */
   tile(z: number, x: number, y: number, lang: string, tags: readonly string[] | undefined): Uint8Array<ArrayBuffer> {
     const known = tags === undefined ? undefined : [...new Set(tags)].filter((t) => this.version.subtreePois.has(t)).sort();
     if (known !== undefined && known.length === 0) return new Uint8Array(0);
-    const wanted = this.wanted(known);
-    const index = known === undefined ? this.everyMarker : this.byTags.get(known.join(','), () => this.clusters((k) => wanted![this.markers[k]] === 1));
+    const set = known === undefined ? null : this.byTags.get(known.join(','), () => this.tagged(known));
+    const wanted = set?.wanted ?? null;
+    const index = set?.clusters ?? this.everyMarker;
     const topId = (code: number | undefined) => (code === undefined || code < 0 ? undefined : this.tops[code].id);
     const color = (code: number | undefined) => (code === undefined || code < 0 ? NO_CATEGORY_COLOR : this.colors[code]);
     const markers: TileFeature[] = index.tile(z, x, y).map((f) => {
@@ -164,7 +161,7 @@ class VersionTiles {
       if (wanted && wanted[part.index] !== 1) continue;
       const top = this.topOf[part.index];
       const properties = withValues({ id: this.ids[part.index], name: this.names[part.index].in(lang), category: topId(top), color: color(top) });
-      (this.shapeKinds.get(part.index) === 'path' ? paths : polygons).push({ type: part.type, geometry: part.geometry, properties });
+      (this.model.pois.type(part.index) === 'path' ? paths : polygons).push({ type: part.type, geometry: part.geometry, properties });
     }
     return encodeTile([
       { name: 'polygons', extent: SHAPE_EXTENT, features: polygons },
