@@ -205,13 +205,17 @@ export function lisbonBasemap(kind: 'mvt' | 'png' = 'mvt'): Uint8Array {
   const shapes = lisbonShapes();
   const indexes = Object.entries(shapes).map(([name, features]) => ({
     name, features,
+    keys: [...new Set(features.flatMap((f) => Object.keys(f.properties ?? {})))],
     index: new ShapeIndex(features.map((f, i) => ({ geometry: f.geometry, index: i })), BASEMAP_ZOOMS.max),
   }));
   const tiles: ArchiveTile[] = [];
   for (const [z, x, y] of covering) {
-    const layers = indexes.map(({ name, features, index }) => ({
-      name, extent: SHAPE_EXTENT,
-      features: index.tile(z, x, y).map((part) => ({ type: part.type, geometry: part.geometry, properties: features[part.index].properties as Record<string, string | number> })),
+    const layers = indexes.map(({ name, features, keys, index }) => ({
+      name, extent: SHAPE_EXTENT, keys,
+      features: index.tile(z, x, y).map((part) => {
+        const properties = (features[part.index].properties ?? {}) as Record<string, string | number>;
+        return { type: part.type, geometry: part.geometry, values: keys.map((key) => properties[key]) };
+      }),
     }));
     const data = encodeTile(layers);
     if (data.length > 0) tiles.push({ z, x, y, data });

@@ -21,23 +21,31 @@ function read(layer: VectorTileLayer) {
   return { name: layer.name, extent: layer.extent, version: layer.version, features: out };
 }
 
+const KEYS = ['key0', 'key1', 'key2', 'key3', 'key4', 'key5'];
+
 function randomLayers(seed: number): TileLayer[] {
   const random = mulberry32(seed);
   const coord = () => Math.floor(random() * 4200) - 50;
   const value = (k: number) => [`name ${Math.floor(random() * 5)}`, Math.floor(random() * 1000), -Math.floor(random() * 50) - 1, random() * 10, random() < 0.5][k % 5];
-  const props = () => Object.fromEntries(Array.from({ length: 1 + Math.floor(random() * 4) }, (_, k) => [`key${(k + Math.floor(random() * 3)) % 6}`, value(Math.floor(random() * 5))]));
-  const points: TileFeature[] = Array.from({ length: 40 }, (_, i) => ({ type: 1, geometry: [[coord(), coord()]], properties: props(), ...(i % 3 === 0 ? { id: i } : {}) }));
+  // Each feature has some of the layer's six keys, in no fixed order of first use.
+  const props = () => {
+    const values: (string | number | boolean | undefined)[] = Array.from({ length: KEYS.length }, () => undefined);
+    for (let k = 0, n = 1 + Math.floor(random() * 4); k < n; k++) values[Math.floor(random() * KEYS.length)] = value(Math.floor(random() * 5));
+    return values;
+  };
+  const points: TileFeature[] = Array.from({ length: 40 }, (_, i) => ({ type: 1, geometry: [[coord(), coord()]], values: props(), ...(i % 3 === 0 ? { id: i } : {}) }));
   const lines: TileFeature[] = Array.from({ length: 10 }, () => ({ type: 2, geometry: Array.from({ length: 1 + Math.floor(random() * 2) }, () =>
-    Array.from({ length: 2 + Math.floor(random() * 6) }, () => [coord(), coord()])), properties: props() }));
+    Array.from({ length: 2 + Math.floor(random() * 6) }, () => [coord(), coord()])), values: props() }));
   const polygons: TileFeature[] = Array.from({ length: 10 }, (_, i) => {
     const ring = (cx: number, cy: number, r: number) => {
       const pts = [[cx - r, cy - r], [cx + r, cy - r], [cx + r, cy + r], [cx - r, cy + r]];
       return i % 2 ? [...pts, pts[0]] : pts; // closed or not
     };
     const [cx, cy] = [coord(), coord()];
-    return { type: 3, geometry: [ring(cx, cy, 200), ring(cx, cy, 50).reverse()], properties: props() };
+    return { type: 3, geometry: [ring(cx, cy, 200), ring(cx, cy, 50).reverse()], values: props() };
   });
-  return [{ name: 'markers', extent: 512, features: points }, { name: 'paths', extent: 4096, features: lines }, { name: 'polygons', extent: 4096, features: polygons }];
+  return [{ name: 'markers', extent: 512, keys: KEYS, features: points }, { name: 'paths', extent: 4096, keys: KEYS, features: lines },
+    { name: 'polygons', extent: 4096, keys: KEYS, features: polygons }];
 }
 
 test('tiles decode as vt-pbf\'s do: the same features, ids, properties and geometry, each layer with its own extent', () => {
@@ -45,7 +53,7 @@ test('tiles decode as vt-pbf\'s do: the same features, ids, properties and geome
     const layers = randomLayers(seed);
     const ours = new VectorTile(new PbfReader(encodeTile(layers))).layers;
     const wrapped = Object.fromEntries(layers.map((l) => {
-      const w = new GeoJSONWrapper(l.features.map((f) => ({ type: f.type, geometry: f.geometry, tags: f.properties, ...(f.id === undefined ? {} : { id: f.id }) })) as never,
+      const w = new GeoJSONWrapper(l.features.map((f) => ({ type: f.type, geometry: f.geometry, tags: Object.fromEntries(l.keys.flatMap((key, k) => (f.values[k] === undefined ? [] : [[key, f.values[k]]]))), ...(f.id === undefined ? {} : { id: f.id }) })) as never,
         { version: 2, extent: l.extent });
       w.name = l.name;
       return [l.name, w];
@@ -54,7 +62,7 @@ test('tiles decode as vt-pbf\'s do: the same features, ids, properties and geome
     assert.deepEqual(Object.keys(ours), Object.keys(reference));
     for (const name of Object.keys(reference)) assert.deepEqual(read(ours[name]), read(reference[name]), `${name}, seed ${seed}`);
   }
-  assert.equal(encodeTile([{ name: 'markers', extent: 512, features: [] }]).length, 0, 'nothing in it: an empty body');
+  assert.equal(encodeTile([{ name: 'markers', extent: 512, keys: [], features: [] }]).length, 0, 'nothing in it: an empty body');
 });
 
 test('a path or polygon is drawn from the zoom at which its box spans a 64th of a tile', () => {

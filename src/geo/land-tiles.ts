@@ -208,7 +208,7 @@ export class LandTiles {
     // A tile wholly inside a region is cut from its 1:10m land; any other from the world's, so none shows a region's edge.
     const inside = (r: Box) => box[0] >= r[0] && box[2] <= r[2] && box[1] >= r[1] && box[3] <= r[3];
     const index = z > WORLD_LAND_MAX_ZOOM && this.regions.some(inside) ? this.detailed : this.world;
-    const features = index.tile(z, x, y).map((part) => ({ type: part.type, geometry: part.geometry, properties: {} }));
-    return encodeTile([{ name: 'land', extent: SHAPE_EXTENT, features }]);
+    const features = index.tile(z, x, y).map((part) => ({ type: part.type, geometry: part.geometry, values: [] }));
+    return encodeTile([{ name: 'land', extent: SHAPE_EXTENT, keys: [], features }]);
   }
 }

@@ -29,15 +29,17 @@ export interface TileFeature {
   type: 1 | 2 | 3;
   /** Points: [[x, y]]; lines: each line's positions; polygons: each ring's positions. */
   geometry: number[][] | number[][][];
-  properties: Record<string, TileValue>;
+  /** Its properties: a value for each of its layer's `keys`, in their order (undefined: it has none of that key). */
+  values: readonly (TileValue | undefined)[];
   /** A numeric feature id (MVT ids are unsigned integers), or none. */
   id?: number;
 }
 
-/** One layer of a tile: its name, its extent and its features. */
+/** One layer of a tile: its name, its extent, the names of its features' properties, and its features. */
 export interface TileLayer {
   name: string;
   extent: number;
+  keys: readonly string[];
   features: readonly TileFeature[];
 }
 
@@ -46,36 +48,50 @@ export const POINT_EXTENT = 512;
 /** The extent of the lines and polygons layers, geojson-vt's. */
 export const SHAPE_EXTENT = 4096;
 
+/**
+ * The buffer tiles are written into, kept from one tile to the next (and grown when a tile needs more): a tile is
+ * written in one go on one thread, and a writer that started small would grow it a dozen times per tile.
+ */
+let scratchBuffer: Uint8Array = new Uint8Array(64 * 1024);
+
 /** Encodes the layers (an empty one left out) as one MVT 2.1 tile; no layer with a feature gives an empty body. */
 export function encodeTile(layers: readonly TileLayer[]): Uint8Array<ArrayBuffer> {
   if (layers.every((layer) => layer.features.length === 0)) return new Uint8Array(0);
-  const pbf = new PbfWriter();
+  const pbf = new PbfWriter(scratchBuffer);
   for (const layer of layers) if (layer.features.length > 0) pbf.writeMessage(3, writeLayer, layer);
-  // pbf's buffer is larger than the tile: a copy of its own, so the cache keeps only the tile's bytes.
-  return new Uint8Array(pbf.finish());
+  scratchBuffer = pbf.buf;
+  // The tile's own copy of its bytes, so the cache keeps only them.
+  return pbf.buf.slice(0, pbf.pos) as Uint8Array<ArrayBuffer>;
 }
 
+/** What one feature is written from: the feature, its tags and its geometry commands (arrays reused per layer). */
+interface FeatureScratch { feature: TileFeature; tags: number[]; geometry: number[] }
+
 /**
- * One layer (MVT 2.1 §4.1): version, name, extent, its features, then the keys and values their tags index. Values
- * are interned per type in Maps (a tile's ids and names are mostly distinct, its categories, colours and icons few).
+ * One layer (MVT 2.1 §4.1): version, name, extent, its features, then the keys and values their tags index. Keys are
+ * the layer's own (those no feature has are left out); values are interned per type in Maps (a tile's ids and names
+ * are mostly distinct, its categories, colours and icons few).
  */
 function writeLayer(layer: TileLayer, pbf: PbfWriter): void {
   pbf.writeVarintField(15, 2);
   pbf.writeStringField(1, layer.name);
   pbf.writeVarintField(5, layer.extent);
-  const keys = new Map<string, number>();
+  // A key's index in the tile's key table, by its place in `layer.keys` (-1: not used yet).
+  const keyIndex = new Int32Array(layer.keys.length).fill(-1);
+  const usedKeys: string[] = [];
   const strings = new Map<string, number>();
   const numbers = new Map<number, number>();
   const booleans = [-1, -1];
   const values: TileValue[] = [];
-  const scratch = { feature: layer.features[0], tags: [] as number[], geometry: [] as number[] };
+  const scratch: FeatureScratch = { feature: layer.features[0], tags: [], geometry: [] };
   for (const feature of layer.features) {
     const tags = scratch.tags;
     tags.length = 0;
-    for (const key in feature.properties) {
-      const value = feature.properties[key];
-      let k = keys.get(key);
-      if (k === undefined) keys.set(key, (k = keys.size));
+    const featureValues = feature.values;
+    for (let k = 0; k < featureValues.length; k++) {
+      const value = featureValues[k];
+      if (value === undefined) continue;
+      if (keyIndex[k] < 0) keyIndex[k] = usedKeys.push(layer.keys[k]) - 1;
       let v: number | undefined;
       if (typeof value === 'string') {
         v = strings.get(value);
@@ -87,17 +103,17 @@ function writeLayer(layer: TileLayer, pbf: PbfWriter): void {
         v = booleans[value ? 1 : 0];
         if (v < 0) booleans[value ? 1 : 0] = v = values.push(value) - 1;
       }
-      tags.push(k, v);
+      tags.push(keyIndex[k], v);
     }
     scratch.feature = feature;
     encodeGeometry(feature, scratch.geometry);
     pbf.writeMessage(2, writeFeature, scratch);
   }
-  for (const key of keys.keys()) pbf.writeStringField(3, key);
+  for (const key of usedKeys) pbf.writeStringField(3, key);
   for (const value of values) pbf.writeMessage(4, writeValue, value);
 }
 
-function writeFeature(scratch: { feature: TileFeature; tags: number[]; geometry: number[] }, pbf: PbfWriter): void {
+function writeFeature(scratch: FeatureScratch, pbf: PbfWriter): void {
   if (scratch.feature.id !== undefined) pbf.writeVarintField(1, scratch.feature.id);
   pbf.writePackedVarint(2, scratch.tags);
   pbf.writeVarintField(3, scratch.feature.type);

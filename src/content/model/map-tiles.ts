@@ -22,7 +22,7 @@
  *   whole. Clusters follow the same rule, so a sum over neighbouring tiles counts a cluster in the buffer twice.
  */
 import type { Geometry } from 'geojson';
-import { ClusterIndex, encodeTile, MAX_TILE_ZOOM, POINT_EXTENT, SHAPE_EXTENT, SizedShapeIndex, type TileFeature, type TileValue } from '../../geo/vector-tiles.ts';
+import { ClusterIndex, encodeTile, MAX_TILE_ZOOM, POINT_EXTENT, SHAPE_EXTENT, SizedShapeIndex, type TileFeature } from '../../geo/vector-tiles.ts';
 import { Lru } from '../../utils/lru.ts';
 import type { LocalText } from './local-text.ts';
 import type { CategoryRecord, ReadModel, VersionContent } from './read-model.ts';
@@ -57,6 +57,8 @@ class VersionTiles {
   private readonly ids: string[];
   private readonly names: LocalText[];
   private readonly topOf: Int16Array;
+  /** Each POI's name in one language, by store number, made when a tile is first asked for in it (one of the map's). */
+  private readonly namesIn = new Map<string, string[]>();
   private readonly shapes: SizedShapeIndex;
   private readonly everyMarker: ClusterIndex<Record<number, number>>;
   /** Per `tags` set: the POIs it keeps (by store number) and its markers' cluster index. */
@@ -135,6 +137,17 @@ class VersionTiles {
     return { wanted, clusters: this.clusters((k) => wanted[this.markers[k]] === 1) };
   }
 
+  /** The version's POIs' names in `lang`, by store number. */
+  private namesOf(lang: string): string[] {
+    let names = this.namesIn.get(lang);
+    if (!names) {
+      names = new Array<string>(this.names.length);
+      for (const i of this.version.pois) names[i] = this.names[i].in(lang);
+      this.namesIn.set(lang, names);
+    }
+    return names;
+  }
+
   /** The tile z/x/y as MVT bytes (empty when nothing lies in it), names in `lang`, of the POIs under `tags` (all without). */
   tile(z: number, x: number, y: number, lang: string, tags: readonly string[] | undefined): Uint8Array<ArrayBuffer> {
     const known = tags === undefined ? undefined : [...new Set(tags)].filter((t) => this.version.subtreePois.has(t)).sort();
@@ -144,39 +157,38 @@ class VersionTiles {
     const index = set?.clusters ?? this.everyMarker;
     const topId = (code: number | undefined) => (code === undefined || code < 0 ? undefined : this.tops[code].id);
     const color = (code: number | undefined) => (code === undefined || code < 0 ? NO_CATEGORY_COLOR : this.colors[code]);
+    const names = this.namesOf(lang);
     const markers: TileFeature[] = index.tile(z, x, y).map((f) => {
       if (f.cluster) {
         let best = -1;
         for (const key in f.sum) if (best < 0 || f.sum[key] > f.sum[best] || (f.sum[key] === f.sum[best] && Number(key) < best)) best = Number(key);
         return { type: 1, geometry: [[f.x, f.y]], id: f.clusterId,
-          properties: withValues({ cluster: true, cluster_id: f.clusterId, point_count: f.count, label: countLabel(f.count), category: topId(best), color: color(best) }) };
+          values: [undefined, undefined, topId(best), color(best), undefined, true, f.clusterId, f.count, countLabel(f.count)] };
       }
       const i = this.markers[f.index];
       return { type: 1, geometry: [[f.x, f.y]],
-        properties: withValues({ id: this.ids[i], name: this.names[i].in(lang), category: topId(this.markerTop[f.index]), color: color(this.markerTop[f.index]), icon: this.markerIcon[f.index] }) };
+        values: [this.ids[i], names[i], topId(this.markerTop[f.index]), color(this.markerTop[f.index]), this.markerIcon[f.index]] };
     });
     const paths: TileFeature[] = [];
     const polygons: TileFeature[] = [];
     for (const part of this.shapes.tile(z, x, y)) {
       if (wanted && wanted[part.index] !== 1) continue;
       const top = this.topOf[part.index];
-      const properties = withValues({ id: this.ids[part.index], name: this.names[part.index].in(lang), category: topId(top), color: color(top) });
-      (this.model.pois.type(part.index) === 'path' ? paths : polygons).push({ type: part.type, geometry: part.geometry, properties });
+      const values = [this.ids[part.index], names[part.index], topId(top), color(top)];
+      (this.model.pois.type(part.index) === 'path' ? paths : polygons).push({ type: part.type, geometry: part.geometry, values });
     }
     return encodeTile([
-      { name: 'polygons', extent: SHAPE_EXTENT, features: polygons },
-      { name: 'paths', extent: SHAPE_EXTENT, features: paths },
-      { name: 'markers', extent: POINT_EXTENT, features: markers },
+      { name: 'polygons', extent: SHAPE_EXTENT, keys: SHAPE_KEYS, features: polygons },
+      { name: 'paths', extent: SHAPE_EXTENT, keys: SHAPE_KEYS, features: paths },
+      { name: 'markers', extent: POINT_EXTENT, keys: MARKER_KEYS, features: markers },
     ]);
   }
 }
 
-/** The properties that have a value. */
-function withValues(properties: Record<string, TileValue | undefined>): Record<string, TileValue> {
-  const out: Record<string, TileValue> = {};
-  for (const key in properties) if (properties[key] !== undefined) out[key] = properties[key]!;
-  return out;
-}
+/** The properties of the markers layer (a single marker's first five, a cluster's from `category` on), in the order features give them. */
+const MARKER_KEYS = ['id', 'name', 'category', 'color', 'icon', 'cluster', 'cluster_id', 'point_count', 'label'];
+/** The properties of the paths and polygons layers. */
+const SHAPE_KEYS = ['id', 'name', 'category', 'color'];
 
 /** A cluster's count as people read it on a map: 7, 950, 1.2k, 15k. */
 export function countLabel(count: number): string {
