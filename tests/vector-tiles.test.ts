@@ -9,7 +9,7 @@ import { VectorTile, type VectorTileLayer } from '@mapbox/vector-tile';
 import { fromVectorTileJs, GeoJSONWrapper } from '@maplibre/vt-pbf';
 import { PbfReader } from 'pbf';
 import { mulberry32 } from '../scripts/demo/ids.ts';
-import { encodeTile, SizedShapeIndex, type TileFeature, type TileLayer } from '../src/geo/vector-tiles.ts';
+import { encodeTile, ShapeIndex, SizedShapeIndex, type TileFeature, type TileLayer } from '../src/geo/vector-tiles.ts';
 
 /** Every feature of a layer as plain data. */
 function read(layer: VectorTileLayer) {
@@ -75,4 +75,26 @@ test('a path or polygon is drawn from the zoom at which its box spans a 64th of 
     const parts = index.tile(z, Math.floor(n / 2), Math.floor(n / 2) - 1);
     assert.equal(parts.some((p) => p.index === 7), z >= first, `zoom ${z}`);
   }
+});
+
+test('a shape index made again from its shapes once it keeps too many tiles cuts the same parts; a sized one keeps numbers, not geometry', () => {
+  const line = { type: 'LineString' as const, coordinates: [[-9.2, 38.7], [-9.1, 38.75], [-9.0, 38.72]] };
+  let asked = 0;
+  const index = new ShapeIndex(() => {
+    asked++;
+    return [{ geometry: line, index: 3 }];
+  }, 22, { keep: 3 });
+  const tiles: [number, number, number][] = [[10, 486, 392], [12, 1945, 1569], [14, 7781, 6278], [16, 31126, 25113]];
+  const first = tiles.map(([z, x, y]) => JSON.stringify(index.tile(z, x, y)));
+  assert.equal(asked > 1, true, 'made again after more than 3 tiles were kept');
+  assert.deepEqual(tiles.map(([z, x, y]) => JSON.stringify(index.tile(z, x, y))), first);
+  assert.ok(first.some((parts) => parts.includes('"index":3')), 'the line is in the tiles it crosses');
+  const sized = new SizedShapeIndex([{ geometry: line, index: 3 }], 22, 1 / 64, (i) => {
+    assert.equal(i, 3);
+    asked++;
+    return line;
+  });
+  const before = asked;
+  assert.deepEqual(sized.tile(12, 1945, 1569), JSON.parse(first[1]));
+  assert.equal(asked, before + 1, 'the geometry asked for again when the band\'s index is made');
 });

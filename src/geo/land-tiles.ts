@@ -195,10 +195,10 @@ export class LandTiles {
   constructor(texts: { world: string; detailed: string }, regions: readonly Box[]) {
     const world = JSON.parse(texts.world) as Topology<{ land: GeometryCollection }>;
     const worldLand = feature(world, world.objects.land);
-    this.world = new ShapeIndex(worldLand.features.map((f, index) => ({ geometry: f.geometry, index })), LAND_MAX_ZOOM, 0);
+    this.world = new ShapeIndex(worldLand.features.map((f, index) => ({ geometry: f.geometry, index })), LAND_MAX_ZOOM, { indexMaxZoom: 0 });
     this.regions = mergeRegions(regions);
     const detailed = this.regions.length > 0 ? regionalLand(scanTopology(texts.detailed), this.regions) : [];
-    this.detailed = new ShapeIndex(detailed.map((f, index) => ({ geometry: f.geometry, index })), LAND_MAX_ZOOM, 0);
+    this.detailed = new ShapeIndex(detailed.map((f, index) => ({ geometry: f.geometry, index })), LAND_MAX_ZOOM, { indexMaxZoom: 0 });
   }
 
   /** Tile z/x/y as MVT bytes (empty at sea and beyond LAND_MAX_ZOOM). */

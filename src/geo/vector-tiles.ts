@@ -217,40 +217,60 @@ export interface Shape { geometry: Geometry; index: number }
 export interface ShapePart { type: 1 | 2 | 3; geometry: number[][] | number[][][]; index: number }
 
 /**
- * Tiles a shape index keeps before it starts afresh: geojson-vt keeps every tile it has cut (about 2 KB each on the
- * benchmark's 10,000 paths and polygons), and a crawler asks for many.
+ * Tiles a shape index keeps before it starts afresh: geojson-vt keeps every tile it has cut, those it cut on the way
+ * down to the one asked for too (one pass of the benchmark's 301-tile mix keeps about 8,000, some 2 KB each on its
+ * 10,000 paths and polygons), and a crawler asks for many. A SizedShapeIndex shares it among its bands.
  */
-export const KEPT_SHAPE_TILES = 5_000;
+export const KEPT_SHAPE_TILES = 20_000;
 
 type GeoJsonVtIndex = {
-  /** geojson-vt's tile index, which counts the tiles it keeps. */
-  tileIndex: { total: number };
+  /** geojson-vt's tile index: `tileCoords` lists every tile it keeps (its `total` counts them only when debugging). */
+  tileIndex: { tileCoords: readonly unknown[] };
   getTile(z: number, x: number, y: number): { features: { type: number; geometry: number[][] | number[][][]; tags: { i: number } }[] } | null;
 };
 
 /**
  * Lines and polygons cut into tiles and simplified per zoom (geojson-vt), down to `maxZoom` (geojson-vt cuts no tile
- * deeper than its own maxZoom); tiles are cut when first asked for and kept, up to KEPT_SHAPE_TILES.
+ * deeper than its own maxZoom); tiles are cut when first asked for and kept, up to `keep` of them. The shapes are
+ * asked of `shapes` when the index is made (and made again once it keeps too many tiles), so that a caller whose
+ * shapes live elsewhere (a map's, in the content's store) need not keep them twice.
  */
 export class ShapeIndex {
-  private readonly features: GeoFeature[];
+  private readonly shapes: () => readonly Shape[];
+  private readonly empty: boolean;
   private readonly maxZoom: number;
+  private readonly keep: number;
+  private readonly indexMaxZoom: number;
   private index: GeoJsonVtIndex | null = null;
 
-  private readonly indexMaxZoom: number;
-
-  /** `indexMaxZoom`: the zoom down to which every tile is cut at once (geojson-vt's; deeper tiles are cut when asked for). */
-  constructor(shapes: readonly Shape[], maxZoom: number, indexMaxZoom = 5) {
-    this.features = shapes.map((s) => ({ type: 'Feature', geometry: s.geometry, properties: { i: s.index } }));
+  /**
+   * `keep`: the tiles kept (KEPT_SHAPE_TILES); `indexMaxZoom`: the zoom down to which every tile is cut at once
+   * (geojson-vt's, default 5; deeper tiles are cut when asked for); `empty`: whether `shapes` gives none.
+   */
+  constructor(shapes: readonly Shape[] | (() => readonly Shape[]), maxZoom: number, options: { keep?: number; indexMaxZoom?: number; empty?: boolean } = {}) {
+    this.shapes = typeof shapes === 'function' ? shapes : () => shapes;
+    this.empty = options.empty ?? (typeof shapes !== 'function' && shapes.length === 0);
     this.maxZoom = maxZoom;
-    this.indexMaxZoom = indexMaxZoom;
+    this.keep = options.keep ?? KEPT_SHAPE_TILES;
+    this.indexMaxZoom = options.indexMaxZoom ?? 5;
+  }
+
+  /** The tiles it keeps now. */
+  get kept(): number {
+    return this.index?.tileIndex.tileCoords.length ?? 0;
+  }
+
+  /** Lets go of every tile kept (the index is made again when next asked). */
+  reset(): void {
+    this.index = null;
   }
 
   /** The parts of tile z/x/y (each shape cut at the tile's edges and a buffer of 64/4096 beyond them). */
   tile(z: number, x: number, y: number): ShapePart[] {
-    if (this.features.length === 0) return [];
-    if (!this.index || this.index.tileIndex.total > KEPT_SHAPE_TILES) {
-      this.index = new GeoJSONVT({ type: 'FeatureCollection', features: this.features },
+    if (this.empty) return [];
+    if (!this.index || this.index.tileIndex.tileCoords.length > this.keep) {
+      const features: GeoFeature[] = this.shapes().map((s) => ({ type: 'Feature', geometry: s.geometry, properties: { i: s.index } }));
+      this.index = new GeoJSONVT({ type: 'FeatureCollection', features },
         { extent: SHAPE_EXTENT, maxZoom: this.maxZoom, indexMaxZoom: this.indexMaxZoom, buffer: 64, tolerance: 3 }) as unknown as GeoJsonVtIndex;
     }
     const tile = this.index.getTile(z, x, y);
@@ -263,12 +283,13 @@ export class ShapeIndex {
  * Shapes drawn from the zoom at which they span `minSize` of a tile (its width or height, in Web Mercator): a park
  * across town from about zoom 12, a 300 m trail from zoom 15; below it a shape is a few pixels of noise that every
  * tile around a city would otherwise carry. Each zoom's shapes are an index of their own, so a tile cuts only the
- * shapes it draws.
+ * shapes it draws; together they keep about KEPT_SHAPE_TILES tiles. The index keeps the shapes' numbers, not their
+ * geometry: `geometryOf` gives a shape's again when its band's index is made.
  */
 export class SizedShapeIndex {
   private readonly bands: { minZoom: number; index: ShapeIndex }[];
 
-  constructor(shapes: readonly Shape[], maxZoom: number, minSize: number) {
+  constructor(shapes: readonly Shape[], maxZoom: number, minSize: number, geometryOf?: (index: number) => Geometry) {
     const byZoom = new Map<number, Shape[]>();
     for (const shape of shapes) {
       const zoom = Math.min(maxZoom, Math.max(0, Math.ceil(Math.log2(minSize / unitSize(shape.geometry)))));
@@ -276,13 +297,27 @@ export class SizedShapeIndex {
       if (!band) byZoom.set(zoom, (band = []));
       band.push(shape);
     }
-    this.bands = [...byZoom].sort((a, b) => a[0] - b[0]).map(([minZoom, band]) => ({ minZoom, index: new ShapeIndex(band, maxZoom) }));
+    // The bands share the budget (see `tile`): no band lets go of its tiles on its own.
+    const keep = Infinity;
+    this.bands = [...byZoom].sort((a, b) => a[0] - b[0]).map(([minZoom, band]) => {
+      if (!geometryOf) return { minZoom, index: new ShapeIndex(band, maxZoom, { keep }) };
+      const numbers = Int32Array.from(band, (shape) => shape.index);
+      const again = () => Array.from(numbers, (index) => ({ geometry: geometryOf(index), index }));
+      return { minZoom, index: new ShapeIndex(again, maxZoom, { keep, empty: numbers.length === 0 }) };
+    });
   }
 
-  /** The parts of tile z/x/y of the shapes drawn at zoom z. */
+  /** The parts of tile z/x/y of the shapes drawn at zoom z; then, past KEPT_SHAPE_TILES, the band keeping most lets go. */
   tile(z: number, x: number, y: number): ShapePart[] {
     const parts: ShapePart[] = [];
-    for (const band of this.bands) if (band.minZoom <= z) for (const part of band.index.tile(z, x, y)) parts.push(part);
+    let kept = 0;
+    let largest = this.bands[0];
+    for (const band of this.bands) {
+      if (band.minZoom <= z) for (const part of band.index.tile(z, x, y)) parts.push(part);
+      kept += band.index.kept;
+      if (band.index.kept > largest.index.kept) largest = band;
+    }
+    if (kept > KEPT_SHAPE_TILES) largest.index.reset();
     return parts;
   }
 }

@@ -24,7 +24,6 @@
 import type { Geometry } from 'geojson';
 import { ClusterIndex, encodeTile, MAX_TILE_ZOOM, POINT_EXTENT, SHAPE_EXTENT, SizedShapeIndex, type TileFeature } from '../../geo/vector-tiles.ts';
 import { Lru } from '../../utils/lru.ts';
-import type { LocalText } from './local-text.ts';
 import type { CategoryRecord, ReadModel, VersionContent } from './read-model.ts';
 
 /** The highest zoom with clusters: from the zoom after it every marker is a feature of its own. */
@@ -53,11 +52,12 @@ class VersionTiles {
   /** The top-level categories, in the map's order (a code is an index here), and their colours. */
   readonly tops: CategoryRecord[];
   readonly colors: string[];
-  /** Each POI's id, name and top-level category code, by store number (only the version's are set). */
+  /** Each POI's id and top-level category code, by store number (only the version's are set). */
   private readonly ids: string[];
-  private readonly names: LocalText[];
   private readonly topOf: Int16Array;
-  /** Each POI's name in one language, by store number, made when a tile is first asked for in it (one of the map's). */
+  /**
+   * Each POI's name in each of the map's languages, by store number: the names alone, not every POI's texts.
+   */
   private readonly namesIn = new Map<string, string[]>();
   private readonly shapes: SizedShapeIndex;
   private readonly everyMarker: ClusterIndex<Record<number, number>>;
@@ -71,7 +71,6 @@ class VersionTiles {
     this.model = model;
     this.version = version;
     this.ids = new Array<string>(model.pois.size);
-    this.names = new Array<LocalText>(model.pois.size);
     this.topOf = new Int16Array(model.pois.size).fill(-1);
     const categories = new Map(version.categories.map((c) => [c.id, c]));
     this.tops = version.children.get(null)?.filter((c) => c.kind === 'category') ?? [];
@@ -88,11 +87,17 @@ class VersionTiles {
     const tops: number[] = [];
     const icons: string[] = [];
     const shapes: { geometry: Geometry; index: number }[] = [];
+    const languages = version.pois.length > 0 ? model.languages.get(model.pois.mapId(version.pois[0]))?.offered ?? [] : [];
+    const names = languages.map((lang) => {
+      const inLang = new Array<string>(model.pois.size);
+      this.namesIn.set(lang, inLang);
+      return inLang;
+    });
     for (const i of version.pois) {
       const { record, categoryIds, geometry } = model.pois.listed(i);
       const top = topOfCategory(categoryIds);
       this.ids[i] = record.id;
-      this.names[i] = record.name;
+      for (let l = 0; l < languages.length; l++) names[l][i] = record.name.in(languages[l]);
       this.topOf[i] = top;
       if (record.type === 'marker') {
         markers.push(i);
@@ -107,7 +112,8 @@ class VersionTiles {
     this.markers = Int32Array.from(markers);
     this.markerTop = Int16Array.from(tops);
     this.markerIcon = icons;
-    this.shapes = new SizedShapeIndex(shapes, MAX_TILE_ZOOM, MIN_SHAPE_SIZE);
+    // The shapes' geometry stays in the store: a band's index asks for it again when it is made.
+    this.shapes = new SizedShapeIndex(shapes, MAX_TILE_ZOOM, MIN_SHAPE_SIZE, (i) => model.pois.listed(i).geometry);
     this.everyMarker = this.clusters(() => true);
   }
 
@@ -137,12 +143,12 @@ class VersionTiles {
     return { wanted, clusters: this.clusters((k) => wanted[this.markers[k]] === 1) };
   }
 
-  /** The version's POIs' names in `lang`, by store number. */
+  /** The version's POIs' names in `lang`, by store number (made here for a language that is not the map's). */
   private namesOf(lang: string): string[] {
     let names = this.namesIn.get(lang);
     if (!names) {
-      names = new Array<string>(this.names.length);
-      for (const i of this.version.pois) names[i] = this.names[i].in(lang);
+      names = new Array<string>(this.model.pois.size);
+      for (const i of this.version.pois) names[i] = this.model.pois.listed(i).record.name.in(lang);
       this.namesIn.set(lang, names);
     }
     return names;
