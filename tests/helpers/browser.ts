@@ -57,6 +57,16 @@ export async function openPage(browser: Browser, size = { width: 1280, height: 8
  * reaches the map itself, and waits for the events near it to be listed. Returns the point the page took.
  */
 export async function clickMapNear(page: Page, at: { lat: number; lng: number }): Promise<{ lat: number; lng: number }> {
+  // The map at rest first: no zoom under way and no tile layer still loading, or a marker or shape drawn after the
+  // spot was chosen could lie under it (the click then opens that place, and no events are listed).
+  await page.waitForFunction(() => {
+    const { map } = (window as any).explorer;
+    let loading = false;
+    map.eachLayer((layer: any) => {
+      if (typeof layer.isLoading === 'function' && layer.isLoading()) loading = true;
+    });
+    return !loading && !map._animatingZoom;
+  });
   const spot = await page.evaluate(({ lat, lng }) => {
     const { map } = (window as any).explorer;
     const box = map.getContainer().getBoundingClientRect();
@@ -66,9 +76,9 @@ export async function clickMapNear(page: Page, at: { lat: number; lng: number })
         const x = box.left + p.x + dx;
         const y = box.top + p.y + dy;
         const hit = document.elementFromPoint(x, y);
-        // Not a marker or cluster, nor a path or polygon drawn in a tile's canvas (a click there opens it).
+        // Not a marker or cluster (the tiles' buttons), nor a path or polygon drawn in a tile's canvas (a click there opens it).
         const shape = (window as any).explorer.hitShape(map.containerPointToLatLng([p.x + dx, p.y + dy]));
-        if (hit && !hit.classList.contains('leaflet-interactive') && hit.closest('#map') && !shape) return { x, y };
+        if (hit && !hit.closest('.leaflet-interactive, button, a') && hit.closest('#map') && !shape) return { x, y };
       }
     }
     throw new Error('no free spot on the map near the point');
