@@ -245,11 +245,11 @@ export class ShapeIndex {
 
   /**
    * `keep`: the tiles kept (KEPT_SHAPE_TILES); `indexMaxZoom`: the zoom down to which every tile is cut at once
-   * (geojson-vt's, default 5; deeper tiles are cut when asked for); `empty`: whether `shapes` gives none.
+   * (geojson-vt's, default 5; deeper tiles are cut when asked for).
    */
-  constructor(shapes: readonly Shape[] | (() => readonly Shape[]), maxZoom: number, options: { keep?: number; indexMaxZoom?: number; empty?: boolean } = {}) {
+  constructor(shapes: readonly Shape[] | (() => readonly Shape[]), maxZoom: number, options: { keep?: number; indexMaxZoom?: number } = {}) {
     this.shapes = typeof shapes === 'function' ? shapes : () => shapes;
-    this.empty = options.empty ?? (typeof shapes !== 'function' && shapes.length === 0);
+    this.empty = typeof shapes !== 'function' && shapes.length === 0;
     this.maxZoom = maxZoom;
     this.keep = options.keep ?? KEPT_SHAPE_TILES;
     this.indexMaxZoom = options.indexMaxZoom ?? 5;
@@ -303,7 +303,7 @@ export class SizedShapeIndex {
       if (!geometryOf) return { minZoom, index: new ShapeIndex(band, maxZoom, { keep }) };
       const numbers = Int32Array.from(band, (shape) => shape.index);
       const again = () => Array.from(numbers, (index) => ({ geometry: geometryOf(index), index }));
-      return { minZoom, index: new ShapeIndex(again, maxZoom, { keep, empty: numbers.length === 0 }) };
+      return { minZoom, index: new ShapeIndex(again, maxZoom, { keep }) };
     });
   }
 
