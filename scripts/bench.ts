@@ -46,7 +46,7 @@ import { mean, median, percent, round } from './harness/stats.ts';
 import { measureLargePublish, measurePublishUnderLoad } from './bench/publish.ts';
 import { measureFleet } from './bench/fleet.ts';
 import {
-  BROWSER_ACCEPT_ENCODING, CALENDAR_WINDOW_DAYS, calendarPaths, CURSOR_PAGE_LIMIT, DISTINCT_QUERIES, distinctPaths, ENCODED_SEED, missPaths, openAtPaths, tileMix,
+  BROWSER_ACCEPT_ENCODING, CALENDAR_WINDOW_DAYS, calendarPaths, CURSOR_PAGE_LIMIT, DISTINCT_QUERIES, distinctPaths, ENCODED_SEED, missPaths, openAtPaths, tileMix, ogcBoxPaths,
   windowFilters, type DistinctKind,
 } from './bench/distinct-queries.ts';
 import { EVENTS_FROM_MS, EVENTS_TO_MS, largeId } from './bench/large-data.ts';
@@ -80,7 +80,7 @@ const ALL_PHASES = ['demo', 'large', 'filters', 'publish', 'fleet'];
  * the rows users produce: distinct questions with a browser's Accept-Encoding, cursor pages of distinct filters,
  * real misses of the cached URL; calendar feeds of distinct 30-day windows; open_at on distinct instants.
  */
-const ALL_ROWS = ['cached', 'distinct', 'workers', 'encoded', 'cursor', 'misses', 'calendar', 'hours', 'tiles'];
+const ALL_ROWS = ['cached', 'distinct', 'workers', 'encoded', 'cursor', 'misses', 'calendar', 'hours', 'tiles', 'ogc'];
 /** The demo's main map and the marker the README names. */
 const MAIN_MAP = '8a434eb5-da02-5a4d-9418-14bc57c86c50';
 const MARKER = 'e5810d23-f0db-5cec-8426-91a6a6cf88c2';
@@ -689,6 +689,7 @@ async function benchLargeRuntime(ctx: Ctx, runtime: RuntimeName, mapId: string, 
       requests.push(...t.rows);
       postgis = t.postgis;
     }
+    if (rows.has('ogc')) requests.push(...await benchOgc(ctx, runtime, server, mapId));
     if (rows.has('cursor')) {
       const c = await benchCursorDistinct(ctx, runtime, server, mapId, events);
       requests.push(...c.rows);
@@ -984,25 +985,7 @@ async function benchTiles(ctx: Ctx, runtime: RuntimeName, server: Running, mapId
       'zoom 10 has around the cities), each the tile of a seeded point around the cities, zooms in turn, each sent once');
   }
   const cachedPath = `/maps/${mapId}/tiles/14/7776/6278.mvt`;
-  const run = async (name: string, kind: EventsRun['kind'], paths: string[], reference: EventsRun | null) => {
-    const probe = await getWith(server.base + paths[0], { headers: ENCODED });
-    if (probe.status !== 200) throw new Error(`${paths[0]} answered ${probe.status}`);
-    const encoding = typeof probe.headers['content-encoding'] === 'string' ? probe.headers['content-encoding'] : null;
-    // The probe asked the first distinct tile: the run sends the others, each once.
-    const runPaths = kind === 'distinct' ? paths.slice(1) : paths;
-    const counting = countCache(server.base);
-    const load = await measure(ctx, server.base + (kind === 'cached' ? runPaths[0] : ''), server.child, `${runtime} service`, server.stderr,
-      { headers: ENCODED, ...(kind === 'distinct' ? { distinctPaths: runPaths, once: true } : {}) }, counting.start);
-    const cacheHitRate = await counting.rate();
-    const row: EventsRun = { name, kind, group: 'tiles', path: runPaths[0], total: probe.body.length, bodyBytes: probe.body.length, singleMs: round(probe.ms, 1), load,
-      ratioToContent: null, cacheHitRate, acceptEncoding: BROWSER_ACCEPT_ENCODING, contentEncoding: encoding,
-      ...(kind === 'distinct' ? { paths: runPaths.length } : {}),
-      ...(reference ? { reference: reference.name, ratioToReference: reference.load.rps > 0 ? round(load.rps / reference.load.rps, 3) : null } : {}) };
-    say(`${runtime}: ${name}: ${load.rps} req/s, p99 ${load.latencyMs.p99} ms; cache hit rate ${cacheHitRate}` +
-      `${row.ratioToReference != null ? `; ${percent(row.ratioToReference)} of the cached tile` : ''}`);
-    rows.push(row);
-    return row;
-  };
+  const run = pairRunner(ctx, runtime, server, 'tiles', rows, 'tile');
   const cached = await run(TILES_CACHED, 'cached', [cachedPath, cachedPath], null);
   await run(TILES_DISTINCT, 'distinct', distinct, cached);
   // Once per run, on the first runtime: the markers read from the service (a large answer it then keeps in its response
@@ -1021,6 +1004,51 @@ async function benchTiles(ctx: Ctx, runtime: RuntimeName, server: Running, mapId
     }
   })();
   return { rows, postgis: await ctx.postgis };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// OGC API Features: pages of 100 markers in distinct boxes over the 100,000 POIs, against one cached page
+
+const OGC_CACHED = '/ogc/collections/{id}-markers/items, one cached page of 100 in a box';
+const OGC_DISTINCT = '/ogc/collections/{id}-markers/items, the first page of 100 in a distinct box (about 5 by 5 km) each';
+/** Distinct boxes at most (each sent once). */
+const OGC_BOXES = 20_000;
+
+/** The OGC API Features rows: one page of a box repeated, then a distinct box's page each (a GIS client panning). */
+async function benchOgc(ctx: Ctx, runtime: RuntimeName, server: Running, mapId: string): Promise<EventsRun[]> {
+  const rows: EventsRun[] = [];
+  const distinct = ogcBoxPaths(mapId, OGC_BOXES);
+  const run = pairRunner(ctx, runtime, server, 'ogc', rows, 'page');
+  const cached = await run(OGC_CACHED, 'cached', [distinct[0], distinct[0]], null);
+  await run(OGC_DISTINCT, 'distinct', distinct, cached);
+  return rows;
+}
+
+/**
+ * Runs a group's rows against a cached reference: `kind` cached sends one path again and again (the response cache
+ * answers it); distinct sends each path once (the first is the probe). Both with the browser's Accept-Encoding; each
+ * row with its cache hit rate, a distinct one with its ratio to the reference. Rows are pushed to `rows`.
+ */
+function pairRunner(ctx: Ctx, runtime: RuntimeName, server: Running, group: NonNullable<EventsRun['group']>, rows: EventsRun[], unit: string) {
+  return async (name: string, kind: EventsRun['kind'], paths: string[], reference: EventsRun | null): Promise<EventsRun> => {
+    const probe = await getWith(server.base + paths[0], { headers: ENCODED });
+    if (probe.status !== 200) throw new Error(`${paths[0]} answered ${probe.status}`);
+    const encoding = typeof probe.headers['content-encoding'] === 'string' ? probe.headers['content-encoding'] : null;
+    // The probe asked the first distinct path: the run sends the others, each once.
+    const runPaths = kind === 'distinct' ? paths.slice(1) : paths;
+    const counting = countCache(server.base);
+    const load = await measure(ctx, server.base + (kind === 'cached' ? runPaths[0] : ''), server.child, `${runtime} service`, server.stderr,
+      { headers: ENCODED, ...(kind === 'distinct' ? { distinctPaths: runPaths, once: true } : {}) }, counting.start);
+    const cacheHitRate = await counting.rate();
+    const row: EventsRun = { name, kind, group, path: runPaths[0], total: probe.body.length, bodyBytes: probe.body.length, singleMs: round(probe.ms, 1), load,
+      ratioToContent: null, cacheHitRate, acceptEncoding: BROWSER_ACCEPT_ENCODING, contentEncoding: encoding,
+      ...(kind === 'distinct' ? { paths: runPaths.length } : {}),
+      ...(reference ? { reference: reference.name, ratioToReference: reference.load.rps > 0 ? round(load.rps / reference.load.rps, 3) : null } : {}) };
+    say(`${runtime}: ${name}: ${load.rps} req/s, p99 ${load.latencyMs.p99} ms; cache hit rate ${cacheHitRate}` +
+      `${row.ratioToReference != null ? `; ${percent(row.ratioToReference)} of the cached ${unit}` : ''}`);
+    rows.push(row);
+    return row;
+  };
 }
 
 /** The names of the encoded reference and of the misses rows (the report reads them). */

@@ -18,8 +18,9 @@
  * The run's files (its scratch, and TMPDIR for every test and service) are kept in memory, on /dev/shm, when the
  * machine has it; what services on Deno use stays on disk (see scratchRoot and `disk` below).
  *
- * Tests that drive a browser (tests/browser.test.ts) get Debian's Chromium, installed with apt-get first when it
- * is missing (tests/helpers/browser.ts).
+ * Tests that drive a browser (tests/browser.test.ts) get Debian's Chromium, and tests that read files back with GDAL
+ * (tests/http/downloads.test.ts) Debian's gdal-bin, each installed with apt-get first when it is missing
+ * (tests/helpers/browser.ts, tests/helpers/gdal.ts).
  *
  * In CI (`CI` set), a run in which any test was skipped fails: every test runs there, or the run says which did not.
  *
@@ -30,6 +31,7 @@ import { accessSync, chmodSync, constants, mkdirSync, mkdtempSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureChromium } from '../tests/helpers/browser.ts';
+import { ensureGdal } from '../tests/helpers/gdal.ts';
 import { copyWithTimes } from '../tests/helpers/copy.ts';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../tests/helpers/postgres.ts';
 
@@ -119,8 +121,11 @@ function readFileSyncOr(path: string): string {
 }
 
 const only = process.argv.slice(2);
-// The browser tests (those using tests/helpers/browser.ts) need Debian's Chromium: installed here when it is missing.
-if ((only.length > 0 ? only : findTests('tests')).some((file) => readFileSync(file, 'utf8').includes('helpers/browser.ts'))) ensureChromium();
+// The browser tests (those using tests/helpers/browser.ts) need Debian's Chromium, and the GDAL tests (tests/helpers/gdal.ts)
+// its gdal-bin: each installed here when it is missing, before any run starts.
+const anyTestUses = (helper: string) => (only.length > 0 ? only : findTests('tests')).some((file) => readFileSync(file, 'utf8').includes(helper));
+if (anyTestUses('helpers/browser.ts')) ensureChromium();
+if (anyTestUses('helpers/gdal.ts')) ensureGdal();
 /**
  * Where the run keeps its files: TMPDIR when it is set, else a memory file system when the machine has one
  * (/dev/shm), else the system's temporary directory. Tests make thousands of files (a new store alone is about

@@ -3,7 +3,8 @@
  * over a real port, serving the demo at a pinned time. The explorer: pick the demo map, click a category and see
  * its markers drawn, click the map and see the events near that point listed, open an event and see its anchored
  * POIs, open one of them and see its upcoming events, narrow the events to a date window; a place whose coordinates were swapped is named and shown. The kiosk (--kiosk, under a base path): the upcoming-events rail, and back to its start view after a
- * minute with no touch (the page's clock is driven by Playwright). /docs renders every endpoint of /openapi.json. The
+ * minute with no touch (the page's clock is driven by Playwright). The explorer's GPX and KML links (the places
+ * shown, a path opened) answer their formats. /docs renders every endpoint of /openapi.json. The
  * page of an event and of a place, with scripts off: title, dates, status, style sheet and JSON-LD.
  * Every request each page makes is recorded: all go to 127.0.0.1, and no page logs an error (a CSP violation
  * would be one). The first render of /explore is measured and printed.
@@ -24,6 +25,8 @@ const MAIN = '8a434eb5-da02-5a4d-9418-14bc57c86c50';
 const FOOD = '5eb949a0-ac8b-56cc-8572-f5b491d81731';
 /** Sights & Monuments, a top-level category of the main map. */
 const SIGHTS = '891bcaec-a8e1-5200-9452-222a69aa64b2';
+/** The main map's 2025 edition, a published version that is not the current one. */
+const V2025 = '843f44fb-f8eb-5a86-a0d0-15215a3da3af';
 /** Praça do Comércio. */
 const SQUARE = { lat: 38.7075, lng: -9.1364 };
 /** Early June 2027: the city's festival weeks, many events. */
@@ -62,6 +65,21 @@ async function markersDrawnAt(page: RecordedPage['page'], zoom: number, at?: { l
   }, { zoom, at });
   await page.waitForFunction(() => document.body.dataset.tilesLoaded && !(window as any).explorer.loading());
   return Number(await page.getAttribute('body', 'data-markers'));
+}
+
+/**
+ * The explorer's GPX and KML links named `#<prefix>-gpx` and `#<prefix>-kml`: each points at `path` with that suffix
+ * and `search`, under the page's base path, saves as `<name>.<suffix>`, and answers 200 with its media type.
+ */
+async function assertDownloads(page: RecordedPage['page'], prefix: string, path: string, search: string, name: string): Promise<void> {
+  for (const [format, type] of [['gpx', 'application/gpx+xml'], ['kml', 'application/vnd.google-earth.kml+xml']]) {
+    const link = page.locator(`#${prefix}-${format}`);
+    assert.equal(await link.getAttribute('href'), `${path}.${format}${search}`);
+    assert.equal(await link.getAttribute('download'), `${name}.${format}`);
+    const res = await fetch(new URL(`${path}.${format}${search}`, page.url()));
+    assert.equal(res.status, 200, `${path}.${format}${search}`);
+    assert.equal(res.headers.get('content-type'), type);
+  }
 }
 
 /** Asserts every request went to 127.0.0.1 and nothing was logged as an error. */
@@ -253,6 +271,38 @@ describe('the explorer in Chromium', () => {
     }
     // The page to share (what a QR code or a link opens), read without the explorer.
     assert.equal(await page.getAttribute('#event-page', 'href'), `/events/${moved.id}.html`);
+    assertStayedHome(recorded);
+  });
+
+  test('offers downloads: the places shown (the category and version chosen) as GPX and KML, and a path opened, with its stops', async () => {
+    const recorded = await newPage();
+    const { page } = recorded;
+    await page.goto(`${server.base}/explore?map=${MAIN}`);
+    await page.waitForSelector('body[data-ready="true"]');
+    const { name } = await api(server.base, `/maps/${MAIN}/details`);
+    await assertDownloads(page, 'pois', `/maps/${MAIN}/pois`, '', name);
+    await page.click(`#categories button[data-id="${SIGHTS}"]`);
+    await page.waitForSelector(`#categories button[data-id="${SIGHTS}"][aria-pressed="true"]`);
+    const category = await page.locator(`#categories button[data-id="${SIGHTS}"]`).evaluate((b) => b.firstChild!.textContent);
+    await assertDownloads(page, 'pois', `/maps/${MAIN}/pois`, `?tags=${SIGHTS}`, `${name} - ${category}`);
+    await page.selectOption('#version-select', V2025);
+    await page.waitForSelector(`body[data-version="${V2025}"]`);
+    await assertDownloads(page, 'pois', `/maps/${MAIN}/pois`, `?version_id=${V2025}`, name);
+
+    // A path, opened from an event along it (the Marchas Populares on the Avenida da Liberdade, 12 June 2027).
+    await page.fill('#event-from', '2027-06-12');
+    await page.fill('#event-to', '2027-06-12');
+    await page.click('#event-form button[type="submit"]');
+    const listed = await api(server.base, `/events?map_id=${MAIN}&limit=25&from=2027-06-12&to=2027-06-12`);
+    const along = listed.events.find((e: { anchors: { type: string }[] }) => e.anchors.some((a) => a.type === 'path'));
+    assert.ok(along, 'an event along a path on 12 June 2027');
+    const path = await api(server.base, `/paths/${along.anchors.find((a: { type: string }) => a.type === 'path').id}`);
+    await page.click(`#event-list button.event[data-id="${along.id}"]`);
+    await page.waitForSelector('#event-title');
+    await page.locator('#event-pois button.poi').filter({ hasText: path.name }).click();
+    await page.waitForFunction((title) => document.querySelector('#detail-body h2')?.textContent === title, path.name);
+    await assertDownloads(page, 'path', `/paths/${path.id}`, '', path.name);
+    assert.doesNotMatch(await page.textContent('#detail-body') ?? '', /\bnull\b/, 'no part left out is written as "null"');
     assertStayedHome(recorded);
   });
 

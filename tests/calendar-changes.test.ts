@@ -19,7 +19,7 @@ import { existsSync } from 'node:fs';
 import { Publisher } from '../src/content/publisher.ts';
 import { PrebuiltPublisher } from '../src/content/prebuilt-publisher.ts';
 import type { PublisherPort } from '../src/content/publisher.ts';
-import type { EventChangeSummary } from '../src/content/changes.ts';
+import type { ChangeSummary } from '../src/content/changes.ts';
 import { emptyDatabase } from './helpers/store.ts';
 
 const MAIN = '8a434eb5-da02-5a4d-9418-14bc57c86c50';
@@ -132,13 +132,13 @@ test('a replica that finds the version it serves made current again by a later c
   const demo = await readDemoBundle();
   const inner = await Publisher.open({ emptyDatabase: await emptyDatabase() });
   // What the database says: a rollback elsewhere made the version served current again in a later change.
-  let later: EventChangeSummary | null = null;
+  let later: ChangeSummary | null = null;
   const port: PublisherPort = {
     get onProgress() { return inner.onProgress; },
     set onProgress(f) { inner.onProgress = f; },
     opened: () => inner.opened(), stage: (source) => inner.stage(source), prepare: () => inner.prepare(), commit: () => inner.commit(),
     abandon: () => inner.abandon(), serveCurrent: () => inner.serveCurrent(), currentVersion: () => inner.currentVersion(),
-    eventChanges: async () => later ?? inner.eventChanges(), latestChange: async () => later?.latest.change ?? inner.latestChange(),
+    recordChanges: async () => later ?? inner.recordChanges(), latestChange: async () => later?.latest.change ?? inner.latestChange(),
     replaceSessions: (s) => inner.replaceSessions(s), readSessions: () => inner.readSessions(), close: () => inner.close(),
   };
   const store = await ContentStore.open({ publisher: port });
@@ -151,7 +151,7 @@ test('a replica that finds the version it serves made current again by a later c
     assert.equal(await store.follow(), false, 'nothing new to follow');
     assert.equal(store.model, served, 'the same account: nothing changes');
     const series = demo.events.find((e) => e.map_id === MAIN && e.recurrence && e.starts_at < '2027-01-01')!;
-    const now = (await inner.eventChanges())!;
+    const now = (await inner.recordChanges())!;
     later = { ...now, latest: { ...now.latest, change: now.latest.change + 5 }, others: { ids: [series.id], changes: [now.latest.change + 5] },
       madeAt: { ...now.madeAt, [now.latest.change + 5]: '2027-01-01T00:00:00.000Z' } };
     assert.equal(await store.follow(), false, 'no version was built');

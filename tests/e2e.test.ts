@@ -63,8 +63,10 @@ describe('the demo over HTTP on Node', () => {
     assert.equal(status, 200);
     assert.equal(body.openapi, '3.1.0');
     // The 27 endpoints, the two calendars, the pages and JSON-LD of events and the three POI kinds (8), a map's tiles,
-    // TileJSON and style (3), the basemap's TileJSON and its five tile formats (6), /openapi.json, /healthz and /readyz.
-    assert.equal(Object.keys(body.paths).length, 49);
+    // TileJSON and style (3), the basemap's TileJSON and its five tile formats (6), the GPX and KML of a path and of a
+    // map's POIs (4), OGC API Features' landing page, conformance, collections, collection, queryables, items and item (7),
+    // /openapi.json, /healthz and /readyz.
+    assert.equal(Object.keys(body.paths).length, 60);
   });
 
   test('event pages chain through next_cursor to exactly total events', async () => {

@@ -35,7 +35,7 @@ function damaging(inner: Publisher): { port: PublisherPort; damage: { on: boolea
     abandon: () => inner.abandon(),
     serveCurrent: () => inner.serveCurrent(),
     currentVersion: () => inner.currentVersion(),
-    eventChanges: () => inner.eventChanges(),
+    recordChanges: () => inner.recordChanges(),
     latestChange: () => inner.latestChange(),
     replaceSessions: (s) => inner.replaceSessions(s),
     readSessions: () => inner.readSessions(),

@@ -208,3 +208,22 @@ export function tileMix(perZoom: number, seed = TILES_SEED): [number, number, nu
   for (let i = 0; i < count; i++) for (const tiles of byZoom) mix.push(tiles[i]);
   return mix;
 }
+
+/** The seed of the OGC API Features rows' boxes. */
+const OGC_SEED = SEED + 5;
+/** Features an OGC items page of the benchmark holds. */
+export const OGC_PAGE = 100;
+
+/**
+ * `count` distinct pages of the bench map's markers as a GIS client pans over them: the first page of 100 in a box of
+ * about 5 by 5 km (as the distinct bbox rows) around a seeded point near the cities, each box once.
+ */
+export function ogcBoxPaths(mapId: string, count: number, seed = OGC_SEED): string[] {
+  const seen = new Set<string>();
+  for (const p of seededPoints(count * 2, seed)) {
+    if (seen.size >= count) break;
+    const b = boxAround(p);
+    seen.add(`/ogc/collections/${mapId}-markers/items?bbox=${b.west},${b.south},${b.east},${b.north}&limit=${OGC_PAGE}`);
+  }
+  return [...seen];
+}

@@ -153,6 +153,9 @@ export const DISTINCT_CURSOR_TARGET = 'Cursor page 200 of distinct filters ≤ 1
 export const MISSES_TARGET = 'Real misses: the cached near URL with a distinct `from` or `near` each (declared parameters), with the browser\'s Accept-Encoding, ' +
   '÷ the cached URL with the same header (no target)';
 
+export const OGC_TARGET = 'OGC API Features: the first page of 100 markers in a distinct box (about 5 by 5 km, seeded, with the browser\'s ' +
+  'Accept-Encoding) each, ÷ one cached page with the same header (a ratio, no target)';
+
 /** Why a group of the large phase has no rows: not run, not picked by --rows, or the runtime failed. */
 function whyNoRows(r: BenchResult, group: string): string {
   if (r.large.status === 'not run') return whyMissing(r, 'large');
@@ -213,6 +216,15 @@ export function usersRowsTargets(r: BenchResult): Target[] {
   });
   targets.push(misses.length > 0 ? { name: MISSES_TARGET, measured: misses.join(' · '), holds: '—' }
     : { name: MISSES_TARGET, measured: whyNoRows(r, 'misses'), holds: 'not measured' });
+  const ogc = large.flatMap((l) => {
+    const { rows, reference } = groupRows(l, 'ogc');
+    const [distinct] = rows;
+    if (!reference || !distinct || reference.load.rps <= 0) return [];
+    return [`${l.runtime}: ${num(distinct.load.rps)} pages/s${hitNote(distinct.cacheHitRate)}, ${percent(distinct.load.rps / reference.load.rps)} of the ` +
+      `cached page (${num(reference.load.rps)} req/s, hit ${reference.cacheHitRate == null ? '–' : percent(reference.cacheHitRate)})`];
+  });
+  targets.push(ogc.length > 0 ? { name: OGC_TARGET, measured: ogc.join(' · '), holds: '—' }
+    : { name: OGC_TARGET, measured: whyNoRows(r, 'ogc'), holds: 'not measured' });
   targets.push(combine(TILES_TARGET, large.flatMap((l): RuntimeCheck[] => {
     const { rows, reference } = groupRows(l, 'tiles');
     const [distinct] = rows;

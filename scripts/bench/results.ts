@@ -106,7 +106,7 @@ export interface EventsRun {
    * reference asked with a browser's Accept-Encoding; `cursor`, page 1 and page 200 of distinct filters, neither
    * cache able to answer them; `misses`, distinct values of declared parameters of the cached URL, with the browser's Accept-Encoding.
    */
-  group?: 'encoded' | 'cursor' | 'misses' | 'calendar' | 'hours' | 'tiles';
+  group?: 'encoded' | 'cursor' | 'misses' | 'calendar' | 'hours' | 'tiles' | 'ogc';
   /** The Accept-Encoding sent (absent: identity), and the coding the service answered with (absent: none). */
   acceptEncoding?: string;
   contentEncoding?: string | null;

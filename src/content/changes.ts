@@ -56,19 +56,28 @@ export interface ChangeInfo {
   madeAt: string;
 }
 
-/**
- * When the events of the current state last changed, as the store hands it to the threads that serve the version it
- * made current (src/content/model/event-changes.ts): the latest change (the one that made that version current),
- * the change most events share, and every other event by id with its own (a series is an event record: series ids
- * are among them). Small whatever the number of events, since a publish usually changes few of them; plain data, so
- * it crosses threads and is kept with a store closed cleanly as it is.
- */
-export interface EventChangeSummary {
-  storeId: string;
-  latest: { change: number; version: number; madeAt: string };
-  /** The change most events share; null when there is no event. */
+/** When the records of one kind last changed: the change most of them share, and every other record by id with its own. */
+export interface KindChanges {
+  /** The change most records of the kind share; null when there is none. */
   base: number | null;
   others: { ids: string[]; changes: number[] };
+}
+
+/**
+ * When the events and POIs of the current state last changed, as the store hands it to the threads that serve the
+ * version it made current (src/content/model/record-changes.ts): the latest change (the one that made that version
+ * current), and per kind the change most records share and every other record by id with its own (a series is an
+ * event record: series ids are among the events'). Small whatever the number of records, since a publish usually
+ * changes few of them; plain data, so it crosses threads and is kept with a store closed cleanly as it is.
+ */
+export interface ChangeSummary extends KindChanges {
+  storeId: string;
+  latest: { change: number; version: number; madeAt: string };
+  /**
+   * The POIs' (the events' are `base` and `others`). Absent from a summary a store closed cleanly kept before POIs
+   * were summarised: their changes are then not known (see RecordChanges).
+   */
+  pois?: KindChanges;
   /** When each change named above was made; null for one dropped before records kept their own time (migration 4). */
   madeAt: Record<number, string | null>;
 }

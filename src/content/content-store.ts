@@ -23,7 +23,7 @@ import type { DataDirLock } from './store/data-dir.ts';
 import { LiveSessions, SessionIndex, type SessionAnswer } from './sessions.ts';
 import { isConnectionError } from '../db/postgres.ts';
 import type { VersionInfo } from './store/sql-store.ts';
-import type { EventChangeSummary } from './changes.ts';
+import type { ChangeSummary } from './changes.ts';
 
 
 /**
@@ -157,10 +157,10 @@ export class ContentStore implements ServedContent {
 
   private sharing = false;
   /** The store's account of when the served version's events last changed (sent on to serving threads), or null. */
-  private summary: EventChangeSummary | null = null;
+  private summary: ChangeSummary | null = null;
 
   /** What the store said of when the served version's events last changed (see `stamp`); null when not known. */
-  get changeSummary(): EventChangeSummary | null {
+  get changeSummary(): ChangeSummary | null {
     return this.summary;
   }
 
@@ -317,7 +317,7 @@ export class ContentStore implements ServedContent {
         this.notLoaded = null;
         // The same version made current again (a rollback to it) is a change: its events' account follows it.
         if (current && this.served.ready && await this.publisher.latestChange() !== this.served.model.changes.latest) {
-          this.summary = await this.publisher.eventChanges();
+          this.summary = await this.publisher.recordChanges();
           if (this.served.restamp(this.summary)) this.onChange?.();
         }
         return false;
@@ -407,7 +407,7 @@ export class ContentStore implements ServedContent {
    * published, until a later follow or publish reads it again.
    */
   private async stamp(model: ReadModel): Promise<void> {
-    this.summary = await this.publisher.eventChanges().catch(() => null);
+    this.summary = await this.publisher.recordChanges().catch(() => null);
     model.changes = changesFor(model, this.summary);
   }
 
@@ -474,7 +474,7 @@ class WorkerPublisher implements PublisherPort {
   abandon() { return this.call<void>('abandon'); }
   serveCurrent() { return this.call<ModelPayload | null>('serveCurrent'); }
   currentVersion() { return this.call<VersionInfo | null>('currentVersion'); }
-  eventChanges() { return this.call<EventChangeSummary | null>('eventChanges'); }
+  recordChanges() { return this.call<ChangeSummary | null>('recordChanges'); }
   latestChange() { return this.call<number | null>('latestChange'); }
   replaceSessions(sessions: SessionT[]) { return this.call<void>('replaceSessions', sessions); }
   readSessions() { return this.call<Awaited<ReturnType<PublisherPort['readSessions']>>>('readSessions'); }

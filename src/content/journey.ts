@@ -21,8 +21,8 @@
  *    by one rule on every thread (`ServedVersion.swapIn`), and the store drops versions past those it keeps.
  */
 import { collectGarbage, isLargePayload, startCollection } from './collect-garbage.ts';
-import type { EventChangeSummary } from './changes.ts';
-import { EventChanges } from './model/event-changes.ts';
+import type { ChangeSummary } from './changes.ts';
+import { RecordChanges } from './model/record-changes.ts';
 import { loadModel, type ModelPayload } from './model/model-cache.ts';
 import type { ReadModel } from './model/read-model.ts';
 import { setTimeout as later } from 'node:timers';
@@ -78,8 +78,8 @@ export function fromWire(wire: WirePayload): ModelPayload {
  * The account of when `model`'s events last changed that `summary` gives: the store's, when it is about the version
  * the model is; else none (every event changed when the version was published), until the store's catches up.
  */
-export function changesFor(model: ReadModel, summary: EventChangeSummary | null): EventChanges {
-  return summary && summary.latest.version === model.version ? EventChanges.of(summary, model.publishedAt) : EventChanges.unknown(model.publishedAt);
+export function changesFor(model: ReadModel, summary: ChangeSummary | null): RecordChanges {
+  return summary && summary.latest.version === model.version ? RecordChanges.of(summary, model.publishedAt) : RecordChanges.unknown(model.publishedAt);
 }
 
 /** A model built and the payload it was built from (its bytes are what the model's event tables view). */
@@ -148,7 +148,7 @@ export class ServedVersion {
    * (a rollback to the version served made a change): as a new model object, so the answers cached for the old one
    * are not served again. Answers whether it changed.
    */
-  restamp(summary: EventChangeSummary | null): boolean {
+  restamp(summary: ChangeSummary | null): boolean {
     const current = this.current;
     if (!current) return false;
     const changes = changesFor(current.model, summary);

@@ -21,7 +21,7 @@ import { unwritableDataDir, type OpenedStore, type Prepared, type PublishProgres
 import { readCleanClose } from './store/clean-close.ts';
 import { cachesPath, lockDataDir, ownedElsewhere, type DataDirLock } from './store/data-dir.ts';
 import type { SessionRow, VersionInfo } from './store/sql-store.ts';
-import type { EventChangeSummary } from './changes.ts';
+import type { ChangeSummary } from './changes.ts';
 
 /** What a serving process found in its data directory before opening any store there (`openDataDir`). */
 export interface DataDirOpening {
@@ -83,10 +83,10 @@ export class PrebuiltPublisher implements PublisherPort {
   private released = false;
 
   /** When the events of a store closed cleanly last changed, as it said on closing. */
-  private readonly changes: EventChangeSummary | null;
+  private readonly changes: ChangeSummary | null;
 
   constructor(source: PayloadSource, openReal: () => Promise<PublisherPort>,
-    options: { stored?: SessionRow[]; warnings?: string[]; changes?: EventChangeSummary | null } = {}) {
+    options: { stored?: SessionRow[]; warnings?: string[]; changes?: ChangeSummary | null } = {}) {
     this.changes = options.changes ?? null;
     this.payload = 'payload' in source ? source.payload : null;
     this.find = 'find' in source ? source.find : null;
@@ -172,14 +172,14 @@ export class PrebuiltPublisher implements PublisherPort {
   }
 
   /** A store closed cleanly's, as it said; content built ahead or found in another's caches has none (not known). */
-  async eventChanges(): Promise<EventChangeSummary | null> {
-    if (this.real) return (await this.real).eventChanges();
+  async recordChanges(): Promise<ChangeSummary | null> {
+    if (this.real) return (await this.real).recordChanges();
     return this.stored && this.current ? this.changes : null;
   }
 
   async latestChange(): Promise<number | null> {
     if (this.real) return (await this.real).latestChange();
-    return (await this.eventChanges())?.latest.change ?? null;
+    return (await this.recordChanges())?.latest.change ?? null;
   }
 
   async replaceSessions(sessions: SessionT[]): Promise<void> {

@@ -22,7 +22,7 @@ import { BundleError, BundleValidator, validateWithWarnings, type BundleProblem,
 import { WarningCollector } from './bundle/check.ts';
 import { collectGarbage } from './collect-garbage.ts';
 import type { VersionWarnings } from './bundle/findings.ts';
-import type { EventChangeSummary } from './changes.ts';
+import type { ChangeSummary } from './changes.ts';
 import { buildPayload, findCache, modelFromPayload, pruneCaches, readCache, cachePath, writeCache, type ModelPayload } from './model/model-cache.ts';
 import { cachesPath, lockDataDir, ownedElsewhere, removeOldLayout, setStoreAside, storePath, type DataDirLock } from './store/data-dir.ts';
 import { forgetCleanClose, writeCleanClose, type ClosedStore } from './store/clean-close.ts';
@@ -115,7 +115,7 @@ export interface PublisherPort {
   /** The version the store serves now, or null before the first publish (one cheap query). */
   currentVersion(): Promise<VersionInfo | null>;
   /** When the events of the current version last changed (the store's change tracking); null when not known. */
-  eventChanges(): Promise<EventChangeSummary | null>;
+  recordChanges(): Promise<ChangeSummary | null>;
   /** The number of the store's latest change (one cheap query); null when not known. */
   latestChange(): Promise<number | null>;
   replaceSessions(sessions: SessionT[]): Promise<void>;
@@ -531,9 +531,9 @@ export class Publisher implements PublisherPort {
     return this.repairing(() => this.store.current());
   }
 
-  async eventChanges(): Promise<EventChangeSummary | null> {
+  async recordChanges(): Promise<ChangeSummary | null> {
     await this.ready();
-    return this.repairing(() => this.store.eventChanges());
+    return this.repairing(() => this.store.recordChanges());
   }
 
   async latestChange(): Promise<number | null> {
@@ -646,7 +646,7 @@ export class Publisher implements PublisherPort {
   /** What the store holds as it is closed; null before it holds a version. */
   private async describeClosed(): Promise<ClosedStore | null> {
     const current = await this.store.current();
-    return current && { current, sessions: await this.store.readSessions(), changes: await this.store.eventChanges() };
+    return current && { current, sessions: await this.store.readSessions(), changes: await this.store.recordChanges() };
   }
 
   /**

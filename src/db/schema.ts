@@ -326,11 +326,11 @@ UNION ALL SELECT 'association', a.id, o.map_id, hashtextextended(a.doc::text, 0)
     FROM record_state s ORDER BY s.type, s.id`,
   /** The latest change: its number, the version it made current, and when. */
   latest: `SELECT change, version, made_at FROM content_changes ORDER BY change DESC LIMIT 1`,
-  /** The change most events (and series) of the current state share, and when it was made. */
-  eventBase: `SELECT change, made_at FROM record_state WHERE type = 'event' AND hash IS NOT NULL
+  /** The change most records of type `$1` (events and series, or POIs) of the current state share, and when it was made. */
+  kindBase: `SELECT change, made_at FROM record_state WHERE type = $1 AND hash IS NOT NULL
     GROUP BY change, made_at ORDER BY count(*) DESC, change DESC LIMIT 1`,
-  /** The events (and series) of the current state whose change is not `$1`, with theirs. */
-  eventOthers: `SELECT id::text AS id, change, made_at FROM record_state WHERE type = 'event' AND hash IS NOT NULL AND change <> $1 ORDER BY id`,
+  /** The records of type `$1` of the current state whose change is not `$2`, with theirs. */
+  kindOthers: `SELECT id::text AS id, change, made_at FROM record_state WHERE type = $1 AND hash IS NOT NULL AND change <> $2 ORDER BY id`,
   /** The history of one map after a change (its records', its publisher's `$3` and the icons'): what each later change did, in order. */
   history: `SELECT change, type, id::text AS id, map_id::text AS map_id, op FROM record_changes
     WHERE change > $1 AND (map_id = $2::uuid OR type = 'icon' OR (type = 'publisher' AND id = $3::uuid)) ORDER BY change, type, id`,

@@ -56,3 +56,31 @@ export function decodeCursor(cursor: string): CursorState | null {
 export function cursorKey(filterKey: string, state: Omit<CursorState, 'k'>): string {
   return hash53(`${filterKey}|${state.s}|${state.i}|${state.f}|${state.t}`).toString(36);
 }
+
+/**
+ * A feature page's cursor (OGC API Features' `next` links): the last feature's place in its collection's order (`s`,
+ * its start for events, 0 for POIs, which are in id order; and its id `i`) and a key of the query it belongs to.
+ */
+export interface FeatureCursor {
+  k: string;
+  s: number;
+  i: string;
+}
+
+/** Encodes a feature cursor, its key made from the query's key and the position. */
+export function encodeFeatureCursor(queryKey: string, s: number, i: string): string {
+  return toBase64Url(JSON.stringify({ k: hash53(`${queryKey}|${s}|${i}`).toString(36), s, i }));
+}
+
+/** Decodes a feature cursor of the query with this key; null when it is not one this service made for that query. */
+export function decodeFeatureCursor(cursor: string, queryKey: string): FeatureCursor | null {
+  if (!/^[A-Za-z0-9_-]{1,512}$/.test(cursor)) return null;
+  try {
+    const state = JSON.parse(atob(cursor.replace(/-/g, '+').replace(/_/g, '/')));
+    const ok = state && typeof state === 'object' && Object.keys(state).sort().join(',') === 'i,k,s' && typeof state.i === 'string' &&
+      ID_RE.test(state.i) && isTime(state.s) && state.k === hash53(`${queryKey}|${state.s}|${state.i}`).toString(36);
+    return ok ? { k: state.k, s: state.s, i: state.i } : null;
+  } catch {
+    return null;
+  }
+}

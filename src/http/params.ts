@@ -254,3 +254,37 @@ export function someOf<const T extends readonly [string, ...string[]]>(values: T
 export function oneOf<const T extends readonly [string, ...string[]]>(values: T, description: string) {
   return v.optional(v.pipe(v.picklist(values, `must be one of ${values.join(', ')}`), v.description(description)));
 }
+
+/** A time interval in epoch milliseconds, ends included; an open end is -Infinity or Infinity. */
+export interface Interval { from: number; to: number }
+
+const INTERVAL_FORM = 'must be an RFC 3339 date-time with Z or an offset, a date, or an interval of them such as ' +
+  '2026-06-01T00:00:00Z/2026-06-30T23:59:59Z, with .. (or nothing) for an open end';
+
+/** An OGC API `datetime` value as an interval, or why it is not one. A date alone is that whole day (UTC). */
+function readInterval(s: string): Interval | string {
+  const parts = s.split('/');
+  if (parts.length > 2) return INTERVAL_FORM;
+  const edge = (part: string, end: boolean): number | string => {
+    if (parts.length === 2 && (part === '..' || part === '')) return end ? Infinity : -Infinity;
+    const ms = parseTimestamp(part);
+    if (ms === null) return LOCAL_TIME_RE.test(part) ? `has no time zone offset in "${part}"; add Z or an offset such as +01:00` : INTERVAL_FORM;
+    return ms + (end && DATE_ONLY_RE.test(part) ? DAY_MS - 1 : 0);
+  };
+  const from = edge(parts[0], false);
+  const to = edge(parts[parts.length - 1], true);
+  if (typeof from === 'string') return from;
+  if (typeof to === 'string') return to;
+  return from <= to ? { from, to } : 'must not end before it starts';
+}
+
+/** An optional `datetime` (OGC API Features): an instant, a date, or an interval with `..` for an open end. */
+export function datetimeInterval(description: string) {
+  return v.optional(v.pipe(
+    v.string(),
+    v.check((s) => typeof readInterval(s) !== 'string', (issue) => readInterval(String(issue.input)) as string),
+    // The text too, for the links that repeat the query.
+    v.transform((s) => ({ ...(readInterval(s) as Interval), text: s })),
+    v.description(description),
+  ));
+}

@@ -99,6 +99,11 @@ export interface RouteSpec<P extends Entries = Entries, Q extends Entries = Entr
   tag: string;
   pathParams: P;
   query: Q;
+  /**
+   * True when a query parameter the route does not take is an error (400 naming it), as OGC API Features requires;
+   * every other route ignores such parameters (docs/api-conventions.md).
+   */
+  strictQuery?: boolean;
   /** Checks across parameters; each check skips parameters already reported bad. */
   crossCheck?: (query: Partial<ParamsOf<Q>>, bad: Set<string>) => ParamError[];
   /**
@@ -209,7 +214,13 @@ export function parseParams<P extends Entries, Q extends Entries>(spec: RouteSpe
   const values = new Map<string, string>();
   let repeated: Set<string> | undefined;
   for (const { name, value } of query) {
-    if (!Object.hasOwn(queryParams, name)) continue;
+    if (!Object.hasOwn(queryParams, name)) {
+      if (spec.strictQuery && !bad.has(name)) {
+        errors.push({ name, in: 'query', reason: 'is not a parameter of this route' });
+        bad.add(name);
+      }
+      continue;
+    }
     if (values.has(name)) (repeated ??= new Set()).add(name);
     else values.set(name, value);
   }

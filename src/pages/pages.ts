@@ -215,6 +215,7 @@ ${items}
 <li><a href="${escapeHtml(`${basePath}/explore`)}">Explorer</a>: the maps, their places and events, drawn with no internet.</li>
 <li><a href="${escapeHtml(`${basePath}/docs`)}">API reference</a>: every endpoint, its parameters and answers.</li>
 <li><a href="${escapeHtml(`${basePath}/openapi.json`)}">openapi.json</a>: the OpenAPI 3.1 document.</li>
+<li><a href="${escapeHtml(`${basePath}/ogc`)}">OGC API – Features</a>: the maps as collections for QGIS, ArcGIS and GDAL (<code>OAPIF:</code> this address and <code>/ogc</code>).</li>
 </ul>
 </main>
 </body>
@@ -248,7 +249,8 @@ ${items}
 <p class="muted" id="event-hint">Click the map to list events near that point.</p>`;
     // The kiosk shows what comes next first, and its top-level categories; the explorer every category and tag.
     const categories = `<section><h2>${kiosk ? 'Explore' : 'Categories and tags'}</h2>
-<p><button type="button" id="open-now" class="chip open-now" aria-pressed="false">Open now</button></p>
+<p><button type="button" id="open-now" class="chip open-now" aria-pressed="false">Open now</button>${kiosk ? '' : `
+<span class="muted" id="downloads" title="The places of the category chosen (every place without one), for a GPS device or Google Earth">Download places: <a id="pois-gpx" href="#">GPX</a> · <a id="pois-kml" href="#">KML</a></span>`}</p>
 <div id="categories" class="chips" role="group" aria-label="Categories and tags"></div></section>\n`;
     const events = `<section><h2 id="events-title">${kiosk ? 'Coming up' : 'Events'}</h2>${eventForm}
 <ol id="event-list" class="event-list" aria-live="polite"></ol></section>\n`;

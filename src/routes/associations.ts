@@ -2,7 +2,7 @@
  * POI associations: GET /poi-associations/:poi_id and the batch GET /poi-associations.
  */
 import * as v from 'valibot';
-import { compareAssociations, type AssociationRecord } from '../content/model/read-model.ts';
+import { compareAssociations, type AssociationRecord, type ReadModel } from '../content/model/read-model.ts';
 import { notFound } from '../http/errors.ts';
 import { flag, optionalUuid, uuid, uuidList } from '../http/params.ts';
 import { defineRoute } from '../http/route.ts';
@@ -50,13 +50,19 @@ export const batchPoiAssociations = defineRoute({
     // A list names its map; POIs alone may be of several maps (the content's languages, then).
     if (query.list_id !== undefined) language.forMap(model.lists.get(query.list_id)!.mapId);
     else language.forMaps(query.poi_ids.flatMap((id) => model.pois.mapOf(id) ?? []));
-    const visible = (a: AssociationRecord) => a.list_id === null || a.list_id === query.list_id;
     const body: Record<string, AssociationRecord[]> = {};
-    for (const id of query.poi_ids) {
-      const out = (model.associationsFrom.get(id) ?? []).filter(visible);
-      if (query.include_reverse) out.push(...(model.associationsTo.get(id) ?? []).filter(visible));
-      body[id] = out.sort(compareAssociations);
-    }
+    for (const id of query.poi_ids) body[id] = associationsOf(model, id, query.list_id, query.include_reverse);
     return body;
   },
 });
+
+/**
+ * A POI's associations as the batch answers them: the universal ones and, with `listId`, those of that list; with
+ * `reverse` also the mutual ones where it is the associated POI (seen from it); in association order.
+ */
+export function associationsOf(model: ReadModel, poiId: string, listId: string | undefined, reverse: boolean): AssociationRecord[] {
+  const visible = (a: AssociationRecord) => a.list_id === null || a.list_id === listId;
+  const out = (model.associationsFrom.get(poiId) ?? []).filter(visible);
+  if (reverse) out.push(...(model.associationsTo.get(poiId) ?? []).filter(visible));
+  return out.sort(compareAssociations);
+}

@@ -3,7 +3,7 @@
  * the GeoJSON collections of a map and the POI resolver.
  */
 import * as v from 'valibot';
-import { poiEntries, poiRecords, type PoiEntry, type PoiRecord, type PoiType, type ReadModel, type VersionContent } from '../content/model/read-model.ts';
+import { poiEntries, poiRecords, type MapView, type PoiEntry, type PoiRecord, type PoiType, type ReadModel, type VersionContent } from '../content/model/read-model.ts';
 import type { PoiStore } from '../content/model/poi-store.ts';
 import { matchesQuery, searchable } from '../content/model/text-search.ts';
 import { notFound } from '../http/errors.ts';
@@ -69,11 +69,8 @@ export const listPoisByTag = defineRoute({
   errors: [404],
   async handle({ params, query, model, now }) {
     const { map, version } = findMapVersion(model, params.map_id);
-    const q = query.q;
-    const languages = map.languages.offered;
     // In name order; only the window's records are made.
-    const tagged = taggedPois(model, version, query.tags);
-    let matching = q ? tagged.filter((i) => nameMatches(model, i, languages, q)) : tagged;
+    let matching = matchingPois(model, map, version, query.tags, query.q);
     const at = query.open_now ? now.getTime() : query.open_at;
     if (at === undefined) {
       const { items, ...window } = sliceWindow(matching, query.start, query.end);
@@ -95,6 +92,16 @@ export const listPoisByTag = defineRoute({
     return { items: poiRecords(model, items).map((record, k) => ({ ...record, ...stateOf(items[k]) })), ...window };
   },
 });
+
+/**
+ * The POIs of a map's version under any of `tags` (every POI of the version without them) whose names match the words
+ * of `q` when given, in name order: what /maps/:map_id/pois lists and the downloads of a map hold.
+ */
+export function matchingPois(model: ReadModel, map: MapView, version: VersionContent, tags: readonly string[] | undefined,
+  q: readonly string[] | undefined): number[] {
+  const pois = tags ? taggedPois(model, version, tags) : Array.from(version.pois);
+  return q ? pois.filter((i) => nameMatches(model, i, map.languages.offered, q)) : pois;
+}
 
 /**
  * The POIs of a version under any of `tags` (each with its descendants), in name order: one tag's list as the version

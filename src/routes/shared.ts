@@ -1,10 +1,11 @@
 /**
  * Lookups and parameter pieces shared by several route families.
  */
+import * as v from 'valibot';
 import type { MapView, ReadModel, VersionContent } from '../content/model/read-model.ts';
 import { invalidParams, notFound, type ParamError } from '../http/errors.ts';
 import type { LanguageChoice } from '../http/language.ts';
-import { int, optionalInt, optionalUuid, requiredInt, uuid } from '../http/params.ts';
+import { int, optionalInt, optionalUuid, requiredInt, uuid, uuidList } from '../http/params.ts';
 import { beyondGrid, MAX_TILE_ZOOM } from '../geo/vector-tiles.ts';
 
 /** Default window size when `end` is omitted. */
@@ -36,6 +37,9 @@ export function findMapVersion(model: ReadModel, mapId: string, versionId?: stri
 
 /** The `version_id` query parameter. */
 export const versionIdParam = optionalUuid('Map-version UUID: a published version of this map. Default: the current version.');
+
+/** The optional `tags` of the other formats of a map's POIs (tiles, downloads): as on /maps/:map_id/pois, default every POI. */
+export const optionalTagsParam = v.optional(uuidList('Only the POIs with any of these category/tag ids (each with the items below it), as on /maps/:map_id/pois. Default: every POI'));
 
 /** The `start`/`end` window parameters. */
 export const windowQuery = {

@@ -8,17 +8,16 @@ import * as v from 'valibot';
 import { CLUSTER_MAX_ZOOM, NO_CATEGORY_COLOR, versionTiles } from '../content/model/map-tiles.ts';
 import { MVT_TYPE } from '../geo/vector-tiles.ts';
 import type { MapView, ReadModel, VersionContent } from '../content/model/read-model.ts';
-import { uuidList } from '../http/params.ts';
 import { defineRoute, MediaReply } from '../http/route.ts';
 import { basemapStyle } from './basemap.ts';
-import { checkTileGrid, findMapVersion, mapIdPath, oneLanguage, tilePathParams, versionIdParam } from './shared.ts';
+import { checkTileGrid, findMapVersion, mapIdPath, oneLanguage, optionalTagsParam, tilePathParams, versionIdParam } from './shared.ts';
 
 /** The zoom TileJSON and the style give as the tiles' deepest: closer in, a map SDK draws these tiles larger. */
 export const TILEJSON_MAX_ZOOM = 16;
 
 const tileQuery = {
   version_id: versionIdParam,
-  tags: v.optional(uuidList('Only the POIs with any of these category/tag ids (each with the items below it), as on /maps/:map_id/pois. Default: every POI')),
+  tags: optionalTagsParam,
 };
 
 /** The query the tile URLs carry: the version and tags asked for, and the language answered. */

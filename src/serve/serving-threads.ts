@@ -18,7 +18,7 @@ import type { NotLoaded, PublishRecord, ServedContent } from '../content/content
 import type { VersionInfo } from '../content/store/sql-store.ts';
 import type { ContentStore } from '../content/content-store.ts';
 import { changesFor, fromWire, ServedVersion, toWire, type WirePayload } from '../content/journey.ts';
-import type { EventChangeSummary } from '../content/changes.ts';
+import type { ChangeSummary } from '../content/changes.ts';
 import type { ReadModel } from '../content/model/read-model.ts';
 import type { DatabaseState } from '../content/content-store.ts';
 import type { SessionAnswer } from '../content/sessions.ts';
@@ -44,7 +44,7 @@ export interface Listener {
  * `content` (a new version's payload, or null, with the state /readyz shows) and `stop`; a worker sends `listening`,
  * `failed` and `stopped`, and calls `lookupSession` (the sessions are held by the main thread).
  */
-interface ContentEvent { payload: WirePayload | null; changes?: EventChangeSummary | null; state: ContentState }
+interface ContentEvent { payload: WirePayload | null; changes?: ChangeSummary | null; state: ContentState }
 
 /** What the main thread knows of its content besides the version served, which every thread's /readyz shows. */
 type ContentState = Pick<ServedContent, 'lastPublish' | 'database' | 'storeCurrent' | 'notLoaded'>;

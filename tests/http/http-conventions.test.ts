@@ -33,6 +33,9 @@ const get = (path: string, init?: RequestInit) => t.get(path, init);
 /** The headers of a response but Date, which the runtime's HTTP server adds (Bun leaves it off HEAD answers). */
 const appHeaders = (res: Response) => Object.fromEntries([...res.headers].filter(([name]) => name !== 'date'));
 
+/** One request for each OGC API Features route (the conformance classes are plain JSON; the rest are outputs, below). */
+const OGC_SAMPLES = ['/ogc', '/ogc/conformance', '/ogc/collections', `/ogc/collections/${M}-markers`, `/ogc/collections/${M}-markers/queryables`,
+  `/ogc/collections/${M}-markers/items`, `/ogc/collections/${M}-markers/items/${A}`];
 /** One working request for every route the app serves (27 endpoints plus the OpenAPI document). */
 const SAMPLES = [
   `/maps/${M}?info=true`, `/maps/${M}/details`, `/maps/${M}/contents`, `/publisher/${F.publisher}`,
@@ -46,6 +49,8 @@ const SAMPLES = [
   `/events/${F.savedEvent}.html`, `/events/${F.savedEvent}.jsonld`, `/markers/${A}.html`, `/markers/${A}.jsonld`, `/paths/${PATH0}.html`,
   `/paths/${PATH0}.jsonld`, `/polygons/${F.holePolygon}.html`, `/polygons/${F.holePolygon}.jsonld`,
   `/maps/${M}/tiles.json`, `/maps/${M}/tiles/0/0/0.mvt`, `/maps/${M}/style.json`,
+  `/paths/${PATH0}.gpx`, `/paths/${PATH0}.kml`, `/maps/${M}/pois.gpx`, `/maps/${M}/pois.kml`,
+  ...OGC_SAMPLES,
 ];
 /** The routes of the basemap, which answer 404 when none is served (as here: tests/basemap.test.ts serves one). */
 const NO_BASEMAP_SAMPLES = ['/basemap.json', ...['mvt', 'png', 'jpg', 'webp', 'avif'].map((suffix) => `/basemap/0/0/0.${suffix}`)];
@@ -56,8 +61,12 @@ const OUTPUT_SAMPLES = new Map([
   ...[`/events/${F.savedEvent}`, `/markers/${A}`, `/paths/${PATH0}`, `/polygons/${F.holePolygon}`].flatMap((path) => [
     [`${path}.html`, 'text/html; charset=utf-8'], [`${path}.jsonld`, 'application/ld+json; charset=utf-8']] as const),
   [`/maps/${M}/tiles/0/0/0.mvt`, 'application/vnd.mapbox-vector-tile'],
+  ...[`/paths/${PATH0}`, `/maps/${M}/pois`].flatMap((path) => [
+    [`${path}.gpx`, 'application/gpx+xml'], [`${path}.kml`, 'application/vnd.google-earth.kml+xml']] as const),
   // JSON with absolute links under the public URL (which holds the base path): compared as outputs are.
   [`/maps/${M}/tiles.json`, JSON_TYPE], [`/maps/${M}/style.json`, JSON_TYPE],
+  ...OGC_SAMPLES.filter((path) => path !== '/ogc/conformance').map((path) => [path,
+    path.includes('/items') ? 'application/geo+json; charset=utf-8' : path.endsWith('/queryables') ? 'application/schema+json; charset=utf-8' : JSON_TYPE] as const),
 ]);
 /** What a 200 other than JSON may be: a page, or an output's format. */
 const OTHER_TYPES = new Set(['text/html; charset=utf-8', ...OUTPUT_SAMPLES.values()]);
@@ -411,10 +420,16 @@ describe('parameters', () => {
     }
   });
 
-  test('unknown parameters are ignored', async () => {
+  test('unknown parameters are ignored, but by OGC API Features, whose standard asks for a 400 naming each', async () => {
     for (const path of SAMPLES) {
       const sep = path.includes('?') ? '&' : '?';
       const res = await get(`${path}${sep}_=1712345678&utm_source=news&callback=cb&x%20y=%E0%A4%A`);
+      if (OGC_SAMPLES.includes(path)) {
+        assert.equal(res.status, 400, path);
+        const names = (await res.json()).errors.map((e: { name: string }) => e.name);
+        for (const name of ['_', 'utm_source', 'callback']) assert.ok(names.includes(name), `${path}: ${name} is named`);
+        continue;
+      }
       assert.equal(res.status, 200, path);
       assert.deepEqual(await bodyOf(res), await bodyOf(await get(path)), path);
     }

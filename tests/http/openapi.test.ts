@@ -106,6 +106,11 @@ const OUTPUTS: Record<string, string> = {
   '/maps/{map_id}/tiles/{z}/{x}/{y}.mvt': 'application/vnd.mapbox-vector-tile', '/basemap.json': 'application/json',
   '/basemap/{z}/{x}/{y}.mvt': 'application/vnd.mapbox-vector-tile', '/basemap/{z}/{x}/{y}.png': 'image/png',
   '/basemap/{z}/{x}/{y}.jpg': 'image/jpeg', '/basemap/{z}/{x}/{y}.webp': 'image/webp', '/basemap/{z}/{x}/{y}.avif': 'image/avif',
+  '/paths/{id}.gpx': 'application/gpx+xml', '/paths/{id}.kml': 'application/vnd.google-earth.kml+xml',
+  '/maps/{map_id}/pois.gpx': 'application/gpx+xml', '/maps/{map_id}/pois.kml': 'application/vnd.google-earth.kml+xml',
+  '/ogc': 'application/json', '/ogc/conformance': 'application/json', '/ogc/collections': 'application/json',
+  '/ogc/collections/{collectionId}': 'application/json', '/ogc/collections/{collectionId}/queryables': 'application/schema+json',
+  '/ogc/collections/{collectionId}/items': 'application/geo+json', '/ogc/collections/{collectionId}/items/{featureId}': 'application/geo+json',
 };
 
 test('the document has exactly the 27 paths of the spec plus the outputs, /openapi.json and the health checks', () => {

@@ -47,7 +47,7 @@ describe('pages', () => {
     assert.match(html, new RegExp(`Content version <strong>${res.headers.get('x-content-version') ?? '\\d+'}</strong>`));
     for (const m of enabledMaps) assert.ok(html.includes(`href="/explore?map=${m.id}"`), m.id);
     for (const m of bundle.maps.filter((x) => !x.enabled)) assert.ok(!html.includes(m.id), `the disabled map ${m.id} is not listed`);
-    for (const href of ['/explore', '/docs', '/openapi.json']) assert.ok(html.includes(`href="${href}"`), href);
+    for (const href of ['/explore', '/docs', '/openapi.json', '/ogc']) assert.ok(html.includes(`href="${href}"`), href);
   });
 
   test('/explore carries the enabled maps and their published versions, and loads only fingerprinted assets of this service', async () => {

@@ -1,6 +1,7 @@
 /**
  * The README's curl examples run against the demo and answer as the README says: 200, except the
- * disabled map (404) and the deliberate bad request (400 naming every bad parameter); the calendars are iCalendar.
+ * disabled map (404) and the deliberate bad request (400 naming every bad parameter); the calendars are iCalendar,
+ * the downloads GPX and KML.
  */
 import assert from 'node:assert/strict';
 import { VectorTile } from '@mapbox/vector-tile';
@@ -57,6 +58,15 @@ test('every curl example in the README answers as documented', async () => {
       assert.equal(res.status, 200, target);
       assert.equal(res.headers.get('content-type'), 'application/vnd.mapbox-vector-tile', target);
       assert.ok(new VectorTile(new PbfReader(new Uint8Array(await res.arrayBuffer()))).layers.markers.length > 0, target);
+      continue;
+    }
+    // A download: GPX or KML, in the language asked for.
+    const download = /\.(gpx|kml)$/.exec(target.split('?')[0])?.[1];
+    if (download) {
+      assert.equal(res.status, 200, target);
+      assert.equal(res.headers.get('content-type'), download === 'gpx' ? 'application/gpx+xml' : 'application/vnd.google-earth.kml+xml', target);
+      assert.equal(res.headers.get('content-language'), /[?&]lang=([\w-]+)/.exec(target)?.[1] ?? 'en', target);
+      assert.match(await res.text(), download === 'gpx' ? /^<\?xml [^\n]*\n<gpx version="1\.1"[^]*<trk>/ : /^<\?xml [^\n]*\n<kml [^]*<Placemark>/, target);
       continue;
     }
     if (target.split('?')[0].endsWith('.jsonld')) {

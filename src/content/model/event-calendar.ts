@@ -8,7 +8,7 @@
  *   them by UID and RECURRENCE-ID. A cancelled occurrence is an override with STATUS:CANCELLED, never also an EXDATE
  *   (readers disagree on the pair).
  * - SEQUENCE is the store's number of the change in which that record last changed, LAST-MODIFIED and DTSTAMP that
- *   change's time (src/content/model/event-changes.ts): they move only when the event changed, so the bytes, and
+ *   change's time (src/content/model/record-changes.ts): they move only when the event changed, so the bytes, and
  *   the ETag, of a feed stay the same until something in it changes.
  * - Times are on the map's clock (`TZID`), as the rule is; an all-day event's are dates (DTEND the day after its last).
  * - GEO and LOCATION come from the anchored POIs (the first one's point; every name, and the first address), URL is
@@ -22,7 +22,7 @@ import { addDaysToDate, occurrenceId, ruleOf } from '../series-dates.ts';
 import { icalWall, wallTimeAt } from '../../utils/zoned-time.ts';
 import { LocalText, localText } from './local-text.ts';
 import { tailOf } from './event-table.ts';
-import type { RecordChanged } from './event-changes.ts';
+import type { RecordChanged } from './record-changes.ts';
 import type { MapView, ReadModel, SeriesDoc } from './read-model.ts';
 
 /** How often a calendar app should fetch a feed again (REFRESH-INTERVAL and X-PUBLISHED-TTL), in seconds. */

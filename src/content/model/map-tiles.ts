@@ -24,7 +24,7 @@
 import type { Geometry } from 'geojson';
 import { ClusterIndex, encodeTile, MAX_TILE_ZOOM, POINT_EXTENT, SHAPE_EXTENT, SizedShapeIndex, type TileFeature } from '../../geo/vector-tiles.ts';
 import { Lru } from '../../utils/lru.ts';
-import type { CategoryRecord, ReadModel, VersionContent } from './read-model.ts';
+import { topCategoryOf, type CategoryRecord, type ReadModel, type VersionContent } from './read-model.ts';
 
 /** The highest zoom with clusters: from the zoom after it every marker is a feature of its own. */
 export const CLUSTER_MAX_ZOOM = 14;
@@ -78,10 +78,8 @@ class VersionTiles {
     const topCode = new Map(this.tops.map((c, k) => [c.id, k]));
     const iconMaki = new Map(model.icons.map((icon) => [String(icon.id), icon.maki as string | null]));
     const topOfCategory = (ids: readonly string[]): number => {
-      const first = ids.map((id) => categories.get(id)).find((c) => c?.kind === 'category');
-      let at = first;
-      for (let depth = 0; at?.parent_id && depth < 1000; depth++) at = categories.get(at.parent_id);
-      return at ? topCode.get(at.id) ?? -1 : -1;
+      const top = topCategoryOf(categories, ids);
+      return top ? topCode.get(top.id) ?? -1 : -1;
     };
     const markers: number[] = [];
     const tops: number[] = [];

@@ -6,7 +6,7 @@
  * of the store, and anything that does not match (a flipped byte, an edited file, a truncated write, another
  * format) is refused, so the caller rebuilds it from the store rather than serve it.
  */
-import { EventChanges } from './event-changes.ts';
+import { RecordChanges } from './record-changes.ts';
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -226,7 +226,7 @@ function* modelSteps(payload: ModelPayload): Steps<ReadModel> {
   const model = yield* readModelSteps(docs, tables, decodePlaces(payload.places));
   model.version = payload.version;
   model.publishedAt = payload.published_at;
-  model.changes = EventChanges.unknown(payload.published_at);
+  model.changes = RecordChanges.unknown(payload.published_at);
   model.warnings = payload.warnings;
   return model;
 }

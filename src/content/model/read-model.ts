@@ -7,7 +7,7 @@
  * - only published versions are indexed; an item that lives only in drafts is invisible everywhere,
  *   and draft version ids never appear in any record.
  */
-import { EventChanges } from './event-changes.ts';
+import { RecordChanges } from './record-changes.ts';
 import { type Geometry, rewindPolygon, roundPosition, round7, representativePoint, geometryVertices } from '../../geo/geojson.ts';
 import { EventIndex, type IndexParts } from './event-index.ts';
 import { EventTable, EventTableBuilder } from './event-table.ts';
@@ -33,6 +33,13 @@ export interface CategoryRecord {
   color: string | null;
   sort_order: number;
   version_ids: readonly string[];
+}
+
+/** The version's top-level category above the first category (not tag) of `ids`, if any. */
+export function topCategoryOf(categories: ReadonlyMap<string, CategoryRecord>, ids: readonly string[]): CategoryRecord | undefined {
+  let at = ids.map((id) => categories.get(id)).find((c) => c?.kind === 'category');
+  for (let depth = 0; at?.parent_id && depth < 1000; depth++) at = categories.get(at.parent_id);
+  return at;
 }
 
 /** What one published version of a map contains. */
@@ -105,10 +112,10 @@ export interface ReadModel {
   /** What check found in the version's bundle; null when not known (a version published before they were kept). */
   warnings: VersionWarnings | null;
   /**
-   * When each event last changed (the store's change tracking), set when the version is made current, which is after
+   * When each event and POI last changed (the store's change tracking), set when the version is made current, which is after
    * its model is built (src/content/journey.ts); until then, and without a store, every one changed when published.
    */
-  changes: EventChanges;
+  changes: RecordChanges;
   publishers: Map<string, Record<string, unknown>>;
   maps: Map<string, MapView>;
   disabledMaps: Map<string, DisabledMap>;
@@ -456,7 +463,7 @@ export function* readModelSteps(docs: ModelDocs, eventTables?: readonly EventTab
 
   return {
     checksum: docs.checksum, version: 0, publishedAt: '', warnings: null, publishers, maps, disabledMaps, pois, icons, lists,
-    associationsFrom, associationsTo, languages, contentLanguages: content, changes: EventChanges.unknown(''),
+    associationsFrom, associationsTo, languages, contentLanguages: content, changes: RecordChanges.unknown(''),
   };
 }
 

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { MIGRATIONS } from '../../db/schema.ts';
 import { storePath } from './data-dir.ts';
 import type { SessionRow, VersionInfo } from './sql-store.ts';
-import type { EventChangeSummary } from '../changes.ts';
+import type { ChangeSummary } from '../changes.ts';
 
 /** Where the record is kept. */
 export const cleanClosePath = (dataDir: string) => join(dataDir, 'store-closed.json');
@@ -28,8 +28,8 @@ export interface ClosedStore {
   current: VersionInfo;
   /** The stored sessions, as SqlStore.readSessions answers them. */
   sessions: SessionRow[];
-  /** When the current version's events last changed (SqlStore.eventChanges). */
-  changes: EventChangeSummary | null;
+  /** When the current version's events last changed (SqlStore.recordChanges). */
+  changes: ChangeSummary | null;
 }
 
 interface CleanCloseRecord extends ClosedStore {

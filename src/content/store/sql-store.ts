@@ -8,7 +8,7 @@ import {
   APPLIED_MIGRATIONS, MIGRATIONS_PRESENT, COPY_IN, EVENT_PAGE, INSERT, LOCKS, MIGRATIONS, MIGRATIONS_TABLE, RECORD_MIGRATION, SELECT, SERIES, SESSIONS,
   STAGED_SCHEMAS, TABLES, TRACKING, VERSION_KEYS, VERSION_TABLES, VERSIONS, versionSchema,
 } from '../../db/schema.ts';
-import { changeToken, HISTORY_DAYS, type ChangeInfo, type ChangeKind, type EventChangeSummary, type RecordChange, type RecordState, type RecordType } from '../changes.ts';
+import { changeToken, HISTORY_DAYS, type ChangeInfo, type ChangeKind, type ChangeSummary, type KindChanges, type RecordChange, type RecordState, type RecordType } from '../changes.ts';
 import type { BundleT, EventT, SessionT, StoredEvent } from '../bundle/bundle-schema.ts';
 import { hasEnd, horizonWarning, ruleOf, SERIES_HORIZON_DAYS, storedEvents } from '../series.ts';
 import type { Finding } from '../bundle/findings.ts';
@@ -359,8 +359,8 @@ export class SqlStore {
     return row ? Number(row.change) : null;
   }
 
-  /** When the events of the current state last changed (see EventChangeSummary); null before the first change. */
-  async eventChanges(): Promise<EventChangeSummary | null> {
+  /** When the events and POIs of the current state last changed (see ChangeSummary); null before the first change. */
+  async recordChanges(): Promise<ChangeSummary | null> {
     return this.db.transaction(async (tx) => {
       // One snapshot for the three reads (a publish on another connection commits between them otherwise).
       await tx.exec('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
@@ -369,18 +369,23 @@ export class SqlStore {
       const storeId = (await tx.query<{ store_id: string }>(TRACKING.storeId)).rows[0].store_id;
       const madeAt: Record<number, string | null> = { [Number(latest.change)]: toIso(latest.made_at) };
       const stamp = (change: number, at: Date | string | null) => { madeAt[change] = at === null ? null : toIso(at); };
-      const base = (await tx.query<{ change: number; made_at: Date | string | null }>(TRACKING.eventBase)).rows[0];
-      const others: EventChangeSummary['others'] = { ids: [], changes: [] };
-      if (base) {
-        stamp(Number(base.change), base.made_at);
-        for (const r of (await tx.query<{ id: string; change: number; made_at: Date | string | null }>(TRACKING.eventOthers, [base.change])).rows) {
-          others.ids.push(r.id);
-          others.changes.push(Number(r.change));
-          stamp(Number(r.change), r.made_at);
+      const kind = async (type: 'event' | 'poi'): Promise<KindChanges> => {
+        const base = (await tx.query<{ change: number; made_at: Date | string | null }>(TRACKING.kindBase, [type])).rows[0];
+        const others: KindChanges['others'] = { ids: [], changes: [] };
+        if (base) {
+          stamp(Number(base.change), base.made_at);
+          for (const r of (await tx.query<{ id: string; change: number; made_at: Date | string | null }>(TRACKING.kindOthers, [type, base.change])).rows) {
+            others.ids.push(r.id);
+            others.changes.push(Number(r.change));
+            stamp(Number(r.change), r.made_at);
+          }
         }
-      }
+        return { base: base ? Number(base.change) : null, others };
+      };
+      const events = await kind('event');
+      const pois = await kind('poi');
       return { storeId, latest: { change: Number(latest.change), version: Number(latest.version), madeAt: toIso(latest.made_at) },
-        base: base ? Number(base.change) : null, others, madeAt };
+        ...events, pois, madeAt };
     });
   }
 

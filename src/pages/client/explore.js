@@ -234,15 +234,37 @@ function startView(record) {
   return { center: [20, 0], zoom: 2 };
 }
 
-/** The URL of one of the map's vector tiles, for the version, category and language shown. */
-function tileUrl(z, x, y) {
+/** The query of the places shown: the version (when not the current one), the category chosen and the language asked for. */
+function shownQuery() {
   const query = new URLSearchParams();
   const entry = config.maps.find((m) => m.id === state.mapId);
   if (state.versionId !== entry?.current_version_id) query.set('version_id', state.versionId);
   if (state.selected) query.set('tags', state.selected);
   if (state.lang) query.set('lang', state.lang);
   const search = query.toString();
-  return `${config.base}/maps/${state.mapId}/tiles/${z}/${x}/${y}.mvt${search ? `?${search}` : ''}`;
+  return search ? `?${search}` : '';
+}
+
+/** The URL of one of the map's vector tiles, for the version, category and language shown. */
+function tileUrl(z, x, y) {
+  return `${config.base}/maps/${state.mapId}/tiles/${z}/${x}/${y}.mvt${shownQuery()}`;
+}
+
+/** A link that downloads a file of the API in the page's language, saved as `name`. */
+function downloadLink(id, path, name, label) {
+  const lang = state.lang ? `?lang=${encodeURIComponent(state.lang)}` : '';
+  return el('a', { id, href: `${config.base}${path}${lang}`, download: name }, label);
+}
+
+/** Points the explorer's download links at the places shown, as GPX and KML (the kiosk has none). */
+function linkDownloads() {
+  if (kiosk) return;
+  const category = state.selected ? state.categories.find((c) => c.id === state.selected)?.name : null;
+  for (const format of ['gpx', 'kml']) {
+    const link = $(`pois-${format}`);
+    link.href = `${config.base}/maps/${state.mapId}/pois.${format}${shownQuery()}`;
+    link.download = `${[state.record.name, category].filter(Boolean).join(' - ')}.${format}`;
+  }
 }
 
 /** Maki icons (CC0, served by the service) as white images for the markers, by name, made when first drawn. */
@@ -384,6 +406,7 @@ function hitShape(latlng) {
 function drawPois() {
   markerLayer.clearLayers();
   highlightLayer.clearLayers();
+  linkDownloads();
   if (poiLayer) poiLayer.remove();
   loadedTiles.clear();
   drawnCounts.clear();
@@ -559,7 +582,8 @@ async function listEvents() {
 }
 
 function openDetail(...children) {
-  $('detail-body').replaceChildren(...children);
+  // Parts left out are null (replaceChildren would write them as the text "null").
+  $('detail-body').replaceChildren(...children.filter((child) => child !== null && child !== undefined));
   $('detail').hidden = false;
 }
 
@@ -583,6 +607,9 @@ async function openPoi(poi) {
       ['Website', poi.website], ['Difficulty', poi.difficulty], ['Duration', poi.duration_min ? `${poi.duration_min} min` : null],
       ['Where', poi.type === 'marker' ? `${poi.lat}, ${poi.lng}` : null]]),
     el('p', {}, el('a', { id: 'poi-page', href: `${config.base}/${poi.type}s/${poi.id}.html` }, 'Page to share')),
+    // A route to take along: a GPS device or hiking app reads GPX, Google Earth KML.
+    poi.type === 'path' && !kiosk ? el('p', {}, 'Take it along: ', downloadLink('path-gpx', `/paths/${poi.id}.gpx`, `${poi.name}.gpx`, 'GPX'),
+      ' · ', downloadLink('path-kml', `/paths/${poi.id}.kml`, `${poi.name}.kml`, 'KML'), ' (with its stops)') : null,
     phoneCode(poi.website || `${config.public_url}/${poi.type}s/${poi.id}.html`),
     el('h3', {}, 'Upcoming events here'), upcoming);
   highlight([poi]);

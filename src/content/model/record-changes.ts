@@ -1,15 +1,15 @@
 /**
- * When each event of the version served last changed, from the store's change tracking (src/content/changes.ts):
+ * When each event and POI of the version served last changed, from the store's change tracking (src/content/changes.ts):
  * what a calendar's SEQUENCE, LAST-MODIFIED and DTSTAMP are made of, so they move only when that event changed and
- * the bytes of a feed stay the same until then. Built from the store's summary (EventChangeSummary) when the version
+ * the bytes of a feed stay the same until then, and a feature's `updated_at` (OGC API Features). Built from the store's summary (ChangeSummary) when the version
  * is made current, after its model was built: the payload of a version is the same whenever it is served, its
  * changes are not (a rollback is a change). Each map's column of changes, one per event in the table's order, is made
  * the first time the map is asked (the events that do not share the base change are looked up by id).
  *
  * Without the store's tracking (the binary's built-in demo, a data directory another process owns), every record is
- * taken as changed when its version was published: change 0 at `publishedAt` (`EventChanges.unknown`).
+ * taken as changed when its version was published: change 0 at `publishedAt` (`RecordChanges.unknown`).
  */
-import type { EventChangeSummary } from '../changes.ts';
+import type { ChangeSummary } from '../changes.ts';
 
 /** A map as far as its changes need it: its id and its event table's ids (a MapView is one). */
 interface MapEvents {
@@ -23,29 +23,31 @@ export interface RecordChanged {
   madeAt: string | null;
 }
 
-export class EventChanges {
+export class RecordChanges {
   /** The latest change, the one that made the version served current (0 when not known). */
   readonly latest: number;
-  private readonly summary: EventChangeSummary | null;
+  private readonly summary: ChangeSummary | null;
   private readonly publishedAt: string;
   private readonly columns = new Map<string, Uint32Array>();
   /** The others' changes by id, made once a record outside the tables (a series) is asked for. */
   private byId: Map<string, number> | null = null;
+  /** The POIs' others by id, made once a POI is asked for. */
+  private poisById: Map<string, number> | null = null;
 
-  private constructor(summary: EventChangeSummary | null, publishedAt: string) {
+  private constructor(summary: ChangeSummary | null, publishedAt: string) {
     this.summary = summary;
     this.publishedAt = publishedAt;
     this.latest = summary?.latest.change ?? 0;
   }
 
   /** The changes a store's summary gives. */
-  static of(summary: EventChangeSummary, publishedAt: string): EventChanges {
-    return new EventChanges(summary, publishedAt);
+  static of(summary: ChangeSummary, publishedAt: string): RecordChanges {
+    return new RecordChanges(summary, publishedAt);
   }
 
   /** No tracking: every record changed when its version was published. */
-  static unknown(publishedAt: string): EventChanges {
-    return new EventChanges(null, publishedAt);
+  static unknown(publishedAt: string): RecordChanges {
+    return new RecordChanges(null, publishedAt);
   }
 
   /** Whether the store's tracking stands behind these (else see `unknown`). */
@@ -65,6 +67,18 @@ export class EventChanges {
     if (!s) return { change: 0, madeAt: this.publishedAt };
     if (!this.byId) this.byId = new Map(s.others.ids.map((other, k) => [other, s.others.changes[k]]));
     return this.changed(this.byId.get(id) ?? s.base ?? s.latest.change);
+  }
+
+  /**
+   * When the POI with this (lowercase) id last changed. A summary kept before POIs were summarised (a store closed
+   * cleanly by an older release) does not know: the version's publication, as without tracking.
+   */
+  ofPoi(id: string): RecordChanged {
+    const s = this.summary;
+    if (!s?.pois) return { change: 0, madeAt: this.publishedAt };
+    const { base, others } = s.pois;
+    if (!this.poisById) this.poisById = new Map(others.ids.map((other, k) => [other, others.changes[k]]));
+    return this.changed(this.poisById.get(id) ?? base ?? s.latest.change);
   }
 
   private changed(change: number): RecordChanged {
