@@ -2,7 +2,8 @@
  * A feature's `updated_at` (OGC API Features) follows the store's change tracking: a publish that edits one marker
  * moves that marker's time and no other POI's, a removed and re-added POI is a change of its own (content the store
  * served before, whose model is served again with a new account of its changes), and a restart from the store closed
- * cleanly serves the same times.
+ * cleanly serves the same times. And an OGC `next` link followed across a publish goes on from where it was: every
+ * feature that stayed comes once, none twice.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -74,6 +75,56 @@ test('updated_at moves only for the POIs a publish changed, and a restart keeps 
     await store.publish(JSON.stringify(edited), 'demo.json');
     assert.equal((await store.opened()).open, false, 'served without opening the store');
     assert.deepEqual(await updatedAt(store), fourth, 'the same times after a restart');
+  } finally {
+    await store.close();
+  }
+});
+
+test('an OGC next link goes on after a publish: every feature that stayed comes once, none is repeated', async () => {
+  const demo = await readDemoBundle();
+  const dir = await mkdtemp(join(tmpdir(), 'feature-pages-'));
+  dirs.push(dir);
+  const store = await ContentStore.open({ dataDir: dir });
+  try {
+    await store.publish(JSON.stringify(demo), 'demo.json');
+    const app = createApp({ store, logger: QUIET });
+    const get = async (path: string) => {
+      const res = await app.fetch(new Request(`http://test.local${path}`));
+      assert.equal(res.status, 200, path);
+      return res.json();
+    };
+    const markerIds = async () => new Set(((await get(`/maps/${MAIN}/markers`)).markers as { id: string }[]).map((m) => m.id));
+    const page = async (path: string) => {
+      const body = await get(path) as { features: { id: string }[]; links: { rel: string; href: string }[] };
+      const next = body.links.find((l) => l.rel === 'next');
+      return { ids: body.features.map((f) => f.id), next: next ? new URL(next.href).pathname + new URL(next.href).search : null };
+    };
+    const before = await markerIds();
+    const first = await page(`/ogc/collections/${MAIN}-markers/items?limit=40`);
+    // Between two pages: a marker of the first page and one further on removed, and a new one added further on.
+    const referring = JSON.stringify([demo.events, demo.lists, demo.associations]);
+    const free = [...before].filter((id) => !referring.includes(id)).sort();
+    const seenGone = free.find((id) => first.ids.includes(id))!;
+    const laterGone = free.find((id) => id > first.ids.at(-1)!)!;
+    assert.ok(seenGone && laterGone, 'markers to remove on either side of the page');
+    const edited = structuredClone(demo);
+    edited.markers = edited.markers.filter((m) => m.id !== seenGone && m.id !== laterGone);
+    const added = { ...structuredClone(demo.markers.find((m) => before.has(m.id))!), id: 'ffffffff-ffff-4fff-bfff-ffffffffffff', name: 'Added' };
+    edited.markers.push(added);
+    await store.publish(JSON.stringify(edited), 'demo.json');
+    const after = await markerIds();
+    const rest: string[] = [];
+    for (let path = first.next; path;) {
+      const next = await page(path);
+      rest.push(...next.ids);
+      path = next.next;
+    }
+    const all = [...first.ids, ...rest];
+    assert.equal(new Set(all).size, all.length, 'no feature twice');
+    for (const id of before) if (after.has(id)) assert.ok(all.includes(id), `${id} stayed and is served`);
+    assert.ok(rest.includes(added.id), 'a feature added beyond the cursor is reached');
+    assert.ok(!rest.includes(laterGone), 'a feature removed is not served');
+    assert.deepEqual(new Set(rest), new Set([...after].filter((id) => id > first.ids.at(-1)!)), 'the pages after are the new version\'s, from the cursor on');
   } finally {
     await store.close();
   }

@@ -295,6 +295,7 @@ export const ogcItems = defineRoute({
     properties: v.optional(v.pipe(v.string(), v.transform(splitList), v.description('Comma-separated names of the properties each feature keeps (see queryables)'))),
     filter: v.optional(v.pipe(v.string(), v.description('A CQL2 text filter on the collection\'s queryables: name = \'Alfama Walk\' AND duration_min < 120'))),
     'filter-lang': oneOf(['cql2-text'], 'The filter\'s language: cql2-text, the only one read'),
+    'filter-crs': oneOf([CRS84], 'The coordinate reference system of the filter\'s geometries: CRS84, the only one (the filters read here name none)'),
     cursor: v.optional(v.pipe(v.string(), v.description('Where a page goes on: given by the `next` link, not made by hand'))),
   },
   strictQuery: true,

@@ -312,6 +312,8 @@ describe('OGC API – Features over the fixture', () => {
     assert.equal(unknown.status, 400);
     assert.match(unknown.body.errors[0].reason, /colour/);
     assert.equal((await target.get(`/ogc/collections/${id}/items?filter-lang=cql2-json&filter=x`)).status, 400);
+    assert.equal((await target.get(`/ogc/collections/${id}/items?filter-crs=${encodeURIComponent('http://www.opengis.net/def/crs/OGC/1.3/CRS84')}&filter=${encodeURIComponent('name IS NULL')}`)).status, 200);
+    assert.equal((await target.get(`/ogc/collections/${id}/items?filter-crs=EPSG:3857`)).status, 400);
   });
 
   test('one feature: its collection\'s, with links; another collection\'s or an unknown id is 404', async () => {
