@@ -2,8 +2,8 @@
  * OGC API – Features read by GDAL's OAPIF driver, as QGIS and ogr2ogr read it, from the service on a real port over
  * the benchmark's map of 100,000 POIs (scripts/bench/make-large.ts, with 1,000 events): `ogrinfo` lists every
  * collection with the feature count the bundle gives, `ogr2ogr` pages through the 89,996 markers with a small page
- * size and gets every one exactly once, and `-spat` gets exactly the markers a brute force over the bundle finds in
- * the box. Debian's gdal-bin is installed by the test set-up when missing (tests/helpers/gdal.ts).
+ * size and gets every one exactly once, and `-spat` gets exactly the markers, paths and polygons a brute force over the
+ * bundle finds meeting the box. Debian's gdal-bin is installed by the test set-up when missing (tests/helpers/gdal.ts).
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -14,6 +14,7 @@ import { after, before, test } from 'node:test';
 import type { BundleT } from '../src/content/bundle/bundle-schema.ts';
 import { MAP_ID, VERSION_ID } from '../scripts/bench/large-data.ts';
 import { ensureGdal, OGRINFO } from './helpers/gdal.ts';
+import { meets, type Box, type Geometry } from './helpers/brute-force.ts';
 import { startServer, tmpdirFor, type RunningServer } from './helpers/server.ts';
 
 const OGR2OGR = '/usr/bin/ogr2ogr';
@@ -79,10 +80,10 @@ test('ogrinfo lists every collection with the feature count the bundle gives', a
   assert.equal(published(bundle.markers).length, 89_996);
 });
 
-/** The ids of the features ogr2ogr copies out of the markers collection with these options. */
-function copiedIds(extra: string[]): string[] {
-  const out = join(dir, `copy-${extra.join('_').replace(/\W+/g, '_')}.geojson`);
-  gdal(OGR2OGR, ['-f', 'GeoJSON', out, source, `${MAP_ID}-markers`, ...extra]);
+/** The ids of the features ogr2ogr copies out of a collection (the markers by default) with these options. */
+function copiedIds(extra: string[], kind = 'markers'): string[] {
+  const out = join(dir, `copy-${kind}-${extra.join('_').replace(/\W+/g, '_')}.geojson`);
+  gdal(OGR2OGR, ['-f', 'GeoJSON', out, source, `${MAP_ID}-${kind}`, ...extra]);
   const copied = JSON.parse(readFileSync(out, 'utf8')) as { features: { properties: { id: string } }[] };
   return copied.features.map((f) => f.properties.id);
 }
@@ -94,7 +95,7 @@ test('ogr2ogr pages through the 89,996 markers with a small page size and gets e
   assert.deepEqual(new Set(ids), new Set(published(bundle.markers).map((m) => m.id)));
 });
 
-test('-spat gets exactly the markers in the box', () => {
+test('-spat gets exactly the markers in the box, and the paths and polygons that meet it', () => {
   const markers = published(bundle.markers);
   // A box round a dozen kilometres of the first city the bundle's markers cluster round.
   const { lng, lat } = markers[0];
@@ -103,4 +104,10 @@ test('-spat gets exactly the markers in the box', () => {
   assert.ok(want.length > 100, `the box holds markers (${want.length})`);
   const ids = copiedIds(['-spat', ...box.map(String), '-oo', 'PAGE_SIZE=250']).sort();
   assert.deepEqual(ids, want);
+  // Shapes: what the test's own brute force says meets the box (GDAL also tests what it is sent against -spat).
+  for (const [kind, records] of [['paths', published(bundle.paths)], ['polygons', published(bundle.polygons)]] as const) {
+    const shapes = records.filter((r) => meets(r.geometry as Geometry, box as Box)).map((r) => r.id).sort();
+    assert.ok(shapes.length > 5, `the box meets ${kind} (${shapes.length})`);
+    assert.deepEqual(copiedIds(['-spat', ...box.map(String), '-oo', 'PAGE_SIZE=50'], kind).sort(), shapes, kind);
+  }
 });

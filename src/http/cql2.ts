@@ -7,7 +7,7 @@
  * A filter is parsed against a collection's queryables (a name and a type each): a property that is not one, or a
  * literal of another type than the property it is compared with, is refused with the place in the text where it
  * was found, as is anything that does not parse. Keywords are case-insensitive; a property name is an identifier
- * or a double-quoted one. Literals: strings in single quotes (`''` is a quote), numbers, `TRUE`/`FALSE`,
+ * or a double-quoted one. Literals: strings in single quotes (`''` or `\'` is a quote), numbers, `TRUE`/`FALSE`,
  * `DATE('2026-05-01')` and `TIMESTAMP('2026-05-01T10:00:00Z')`.
  *
  * Evaluation follows SQL's three-valued logic, as CQL2 does: a comparison with a property that has no value is
@@ -31,7 +31,7 @@ export type Cql2Filter =
   | { op: 'not'; arg: Cql2Filter }
   | { op: 'const'; value: boolean }
   | { op: '=' | '<>' | '<' | '>' | '<=' | '>='; property: string; value: Literal }
-  | { op: 'like'; not: boolean; property: string; pattern: RegExp }
+  | { op: 'like'; not: boolean; property: string; pattern: LikePart[] }
   | { op: 'between'; not: boolean; property: string; low: Literal; high: Literal }
   | { op: 'in'; not: boolean; property: string; values: Literal[] }
   | { op: 'isNull'; not: boolean; property: string };
@@ -72,6 +72,12 @@ function tokenize(text: string): Token[] {
       i++;
       for (;;) {
         if (i >= text.length) throw new Cql2Error('a string that is never closed (strings are in single quotes; write \'\' for a quote inside one)', at);
+        // A quote inside is written '' or \' (CQL2's escapeQuote).
+        if (text[i] === '\\' && text[i + 1] === "'") {
+          value += "'";
+          i += 2;
+          continue;
+        }
         if (text[i] === "'") {
           if (text[i + 1] === "'") {
             value += "'";
@@ -284,21 +290,50 @@ function typeName(type: QueryableType): string {
   return { string: 'text', number: 'a number', integer: 'a number', boolean: 'a boolean', 'date-time': 'a date-time', date: 'a date' }[type];
 }
 
-/** A LIKE pattern as an anchored regular expression: `%` any run, `_` one character, `\` makes the next literal. */
-function likePattern(pattern: string): RegExp {
-  let source = '';
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i];
-    if (c === '\\' && i + 1 < pattern.length) source += escapeRegExp(pattern[++i]);
-    else if (c === '%') source += '[\\s\\S]*';
-    else if (c === '_') source += '[\\s\\S]';
-    else source += escapeRegExp(c);
+/** What a LIKE pattern is made of: characters (code points) to match as they are, `%` (any run) and `_` (one). */
+const ANY_RUN = Symbol('%');
+const ONE_CHARACTER = Symbol('_');
+type LikePart = string | typeof ANY_RUN | typeof ONE_CHARACTER;
+
+/** A LIKE pattern's parts: `%` any run, `_` one character, `\` makes the next one literal; runs of `%` are one. */
+function likePattern(pattern: string): LikePart[] {
+  const parts: LikePart[] = [];
+  const chars = Array.from(pattern);
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i];
+    if (c === '\\' && i + 1 < chars.length) parts.push(chars[++i]);
+    else if (c === '%') {
+      if (parts.at(-1) !== ANY_RUN) parts.push(ANY_RUN);
+    } else parts.push(c === '_' ? ONE_CHARACTER : c);
   }
-  return new RegExp(`^${source}$`, 'u');
+  return parts;
 }
 
-function escapeRegExp(c: string): string {
-  return /[\\^$.*+?()[\]{}|/-]/.test(c) ? `\\${c}` : c;
+/**
+ * Whether `text` matches a LIKE pattern, whole. Not a regular expression: a pattern of many `%` would make one
+ * backtrack over every way of splitting the text (seconds for a short value). This walks the text once, going back
+ * only to the last `%` met, so it takes at most the text's length times the pattern's.
+ */
+function likeMatches(parts: readonly LikePart[], text: string): boolean {
+  const chars = Array.from(text);
+  let p = 0;
+  let i = 0;
+  let star = -1; // the part after the last `%` met, and where the text stood then
+  let mark = 0;
+  while (i < chars.length) {
+    if (p < parts.length && (parts[p] === ONE_CHARACTER || parts[p] === chars[i])) {
+      p++;
+      i++;
+    } else if (p < parts.length && parts[p] === ANY_RUN) {
+      star = ++p;
+      mark = i;
+    } else if (star >= 0) {
+      p = star;
+      i = ++mark;
+    } else return false;
+  }
+  while (p < parts.length && parts[p] === ANY_RUN) p++;
+  return p === parts.length;
 }
 
 /** Whether a feature with these properties is selected: true only when the filter is true (not false, not unknown). */
@@ -342,7 +377,7 @@ function evaluate(f: Cql2Filter, get: (property: string) => PropertyValue): bool
   if (value === null || value === undefined) return null;
   switch (f.op) {
     case 'like':
-      return f.pattern.test(String(value)) !== f.not;
+      return likeMatches(f.pattern, String(value)) !== f.not;
     case 'between':
       return (compare(value, f.low) >= 0 && compare(value, f.high) <= 0) !== f.not;
     case 'in':

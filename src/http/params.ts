@@ -162,6 +162,30 @@ function parseNumbers(s: string, count: number): number[] | null {
 const BBOX_ORDER = 'bbox is west,south,east,north (longitude first), while near is lat,lng (latitude first)';
 const NEAR_ORDER = 'near is lat,lng (latitude first), while bbox is west,south,east,north (longitude first)';
 
+/**
+ * An OGC API `bbox`: four numbers as `bbox` takes them, or six with heights (`west,south,min height,east,north,max
+ * height`, as OGC API Features allows), whose heights are read and left aside (every feature here lies on the ground).
+ */
+export function ogcBbox(description: string) {
+  const flat = (s: string): string => {
+    const parts = s.split(',');
+    return parts.length === 6 ? [parts[0], parts[1], parts[3], parts[4]].join(',') : s;
+  };
+  const problem = (s: string): string | null => {
+    if (s.split(',').length === 6 && !parseNumbers(s, 6)) return `must be four numbers, or six with heights: ${BBOX_ORDER}`;
+    return bboxProblem(flat(s));
+  };
+  return v.optional(v.pipe(
+    v.string(),
+    v.check((s) => problem(s) === null, (issue) => problem(String(issue.input))!),
+    v.transform((s): Bbox => {
+      const [west, south, east, north] = parseNumbers(flat(s), 4)!;
+      return { west, south, east, north };
+    }),
+    v.description(description),
+  ));
+}
+
 /** Why a bbox string is invalid, or null when it is valid. */
 export function bboxProblem(s: string): string | null {
   const n = parseNumbers(s, 4);

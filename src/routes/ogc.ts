@@ -15,7 +15,8 @@ import { boxesOf } from '../geo/box-intersects.ts';
 import { Cql2Error, matchesCql2, parseCql2, type Cql2Filter, type PropertyValue } from '../http/cql2.ts';
 import { decodeFeatureCursor, encodeFeatureCursor } from '../http/cursor.ts';
 import { invalidParams, notFound } from '../http/errors.ts';
-import { bbox, datetimeInterval, oneOf, splitList } from '../http/params.ts';
+import { datetimeInterval, ogcBbox, oneOf, splitList } from '../http/params.ts';
+import { Lru } from '../utils/lru.ts';
 import { GEOJSON_TYPE } from '../http/respond.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import { toUtc } from '../content/rfc3339.ts';
@@ -121,7 +122,7 @@ export const ogcLanding = defineRoute({
       description: 'Every enabled map\'s markers, paths, polygons and events as OGC API – Features collections.',
       links: [
         link(`${publicUrl}/ogc`, 'self', JSON_MEDIA, 'This page'),
-        link(`${publicUrl}/openapi.json`, 'service-desc', 'application/vnd.oai.openapi+json;version=3.1', 'The service description (OpenAPI 3.1)'),
+        link(`${publicUrl}/openapi.json`, 'service-desc', JSON_MEDIA, 'The service description (OpenAPI 3.1)'),
         link(`${publicUrl}/docs`, 'service-doc', 'text/html', 'The service documentation'),
         link(`${publicUrl}/ogc/conformance`, 'conformance', JSON_MEDIA, 'The conformance classes this service passes'),
         link(`${publicUrl}/ogc/collections`, 'data', JSON_MEDIA, 'The collections'),
@@ -240,7 +241,8 @@ function featureOf(view: FeatureCollectionView, k: number, properties: FeaturePr
 
 /** The `properties` asked for on a collection, or a 400 naming those it has not. */
 function chosenProperties(kind: CollectionKind, names: readonly string[] | undefined): string[] | null {
-  if (!names) return null;
+  // `properties=` with no name is the parameter left out, as an empty list is everywhere in this API.
+  if (!names || names.length === 0) return null;
   const known = COLLECTION_PROPERTIES[kind];
   const unknown = names.filter((name) => !Object.hasOwn(known, name));
   if (unknown.length > 0) {
@@ -272,7 +274,7 @@ export const ogcItems = defineRoute({
   operationId: 'getOgcItems',
   summary: 'OGC API – Features: a page of a collection\'s features',
   description: `GeoJSON. \`bbox\` keeps the features whose geometry intersects the box (exactly: a path across it with no vertex in it ` +
-    'does); `datetime` keeps the events whose window overlaps the instant or interval (the POI collections have no time: a 400 there); ' +
+    'does); `datetime` keeps the events whose window overlaps the instant or interval (a POI has no time: none is kept); ' +
     '`filter` is CQL2 text on the collection\'s queryables. Features in a stable order (POIs by id; events by start, then id), ' +
     `${OGC_DEFAULT_LIMIT} a page by default; a \`limit\` above ${OGC_MAX_LIMIT.toLocaleString('en')} is taken as ${OGC_MAX_LIMIT.toLocaleString('en')}. ` +
     'The `next` link goes on after the last feature of the page. `numberMatched` is exact.',
@@ -290,7 +292,7 @@ export const ogcItems = defineRoute({
       v.transform((n) => Math.min(n, OGC_MAX_LIMIT)),
       v.description(`Features a page holds, from 1; default ${OGC_DEFAULT_LIMIT}; above ${OGC_MAX_LIMIT}, ${OGC_MAX_LIMIT}`),
     ), String(OGC_DEFAULT_LIMIT)),
-    bbox: bbox('west,south,east,north in degrees (CRS84); west > east crosses the antimeridian. Features whose geometry intersects it'),
+    bbox: ogcBbox('west,south,east,north in degrees (CRS84), or six numbers with heights (left aside); west > east crosses the antimeridian. Features whose geometry intersects it'),
     datetime: datetimeInterval('Events whose window overlaps this instant, date or interval (2026-06-01/2026-06-30, 2026-06-01T10:00:00Z/.., ../2026-06-30)'),
     properties: v.optional(v.pipe(v.string(), v.transform(splitList), v.description('Comma-separated names of the properties each feature keeps (see queryables)'))),
     filter: v.optional(v.pipe(v.string(), v.description('A CQL2 text filter on the collection\'s queryables: name = \'Alfama Walk\' AND duration_min < 120'))),
@@ -307,9 +309,6 @@ export const ogcItems = defineRoute({
   handle({ params, query, model, language, publicUrl }) {
     const { map, kind } = findCollection(model, params.collectionId);
     const lang = oneLanguage(language, map.id);
-    if (query.datetime && kind !== 'events') {
-      throw invalidParams([{ name: 'datetime', in: 'query', reason: `applies to the events collection (${map.id}-events): the features of ${params.collectionId} have no time` }]);
-    }
     const names = chosenProperties(kind, query.properties);
     const filter = readFilter(kind, query.filter);
     const queryKey = [params.collectionId, query.bbox && Object.values(query.bbox).join(','), query.datetime?.text, query.filter].join('|');
@@ -318,11 +317,6 @@ export const ogcItems = defineRoute({
       throw invalidParams([{ name: 'cursor', in: 'query', reason: 'is not one this service gave for this query: follow the next link as it is' }]);
     }
     const view = featureCollection(model, map, kind);
-    let matches = query.bbox ? view.inBoxes(boxesOf(query.bbox)) : Array.from({ length: view.size }, (_, k) => k);
-    if (query.datetime) {
-      const { from, to } = query.datetime;
-      matches = matches.filter((k) => view.overlaps(k, from, to));
-    }
     // Each feature's properties made once: for the filter, then for the page.
     const made = new Map<number, FeatureProperties>();
     const propertiesOf = (k: number) => {
@@ -330,25 +324,38 @@ export const ogcItems = defineRoute({
       if (!props) made.set(k, (props = view.properties(k, lang, model.changes)));
       return props;
     };
-    if (filter) {
-      const types = queryablesOf(kind);
-      matches = matches.filter((k) => matchesCql2(filter, (name) => filterValue(propertiesOf(k), name, types[name])));
-    }
+    // Kept per language (names compare in it) and per account of the changes (`updated_at` compares with it).
+    const matches = matchesOf(view, `${lang}|${model.changes.latest}|${queryKey}`, () => {
+      let found = query.bbox ? view.inBoxes(boxesOf(query.bbox)) : Array.from({ length: view.size }, (_, k) => k);
+      if (query.datetime) {
+        const { from, to } = query.datetime;
+        // A POI has no time: no instant or interval intersects it (Part 1, /req/core/fc-time-response).
+        found = kind === 'events' ? found.filter((k) => view.overlaps(k, from, to)) : [];
+      }
+      if (filter) {
+        const types = queryablesOf(kind);
+        found = found.filter((k) => matchesCql2(filter, (name) => filterValue(propertiesOf(k), name, types[name])));
+      }
+      return found;
+    }, filter !== null);
     const first = after ? lowerBound(matches, view.after(after)) : 0;
     const page = matches.slice(first, first + query.limit);
     const base = `${publicUrl}/ogc/collections/${params.collectionId}/items`;
     const search = new URLSearchParams();
+    if (query.f) search.set('f', query.f);
     if (query.bbox) search.set('bbox', Object.values(query.bbox).join(','));
     if (query.datetime) search.set('datetime', query.datetime.text);
     if (query.properties) search.set('properties', query.properties.join(','));
     if (query.filter !== undefined) search.set('filter', query.filter);
+    if (query['filter-lang']) search.set('filter-lang', query['filter-lang']);
+    if (query['filter-crs']) search.set('filter-crs', query['filter-crs']);
     search.set('limit', String(query.limit));
     search.set('lang', lang);
     const here = new URLSearchParams(search);
     if (query.cursor) here.set('cursor', query.cursor);
     const links = [
       link(`${base}?${here}`, 'self', GEOJSON_MEDIA, 'This page'),
-      link(`${publicUrl}/ogc/collections/${params.collectionId}`, 'collection', JSON_MEDIA, 'The collection'),
+      link(`${publicUrl}/ogc/collections/${params.collectionId}?lang=${lang}`, 'collection', JSON_MEDIA, 'The collection'),
     ];
     if (first + page.length < matches.length) {
       const last = view.key(page[page.length - 1]);
@@ -364,6 +371,21 @@ export const ogcItems = defineRoute({
     };
   },
 });
+
+/** Queries whose matches are kept per collection, so the next pages of a filtered query do not read every feature again. */
+const KEPT_MATCHES = 16;
+const keptMatches = new WeakMap<FeatureCollectionView, Lru<string, number[]>>();
+
+/**
+ * The features (ascending) a query matches: made by `find`, and kept when `keep` (a filter, which reads every
+ * candidate's properties; a box or a time alone costs little to find again).
+ */
+function matchesOf(view: FeatureCollectionView, key: string, find: () => number[], keep: boolean): number[] {
+  if (!keep) return find();
+  let kept = keptMatches.get(view);
+  if (!kept) keptMatches.set(view, (kept = new Lru(KEPT_MATCHES)));
+  return kept.get(key, find);
+}
 
 /** The first index of ascending `list` whose value is at least `value`. */
 function lowerBound(list: readonly number[], value: number): number {
@@ -401,7 +423,7 @@ export const ogcItem = defineRoute({
       ...featureOf(view, k, view.properties(k, lang, model.changes), names),
       links: [
         link(`${collection}/items/${view.id(k)}?lang=${lang}`, 'self', GEOJSON_MEDIA, 'This feature'),
-        link(collection, 'collection', JSON_MEDIA, 'The collection'),
+        link(`${collection}?lang=${lang}`, 'collection', JSON_MEDIA, 'The collection'),
       ],
     };
   },

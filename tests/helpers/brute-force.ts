@@ -206,3 +206,63 @@ export function upcomingForPoi(ref: Reference, poiId: string, fromMs: number, to
     refKeepsStatus(e.status, statuses))
     .slice(0, limit);
 }
+
+// Geometry against a box (OGC API Features' bbox), written apart from the service's: segments crossing the box's
+// edges, and a corner of the box inside a polygon's rings.
+
+/** A position, [lng, lat]. */
+export type Position = [number, number];
+/** The geometries of features. */
+export type Geometry = { type: 'Point'; coordinates: Position } | { type: 'LineString'; coordinates: Position[] }
+  | { type: 'Polygon'; coordinates: Position[][] } | { type: 'MultiPoint'; coordinates: Position[] };
+/** [west, south, east, north], west <= east. */
+export type Box = [number, number, number, number];
+export const inBox = ([x, y]: Position, [w, s, e, n]: Box) => x >= w && x <= e && y >= s && y <= n;
+const orient = (a: Position, b: Position, c: Position) => Math.sign((b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]));
+const onSegment = (a: Position, b: Position, p: Position) =>
+  Math.min(a[0], b[0]) <= p[0] && p[0] <= Math.max(a[0], b[0]) && Math.min(a[1], b[1]) <= p[1] && p[1] <= Math.max(a[1], b[1]);
+function segmentsCross(a: Position, b: Position, c: Position, d: Position): boolean {
+  const [o1, o2, o3, o4] = [orient(a, b, c), orient(a, b, d), orient(c, d, a), orient(c, d, b)];
+  if (o1 !== o2 && o3 !== o4) return true;
+  return (o1 === 0 && onSegment(a, b, c)) || (o2 === 0 && onSegment(a, b, d)) || (o3 === 0 && onSegment(c, d, a)) || (o4 === 0 && onSegment(c, d, b));
+}
+function segmentMeets(a: Position, b: Position, box: Box): boolean {
+  if (inBox(a, box) || inBox(b, box)) return true;
+  const [w, s, e, n] = box;
+  const corners: Position[] = [[w, s], [e, s], [e, n], [w, n]];
+  return corners.some((c, k) => segmentsCross(a, b, c, corners[(k + 1) % 4]));
+}
+function insideRings(p: Position, rings: Position[][]): boolean {
+  let crossings = 0;
+  for (const ring of rings) {
+    for (let k = 0; k + 1 < ring.length; k++) {
+      const [a, b] = [ring[k], ring[k + 1]];
+      if ((a[1] <= p[1] && b[1] > p[1]) || (b[1] <= p[1] && a[1] > p[1])) {
+        const x = a[0] + ((p[1] - a[1]) / (b[1] - a[1])) * (b[0] - a[0]);
+        if (x > p[0]) crossings++;
+      }
+    }
+  }
+  return crossings % 2 === 1;
+}
+export function meets(g: Geometry | null, box: Box): boolean {
+  if (!g) return false;
+  switch (g.type) {
+    case 'Point': return inBox(g.coordinates, box);
+    case 'MultiPoint': return g.coordinates.some((p) => inBox(p, box));
+    case 'LineString': return g.coordinates.some((p, k) => k > 0 && segmentMeets(g.coordinates[k - 1], p, box));
+    case 'Polygon': return g.coordinates.some((ring) => ring.some((p, k) => k > 0 && segmentMeets(ring[k - 1], p, box)))
+      || insideRings([box[0], box[1]], g.coordinates);
+  }
+}
+/** A bbox parameter's boxes: itself, or its halves either side of the antimeridian. */
+export const boxesOf = ([w, s, e, n]: Box): Box[] => (w <= e ? [[w, s, e, n]] : [[w, s, 180, n], [-180, s, e, n]]);
+
+/** Every position of a geometry. */
+export function flat(g: Geometry): Position[] {
+  switch (g.type) {
+    case 'Point': return [g.coordinates];
+    case 'LineString': case 'MultiPoint': return g.coordinates;
+    case 'Polygon': return g.coordinates.flat();
+  }
+}

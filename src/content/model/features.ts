@@ -22,7 +22,8 @@ const POI_TYPE: Record<Exclude<CollectionKind, 'events'>, PoiType> = { markers: 
 
 /** A collection id's map and kind, or null when it names no collection this service could have. */
 export function readCollectionId(id: string): { mapId: string; kind: CollectionKind } | null {
-  const m = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-(markers|paths|polygons|events)$/.exec(id);
+  // The map id in any letter case, as every UUID the service reads.
+  const m = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-(markers|paths|polygons|events)$/.exec(id.toLowerCase());
   return m ? { mapId: m[1], kind: m[2] as CollectionKind } : null;
 }
 
