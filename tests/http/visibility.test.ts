@@ -137,6 +137,15 @@ function crawl() {
       for (let i = 0; i < currentCategories.length; i += 100) {
         await visit(`/maps/${m}/pois?tags=${currentCategories.slice(i, i + 100).join(',')}&start=0&end=500`);
       }
+      // OGC API Features: each collection, every page of its items.
+      for (const kind of ['markers', 'paths', 'polygons', 'events']) {
+        await visit(`/ogc/collections/${m}-${kind}`);
+        for (let page: string | null = `/ogc/collections/${m}-${kind}/items?limit=500`; page;) {
+          const body: any = await visit(page);
+          const next = body?.links?.find((l: { rel: string }) => l.rel === 'next');
+          page = next ? new URL(next.href).pathname + new URL(next.href).search : null;
+        }
+      }
       await visit(`/places-of-interest/tags-pois-orders?map_id=${m}&type=keywords`);
       for (const c of currentCategories) await visit(`/places-of-interest/tags-pois-orders?map_id=${m}&path_id=${c}`);
       let cursor: string | null = null;
@@ -154,6 +163,7 @@ function crawl() {
       await visit(`/publisher/${pub}/maps?lat=38.8&lng=-9.4`);
     }
     await visit('/places-of-interest/icons');
+    await visit('/ogc/collections');
     for (const [id, { type, map }] of pois) {
       await visit(`/${type}s/${id}`);
       await visit(`/maps/${map}/${type}s/${id}`);
@@ -217,6 +227,9 @@ describe('a disabled map', () => {
     `/places-of-interest/map/${m}`, `/places-of-interest/map/${m}?version_id=${version}`,
     `/places-of-interest/tags-pois-orders?map_id=${m}&type=keywords`,
     `/places-of-interest/tags-pois-orders?map_id=${m}&path_id=${cat}`, `/events?map_id=${m}&${WIDE}`, `/events?map_id=${m}`,
+    // OGC API Features: a map's collections.
+    ...['markers', 'paths', 'polygons', 'events'].flatMap((kind) => [`/ogc/collections/${m}-${kind}`, `/ogc/collections/${m}-${kind}/items`,
+      `/ogc/collections/${m}-${kind}/queryables`]), `/ogc/collections/${m}-markers/items/${marker}`,
   ];
 
   test('answers 404 on every other map-scoped route, where an enabled map answers 200', async () => {
