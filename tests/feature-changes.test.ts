@@ -2,8 +2,9 @@
  * A feature's `updated_at` (OGC API Features) follows the store's change tracking: a publish that edits one marker
  * moves that marker's time and no other POI's, a removed and re-added POI is a change of its own (content the store
  * served before, whose model is served again with a new account of its changes), and a restart from the store closed
- * cleanly serves the same times. And an OGC `next` link followed across a publish goes on from where it was: every
- * feature that stayed comes once, none twice.
+ * cleanly serves the same times. An OGC `next` link followed across a publish goes on from where it was: every
+ * feature that stayed comes once, none twice. And `updated_since` on the lists keeps exactly the records whose
+ * `updated_at` is at or after it, events of every status.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -18,6 +19,16 @@ const MAIN = '8a434eb5-da02-5a4d-9418-14bc57c86c50';
 const dirs: string[] = [];
 after(async () => { for (const d of dirs) await rm(d, { recursive: true, force: true }); });
 
+/** A store in a directory of its own with the demo published: the bundle, the directory and the store. */
+async function demoStore(prefix: string): Promise<{ demo: Awaited<ReturnType<typeof readDemoBundle>>; dir: string; store: ContentStore }> {
+  const demo = await readDemoBundle();
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  dirs.push(dir);
+  const store = await ContentStore.open({ dataDir: dir });
+  await store.publish(JSON.stringify(demo), 'demo.json');
+  return { demo, dir, store };
+}
+
 /** Each POI of the main map (markers, paths and polygons) with its `updated_at`, by id. */
 async function updatedAt(store: ContentStore): Promise<Map<string, string>> {
   const app = createApp({ store, logger: QUIET });
@@ -31,12 +42,10 @@ async function updatedAt(store: ContentStore): Promise<Map<string, string>> {
 }
 
 test('updated_at moves only for the POIs a publish changed, and a restart keeps it', async () => {
-  const demo = await readDemoBundle();
-  const dir = await mkdtemp(join(tmpdir(), 'feature-changes-'));
-  dirs.push(dir);
-  let store = await ContentStore.open({ dataDir: dir });
+  const opened = await demoStore('feature-changes-');
+  const { demo, dir } = opened;
+  let store = opened.store;
   try {
-    await store.publish(JSON.stringify(demo), 'demo.json');
     const first = await updatedAt(store);
     assert.ok(first.size > 100);
     const published = new Set(first.values());
@@ -81,12 +90,8 @@ test('updated_at moves only for the POIs a publish changed, and a restart keeps 
 });
 
 test('an OGC next link goes on after a publish: every feature that stayed comes once, none is repeated', async () => {
-  const demo = await readDemoBundle();
-  const dir = await mkdtemp(join(tmpdir(), 'feature-pages-'));
-  dirs.push(dir);
-  const store = await ContentStore.open({ dataDir: dir });
+  const { demo, store } = await demoStore('feature-pages-');
   try {
-    await store.publish(JSON.stringify(demo), 'demo.json');
     const app = createApp({ store, logger: QUIET });
     const get = async (path: string) => {
       const res = await app.fetch(new Request(`http://test.local${path}`));
@@ -125,6 +130,60 @@ test('an OGC next link goes on after a publish: every feature that stayed comes 
     assert.ok(rest.includes(added.id), 'a feature added beyond the cursor is reached');
     assert.ok(!rest.includes(laterGone), 'a feature removed is not served');
     assert.deepEqual(new Set(rest), new Set([...after].filter((id) => id > first.ids.at(-1)!)), 'the pages after are the new version\'s, from the cursor on');
+  } finally {
+    await store.close();
+  }
+});
+
+test('updated_since keeps the records changed at or after the instant, as their updated_at says; events of every status', async () => {
+  const { demo, store } = await demoStore('updated-since-');
+  try {
+    await new Promise((r) => setTimeout(r, 20));
+    const cut = new Date().toISOString();
+    await new Promise((r) => setTimeout(r, 20));
+    // One marker renamed, one event retitled, another cancelled.
+    const edited = structuredClone(demo);
+    const served = await createApp({ store, logger: QUIET }).fetch(new Request(`http://test.local/maps/${MAIN}/markers`));
+    const publicId = (await served.json()).markers[0].id as string;
+    const marker = edited.markers.find((m) => m.id === publicId)!;
+    marker.name = 'Renamed';
+    const [retitled, cancelled] = edited.events.filter((e) => e.map_id === MAIN && !e.recurrence && e.status !== 'cancelled');
+    retitled.title = 'Retitled';
+    cancelled.status = 'cancelled';
+    await store.publish(JSON.stringify(edited), 'demo.json');
+    const app = createApp({ store, logger: QUIET });
+    const get = async (path: string) => {
+      const res = await app.fetch(new Request(`http://test.local${path}`));
+      assert.equal(res.status, 200, path);
+      return res.json();
+    };
+    const since = encodeURIComponent(cut);
+    assert.deepEqual((await get(`/maps/${MAIN}/markers?updated_since=${since}`)).markers.map((m: { id: string }) => m.id), [marker.id]);
+    assert.deepEqual((await get(`/maps/${MAIN}/paths?updated_since=${since}`)).paths, []);
+    // Events: every status by default (an app learns of the cancellation), paged by the cursor like any filter.
+    const events: { id: string; status: string }[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: any = await get(`/events?map_id=${MAIN}&from=1970-01-01&to=2100-01-01&limit=1&updated_since=${since}${cursor ? `&cursor=${cursor}` : ''}`);
+      events.push(...page.events);
+      assert.equal(page.total, 2);
+      cursor = page.next_cursor;
+    } while (cursor);
+    assert.deepEqual(events.map((e) => e.id).sort(), [retitled.id, cancelled.id].sort());
+    assert.equal(events.find((e) => e.id === cancelled.id)!.status, 'cancelled');
+    // Against every record's updated_at (OGC features carry it), at an instant before both publishes: all of them.
+    const everything = encodeURIComponent('2000-01-01T00:00:00Z');
+    const all = await get(`/ogc/collections/${MAIN}-markers/items?limit=10000&properties=updated_at`);
+    const changedAfter = (at: string) => all.features.filter((f: any) => Date.parse(f.properties.updated_at) >= Date.parse(at)).map((f: any) => f.id).sort();
+    assert.deepEqual(changedAfter(cut), [marker.id]);
+    assert.equal((await get(`/maps/${MAIN}/markers?updated_since=${everything}`)).markers.length, all.features.length);
+    const categories = demo.categories.filter((c) => c.map_id === MAIN && !c.parent_id).map((c) => c.id).join(',');
+    const tagged = await get(`/maps/${MAIN}/pois?tags=${categories}&end=500&updated_since=${since}`);
+    assert.deepEqual(tagged.items.map((p: { id: string }) => p.id), [marker.id]);
+    // Not an instant: 400 naming it.
+    const bad = await app.fetch(new Request(`http://test.local/events?map_id=${MAIN}&updated_since=2027-01-01`));
+    assert.equal(bad.status, 400);
+    assert.equal((await bad.json()).errors[0].name, 'updated_since');
   } finally {
     await store.close();
   }

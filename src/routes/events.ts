@@ -11,7 +11,7 @@ import { EVENT_STATUSES, type EventStatus } from '../content/bundle/bundle-schem
 import { defineRoute, JsonBytes, PrivateReply, wholeSecond, type RouteContext } from '../http/route.ts';
 import { ByteWriter } from '../utils/byte-writer.ts';
 import { EventSchema, PoiRecordSchema, SeriesSchema, Uuid } from './schemas.ts';
-import { findMap } from './shared.ts';
+import { findMap, UPDATED_SINCE } from './shared.ts';
 import { findEvent, findSeries, type MapView, type ReadModel } from '../content/model/read-model.ts';
 import type { LanguageChoice } from '../http/language.ts';
 import { seriesRecord } from '../content/model/series-record.ts';
@@ -104,7 +104,8 @@ export const listEvents = defineRoute({
     from: timestamp('Window start, RFC 3339 date-time with Z or an offset, or a date (00:00 UTC). Default: now, to the whole second'),
     to: timestamp('Window end, as from; a date alone means the end of that day (23:59:59.999 UTC). Default: 30 days after from', 'end'),
     ...EVENT_FILTERS,
-    status: statusParam(),
+    status: statusParam('every status but cancelled; every status with updated_since'),
+    updated_since: UPDATED_SINCE,
     limit: int(1, MAX_LIMIT, DEFAULT_LIMIT, `Page size, 1 to ${MAX_LIMIT}. Default ${DEFAULT_LIMIT}`),
     cursor: v.optional(v.pipe(
       v.string(),
@@ -134,13 +135,19 @@ export const listEvents = defineRoute({
     if (fromMs > toMs) {
       throw invalidParams([{ name: 'to', in: 'query', reason: `must not be earlier than from (${new Date(fromMs).toISOString()})` }]);
     }
-    const filter = eventFilter(query, fromMs, toMs, statusesOf(query.status));
+    // An app that syncs must learn of a cancellation: with updated_since, every status unless `status` says.
+    const since = query.updated_since;
+    const filter: EventFilter = {
+      ...eventFilter(query, fromMs, toMs, statusesOf(query.status, since === undefined ? DEFAULT_STATUSES : null)),
+      changedSince: since === undefined ? null : { ms: since, test: model.changes.eventsChangedSince(map, since) },
+    };
     const key = filterKey(map.id, filter);
     if (state && state.k !== cursorKey(key, state)) {
       throw invalidParams([{ name: 'cursor', in: 'query',
         reason: 'belongs to a different set of filters, or was altered; repeat the filters of the page it came from' }]);
     }
-    const page = pageOfEvents(map, filter, key, state, query.limit);
+    // The matches of updated_since are kept per account of the changes (a rollback to the version served is a change).
+    const page = pageOfEvents(map, filter, since === undefined ? key : `${key}|${model.changes.latest}`, state, query.limit);
     const cursor = page.next ? nextCursor(key, { ...page.next, f: fromMs, t: toMs }) : null;
     // The records are copied as JSON bytes from their columns (EventTable.writeRecords): no string and no object
     // per event on the busiest route; each language's texts are bytes of their own.

@@ -17,7 +17,7 @@ import {
   LineGeometry, MarkerRecord, PathRecord, PointGeometry, PoiOpenRecordSchema, PoiRecordSchema, PoiTypeSchema, PolygonGeometry, PolygonRecord,
   Uuid, featureCollection, windowOf,
 } from './schemas.ts';
-import { checkWindow, findMap, findMapVersion, mapIdPath, sliceWindow, versionIdParam, windowQuery } from './shared.ts';
+import { checkWindow, findMap, findMapVersion, UPDATED_SINCE, mapIdPath, sliceWindow, versionIdParam, windowQuery } from './shared.ts';
 
 /** A public POI of the given type, or 404. */
 export function findPoi(model: ReadModel, id: string, type?: PoiType): PoiEntry {
@@ -61,6 +61,7 @@ export const listPoisByTag = defineRoute({
     q: searchQuery('Search by name among the tagged POIs: every word must begin a word of the name in one of the map\'s languages, case- and accent-insensitive'),
     open_at: instant('Only POIs open at this instant (their `hours` on the map\'s clock), each with when that next changes'),
     open_now: flag('true: only POIs open now, each with when that next changes (a live answer)'),
+    updated_since: UPDATED_SINCE,
     ...windowQuery,
   },
   crossCheck: (q, bad) => [...checkWindow(q, bad), ...checkOpenAt(q)],
@@ -70,7 +71,7 @@ export const listPoisByTag = defineRoute({
   async handle({ params, query, model, now }) {
     const { map, version } = findMapVersion(model, params.map_id);
     // In name order; only the window's records are made.
-    let matching = matchingPois(model, map, version, query.tags, query.q);
+    let matching = changedSince(model, matchingPois(model, map, version, query.tags, query.q), query.updated_since);
     const at = query.open_now ? now.getTime() : query.open_at;
     if (at === undefined) {
       const { items, ...window } = sliceWindow(matching, query.start, query.end);
@@ -101,6 +102,14 @@ export function matchingPois(model: ReadModel, map: MapView, version: VersionCon
   q: readonly string[] | undefined): number[] {
   const pois = tags ? taggedPois(model, version, tags) : Array.from(version.pois);
   return q ? pois.filter((i) => nameMatches(model, i, map.languages.offered, q)) : pois;
+}
+
+/** The POIs of `pois` (store numbers, order kept) that changed at or after `since` (`updated_since`); all when it is absent. */
+function changedSince(model: ReadModel, pois: ArrayLike<number>, since: number | undefined): number[] {
+  const all = Array.from(pois);
+  if (since === undefined) return all;
+  const changed = model.changes.poisChangedSince(since);
+  return all.filter((i) => changed(model.pois.id(i)));
 }
 
 /**
@@ -157,12 +166,12 @@ function kindRoutes(type: PoiType): RouteSpec[] {
     description: 'Ordered by name, then id.',
     tag: 'POIs',
     pathParams: mapIdPath,
-    query: { version_id: versionIdParam },
+    query: { version_id: versionIdParam, updated_since: UPDATED_SINCE },
     response: v.strictObject({ map_id: Uuid, version_id: Uuid, [plural]: v.array(record) }),
     errors: [404],
     handle({ params, query, model }) {
       const { map, version } = findMapVersion(model, params.map_id, query.version_id);
-      return { map_id: map.id, version_id: version.id, [plural]: poiRecords(model, version.pois, type) };
+      return { map_id: map.id, version_id: version.id, [plural]: poiRecords(model, changedSince(model, version.pois, query.updated_since), type) };
     },
   });
   const scoped = defineRoute({

@@ -5,7 +5,7 @@ import * as v from 'valibot';
 import type { MapView, ReadModel, VersionContent } from '../content/model/read-model.ts';
 import { invalidParams, notFound, type ParamError } from '../http/errors.ts';
 import type { LanguageChoice } from '../http/language.ts';
-import { int, optionalInt, optionalUuid, requiredInt, uuid, uuidList } from '../http/params.ts';
+import { instant, int, optionalInt, optionalUuid, requiredInt, uuid, uuidList } from '../http/params.ts';
 import { beyondGrid, MAX_TILE_ZOOM } from '../geo/vector-tiles.ts';
 
 /** Default window size when `end` is omitted. */
@@ -40,6 +40,10 @@ export const versionIdParam = optionalUuid('Map-version UUID: a published versio
 
 /** The optional `tags` of the other formats of a map's POIs (tiles, downloads): as on /maps/:map_id/pois, default every POI. */
 export const optionalTagsParam = v.optional(uuidList('Only the POIs with any of these category/tag ids (each with the items below it), as on /maps/:map_id/pois. Default: every POI'));
+
+/** `updated_since` of the lists (events and POIs). */
+export const UPDATED_SINCE = instant('Only the records changed at or after this instant (their `updated_at`: the publish or rollback that ' +
+  'last changed them, from the store\'s change tracking)');
 
 /** The `start`/`end` window parameters. */
 export const windowQuery = {

@@ -32,6 +32,11 @@ export interface EventFilter {
   q?: string[] | null;
   /** The statuses kept (GET /events leaves cancelled events out unless asked); null or absent: every status. */
   statuses?: readonly EventStatus[] | null;
+  /**
+   * `updated_since`: the instant (epoch ms), and the test of an event's position that says whether it changed since
+   * (the model's account of the changes, RecordChanges). Null or absent: any event.
+   */
+  changedSince?: { ms: number; test: (i: number) => boolean } | null;
 }
 
 /** Up to this many anchor points of the events in the window, a spatial filter tests them directly instead of asking the index. */
@@ -58,7 +63,8 @@ export function filterKey(mapId: string, f: EventFilter): string {
   const sorted = (xs: string[] | null) => xs && [...xs].sort();
   return JSON.stringify([mapId, f.fromMs, f.toMs, sorted(f.types), sorted(f.tags), f.tags && f.tags.length > 1 ? f.tagsMatch ?? 'any' : 'any',
     f.bbox && [f.bbox.west, f.bbox.south, f.bbox.east, f.bbox.north], f.near && [f.near.lat, f.near.lng, f.near.radiusM],
-    f.q && f.q.length > 0 ? [...new Set(f.q)].sort() : null, ...(f.statuses ? [[...new Set(f.statuses)].sort()] : [])]);
+    f.q && f.q.length > 0 ? [...new Set(f.q)].sort() : null, ...(f.statuses ? [[...new Set(f.statuses)].sort()] : []),
+    ...(f.changedSince ? [{ since: f.changedSince.ms }] : [])]);
 }
 
 /**
@@ -91,11 +97,12 @@ export function findMatches(map: MapView, f: EventFilter, key: string, cache = t
   // A status filter that every event of the map passes (most maps cancel nothing) costs nothing.
   const statusMask = f.statuses ? events.statusMask(f.statuses) : null;
   const statuses = statusMask && !events.allHaveStatus(statusMask) ? statusMask : null;
+  const changed = f.changedSince?.test ?? null;
   // An event starting in the window needs no test of its end: only those before `from` (from `first` on) do.
   const startsInWindow = events.firstStartingFrom(f.fromMs);
   const keep = (i: number) => (i >= startsInWindow || events.endMs[i] >= f.fromMs) && (!types || events.hasType(i, types)) &&
     (!tags || (all ? events.hasAllTags(i, tags, f.tags!.length) : events.hasTag(i, tags))) && (!q || events.titleMatches(i, q)) &&
-    (!statuses || events.hasStatus(i, statuses));
+    (!statuses || events.hasStatus(i, statuses)) && (!changed || changed(i));
   const out: number[] = [];
   const spatialTests = [f.bbox && bboxTest(f.bbox), f.near && nearTest(f.near)].filter((t) => t !== null);
   if (spatialTests.length > 0 && map.eventIndex.pointsOf(first, Math.max(first, end)) > directTestPoints) {
@@ -107,7 +114,7 @@ export function findMatches(map: MapView, f: EventFilter, key: string, cache = t
     const fromSlabs = slabs ? map.eventIndex.eventsInAreaBetween(area, f.fromMs, f.toMs) : null;
     const candidates = fromSlabs ?? map.eventIndex.eventsInAreaOfPois(area, first, end, { startsInWindow, fromMs: f.fromMs });
     // Either answer is exactly the window and the area: with no other filter it is the answer.
-    if (!types && !tags && !q && !statuses && !other) return keepList(map, key, candidates, cache, cachePositions, fromSlabs !== null);
+    if (!types && !tags && !q && !statuses && !changed && !other) return keepList(map, key, candidates, cache, cachePositions, fromSlabs !== null);
     for (let c = 0; c < candidates.length; c++) {
       const i = candidates[c];
       if (keep(i) && (!other || map.eventIndex.eventMatches(i, other))) out.push(i);

@@ -81,6 +81,38 @@ export class RecordChanges {
     return this.changed(this.poisById.get(id) ?? base ?? s.latest.change);
   }
 
+  /**
+   * Whether a change was made at or after `ms` (epoch milliseconds), by its number; for `updated_since`. A change whose
+   * time is no longer known was dropped long ago: not since any instant a client holds.
+   */
+  private changedSince(ms: number): (change: number) => boolean {
+    const s = this.summary!;
+    const since = new Set<number>();
+    for (const [change, at] of Object.entries(s.madeAt)) if (at !== null && Date.parse(at) >= ms) since.add(Number(change));
+    return (change) => since.has(change);
+  }
+
+  /** A test of event i of `map` (its table's position): whether it changed at or after `ms` (`updated_since`). */
+  eventsChangedSince(map: MapEvents, ms: number): (i: number) => boolean {
+    if (!this.summary) return this.publishedSince(ms);
+    const column = this.columnOf(map);
+    const since = this.changedSince(ms);
+    return (i) => since(column[i]);
+  }
+
+  /** A test of a POI by (lowercase) id: whether it changed at or after `ms` (`updated_since`). */
+  poisChangedSince(ms: number): (id: string) => boolean {
+    if (!this.summary?.pois) return this.publishedSince(ms);
+    const since = this.changedSince(ms);
+    return (id) => since(this.ofPoi(id).change);
+  }
+
+  /** Without an account of the changes, every record changed when its version was published. */
+  private publishedSince(ms: number): () => boolean {
+    const yes = Date.parse(this.publishedAt) >= ms;
+    return () => yes;
+  }
+
   private changed(change: number): RecordChanged {
     return { change, madeAt: this.summary!.madeAt[change] ?? null };
   }
