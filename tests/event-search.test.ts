@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { nearShape } from '../src/geo/near-shape.ts';
 import { filterKey, findMatches, type EventFilter } from '../src/content/model/event-search.ts';
 import { SLAB_SIZE } from '../src/content/model/event-slabs.ts';
 import { EVENT_STATUSES } from '../src/content/bundle/bundle-schema.ts';
@@ -66,6 +67,30 @@ test('the index (by time slabs, or by the POIs\' event lists) and the direct tes
     if (expected.length > 0) nonEmpty++;
   }
   assert.ok(nonEmpty > 100, `${nonEmpty} of 400 filters matched something`);
+});
+
+test('near_poi\'s place gives the same matches by the index (time slabs, POIs\' lists) as by testing each event, with a box or not', () => {
+  const rand = mulberry32(2037);
+  const map = t.store.model.maps.get(F.map)!;
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];
+  const ids = Array.from(t.store.model.maps.get(F.map)!.versions.get(map.currentVersionId)!.pois, (i) => t.store.model.pois.id(i));
+  const events = ref.events.filter((e) => e.mapId === F.map);
+  let nonEmpty = 0;
+  for (let i = 0; i < 120; i++) {
+    const poi = t.store.model.pois.get(pick(ids))!;
+    const radiusM = 50 + Math.floor(rand() * 5_000);
+    const fromMs = pick(events).startMs - Math.floor(rand() * 40) * DAY;
+    const toMs = fromMs + Math.floor(rand() * (rand() < 0.2 ? 2000 : 60)) * DAY;
+    const [lng, lat] = poi.geometry.type === 'Point' ? poi.geometry.coordinates : poi.geometry.type === 'LineString' ? poi.geometry.coordinates[0] : poi.geometry.coordinates[0][0];
+    const bbox = rand() < 0.5 ? null : { west: lng - rand() * 0.05, south: lat - rand() * 0.05, east: lng + rand() * 0.05, north: lat + rand() * 0.05 };
+    const f: EventFilter = { fromMs, toMs, types: null, tags: null, bbox, near: null, nearShape: { key: `${poi.record.id}|${radiusM}`, ...nearShape(poi.geometry, radiusM) } };
+    const key = filterKey(map.id, f);
+    const direct = Array.from(findMatches(map, f, key, false, Infinity), (p) => map.events.id(p));
+    assert.deepEqual(Array.from(findMatches(map, f, key, false, -1), (p) => map.events.id(p)), direct, `index ${key}`);
+    assert.deepEqual(Array.from(findMatches(map, f, key, false, -1, undefined, false), (p) => map.events.id(p)), direct, `POIs' lists ${key}`);
+    if (direct.length > 0) nonEmpty++;
+  }
+  assert.ok(nonEmpty > 30, `${nonEmpty} of 120 places had events near them`);
 });
 
 test('windows that begin and end on the edges of the time slabs, a millisecond either side, give the brute-force matches (events that start before a slab and end after it included)', () => {

@@ -6,12 +6,13 @@ import { filterKey, pageOfEvents, type EventFilter } from '../content/model/even
 import { sha256Hex } from '../utils/sha256.ts';
 import { cursorKey, decodeCursor, encodeCursor, type CursorState } from '../http/cursor.ts';
 import { HttpError, invalidParams, notFound, type ParamError } from '../http/errors.ts';
-import { bbox, int, near, oneOf, optionalInt, searchQuery, someOf, textList, timestamp, uuid, uuidList } from '../http/params.ts';
+import { bbox, int, near, oneOf, optionalInt, optionalUuid, searchQuery, someOf, textList, timestamp, uuid, uuidList } from '../http/params.ts';
 import { EVENT_STATUSES, type EventStatus } from '../content/bundle/bundle-schema.ts';
 import { defineRoute, JsonBytes, PrivateReply, wholeSecond, type RouteContext } from '../http/route.ts';
 import { ByteWriter } from '../utils/byte-writer.ts';
 import { EventSchema, PoiRecordSchema, SeriesSchema, Uuid } from './schemas.ts';
 import { findMap, UPDATED_SINCE } from './shared.ts';
+import { nearShape } from '../geo/near-shape.ts';
 import { findEvent, findSeries, type MapView, type ReadModel } from '../content/model/read-model.ts';
 import type { LanguageChoice } from '../http/language.ts';
 import { seriesRecord } from '../content/model/series-record.ts';
@@ -65,10 +66,15 @@ interface FilterParams {
 }
 
 /** The checks across the filters: the window's order, and parameters that need another. */
-export function checkEventFilters(q: FilterParams, bad: Set<string>): ParamError[] {
+export function checkEventFilters(q: FilterParams & { near_poi?: string }, bad: Set<string>): ParamError[] {
   const errors = checkWindowOrder(q, bad);
-  if (q.radius_m !== undefined && q.near === undefined && !bad.has('near')) {
-    errors.push({ name: 'radius_m', in: 'query', reason: 'requires near' });
+  // `near_poi` (on /events only) is a place too: radius_m goes with either, and one place at a time.
+  const takesPoi = 'near_poi' in q || bad.has('near_poi');
+  if (q.radius_m !== undefined && q.near === undefined && q.near_poi === undefined && !bad.has('near') && !bad.has('near_poi')) {
+    errors.push({ name: 'radius_m', in: 'query', reason: takesPoi ? 'requires near or near_poi' : 'requires near' });
+  }
+  if (q.near !== undefined && q.near_poi !== undefined) {
+    errors.push({ name: 'near_poi', in: 'query', reason: 'cannot be given with near: ask about one place at a time' });
   }
   if (q.tags_match !== undefined && q.tags === undefined && !bad.has('tags')) {
     errors.push({ name: 'tags_match', in: 'query', reason: 'requires tags' });
@@ -82,6 +88,17 @@ export function eventFilter(q: FilterParams, fromMs: number, toMs: number, statu
     fromMs, toMs, types: q.event_types ?? null, tags: q.tags ?? null, tagsMatch: q.tags_match ?? 'any', bbox: q.bbox ?? null, q: q.q ?? null,
     near: q.near ? { ...q.near, radiusM: q.radius_m ?? DEFAULT_RADIUS_M } : null, statuses,
   };
+}
+
+/** `near_poi`: a POI whose place the events or POIs are near. */
+export const NEAR_POI = optionalUuid('A marker, path or polygon: only what lies within radius_m of it (of a path\'s segments, of a ' +
+  `polygon's outline or inside it). Default radius ${DEFAULT_RADIUS_M} m`);
+
+/** The place `near_poi` names, within `radiusM` (default DEFAULT_RADIUS_M): a 404 when it names no public POI. */
+export function nearPoiShape(model: ReadModel, id: string, radiusM = DEFAULT_RADIUS_M): NonNullable<EventFilter['nearShape']> {
+  const poi = model.pois.get(id);
+  if (!poi) throw notFound(`POI ${id}`);
+  return { key: `${id}|${radiusM}`, ...nearShape(poi.geometry, radiusM) };
 }
 
 function nextCursor(key: string, position: Omit<CursorState, 'k'>): string {
@@ -106,6 +123,7 @@ export const listEvents = defineRoute({
     ...EVENT_FILTERS,
     status: statusParam('every status but cancelled; every status with updated_since'),
     updated_since: UPDATED_SINCE,
+    near_poi: NEAR_POI,
     limit: int(1, MAX_LIMIT, DEFAULT_LIMIT, `Page size, 1 to ${MAX_LIMIT}. Default ${DEFAULT_LIMIT}`),
     cursor: v.optional(v.pipe(
       v.string(),
@@ -140,6 +158,7 @@ export const listEvents = defineRoute({
     const filter: EventFilter = {
       ...eventFilter(query, fromMs, toMs, statusesOf(query.status, since === undefined ? DEFAULT_STATUSES : null)),
       changedSince: since === undefined ? null : { ms: since, test: model.changes.eventsChangedSince(map, since) },
+      nearShape: query.near_poi === undefined ? null : nearPoiShape(model, query.near_poi, query.radius_m),
     };
     const key = filterKey(map.id, filter);
     if (state && state.k !== cursorKey(key, state)) {

@@ -8,7 +8,8 @@ import type { PoiStore } from '../content/model/poi-store.ts';
 import { matchesQuery, searchable } from '../content/model/text-search.ts';
 import { notFound } from '../http/errors.ts';
 import { GEOJSON_TYPE } from '../http/respond.ts';
-import { flag, instant, searchQuery, uuid, uuidList } from '../http/params.ts';
+import { flag, instant, optionalInt, searchQuery, uuid, uuidList } from '../http/params.ts';
+import { DEFAULT_RADIUS_M, MAX_RADIUS_M, NEAR_POI, nearPoiShape } from './events.ts';
 import type { ParamError } from '../http/errors.ts';
 import { hoursOfMap, type MapHours } from '../content/model/open-hours.ts';
 import { toUtc } from '../content/rfc3339.ts';
@@ -62,9 +63,12 @@ export const listPoisByTag = defineRoute({
     open_at: instant('Only POIs open at this instant (their `hours` on the map\'s clock), each with when that next changes'),
     open_now: flag('true: only POIs open now, each with when that next changes (a live answer)'),
     updated_since: UPDATED_SINCE,
+    near_poi: NEAR_POI,
+    radius_m: optionalInt(1, MAX_RADIUS_M, `Radius in metres for near_poi, from 1 to ${MAX_RADIUS_M}. Default ${DEFAULT_RADIUS_M}`),
     ...windowQuery,
   },
-  crossCheck: (q, bad) => [...checkWindow(q, bad), ...checkOpenAt(q)],
+  crossCheck: (q, bad) => [...checkWindow(q, bad), ...checkOpenAt(q),
+    ...(q.radius_m !== undefined && q.near_poi === undefined && !bad.has('near_poi') ? [{ name: 'radius_m', in: 'query' as const, reason: 'requires near_poi' }] : [])],
   cacheClass: (q) => (q.open_now ? 'live' : 'content'),
   response: v.union([windowOf(PoiRecordSchema), windowOf(PoiOpenRecordSchema)]),
   errors: [404],
@@ -72,6 +76,15 @@ export const listPoisByTag = defineRoute({
     const { map, version } = findMapVersion(model, params.map_id);
     // In name order; only the window's records are made.
     let matching = changedSince(model, matchingPois(model, map, version, query.tags, query.q), query.updated_since);
+    if (query.near_poi !== undefined) {
+      // A POI is near when one of its vertices is (a marker's point; a path's or a polygon's vertices), as an event's anchors are.
+      const { test } = nearPoiShape(model, query.near_poi, query.radius_m);
+      matching = matching.filter((i) => {
+        const xy = model.pois.verticesOf(i);
+        for (let k = 0; k < xy.length; k += 2) if (test(xy[k], xy[k + 1])) return true;
+        return false;
+      });
+    }
     const at = query.open_now ? now.getTime() : query.open_at;
     if (at === undefined) {
       const { items, ...window } = sliceWindow(matching, query.start, query.end);

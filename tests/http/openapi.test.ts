@@ -32,11 +32,11 @@ const SPEC: Record<string, Record<string, Param>> = {
   '/publisher/{publisher_id}/maps': { publisher_id: PATH, lng: OPT, lat: OPT },
   '/events': {
     map_id: REQ, from: OPT, to: OPT, event_types: OPT, tags: OPT, tags_match: OPT, q: OPT, bbox: OPT, near: OPT, radius_m: OPT, status: OPT,
-    updated_since: OPT, limit: OPT, cursor: OPT,
+    updated_since: OPT, near_poi: OPT, limit: OPT, cursor: OPT,
   },
   '/events/upcoming-by-poi': { poi_ids: REQ, from: OPT, to: OPT, limit_per_poi: OPT, status: OPT },
   '/events/{id}': { id: PATH },
-  '/maps/{map_id}/pois': { map_id: PATH, tags: REQ, q: OPT, open_at: OPT, open_now: OPT, updated_since: OPT, start: OPT, end: OPT },
+  '/maps/{map_id}/pois': { map_id: PATH, tags: REQ, q: OPT, open_at: OPT, open_now: OPT, updated_since: OPT, near_poi: OPT, radius_m: OPT, start: OPT, end: OPT },
   '/maps/{map_id}/markers': { map_id: PATH, version_id: OPT, updated_since: OPT },
   '/maps/{map_id}/markers/{marker_id}': { map_id: PATH, marker_id: PATH },
   '/markers/{marker_id}': { marker_id: PATH },

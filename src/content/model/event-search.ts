@@ -28,6 +28,11 @@ export interface EventFilter {
   tagsMatch?: 'any' | 'all';
   bbox: Bbox | null;
   near: Near | null;
+  /**
+   * `near_poi`: within a distance of a POI's geometry (src/geo/near-shape.ts): what names it in the filter's key (the
+   * POI's id and the radius), the box that holds every point within it, and the exact test. Null or absent: none.
+   */
+  nearShape?: { key: string; box: Bbox; test: (lng: number, lat: number) => boolean } | null;
   /** Search by name: folded words that must each begin a word of the title (text-search.ts); null or absent: any title. */
   q?: string[] | null;
   /** The statuses kept (GET /events leaves cancelled events out unless asked); null or absent: every status. */
@@ -64,7 +69,7 @@ export function filterKey(mapId: string, f: EventFilter): string {
   return JSON.stringify([mapId, f.fromMs, f.toMs, sorted(f.types), sorted(f.tags), f.tags && f.tags.length > 1 ? f.tagsMatch ?? 'any' : 'any',
     f.bbox && [f.bbox.west, f.bbox.south, f.bbox.east, f.bbox.north], f.near && [f.near.lat, f.near.lng, f.near.radiusM],
     f.q && f.q.length > 0 ? [...new Set(f.q)].sort() : null, ...(f.statuses ? [[...new Set(f.statuses)].sort()] : []),
-    ...(f.changedSince ? [{ since: f.changedSince.ms }] : [])]);
+    ...(f.changedSince ? [{ since: f.changedSince.ms }] : []), ...(f.nearShape ? [{ nearPoi: f.nearShape.key }] : [])]);
 }
 
 /**
@@ -104,20 +109,23 @@ export function findMatches(map: MapView, f: EventFilter, key: string, cache = t
     (!tags || (all ? events.hasAllTags(i, tags, f.tags!.length) : events.hasTag(i, tags))) && (!q || events.titleMatches(i, q)) &&
     (!statuses || events.hasStatus(i, statuses)) && (!changed || changed(i));
   const out: number[] = [];
-  const spatialTests = [f.bbox && bboxTest(f.bbox), f.near && nearTest(f.near)].filter((t) => t !== null);
+  const shape = f.nearShape ?? null;
+  const spatialTests = [f.bbox && bboxTest(f.bbox), f.near && nearTest(f.near), shape && shape.test].filter((t) => t !== null);
   if (spatialTests.length > 0 && map.eventIndex.pointsOf(first, Math.max(first, end)) > directTestPoints) {
-    // The POIs in one area (near, the smaller one usually), then their events in the window; the other area, if
-    // both are given, is tested on each of those events.
-    const area = f.near ? { near: f.near } : { bbox: f.bbox! };
-    const other = f.near && f.bbox ? bboxTest(f.bbox) : null;
+    // The POIs in one area (near, or near_poi's box: the smaller one usually), then their events in the window; the
+    // other filters of place, if any, are tested on each of those events.
+    const area = f.near ? { near: f.near } : shape ? { bbox: shape.box } : { bbox: f.bbox! };
+    // Each is met by some anchor point of the event, as when every event is tested (below).
+    const others = [f.near && f.bbox && bboxTest(f.bbox), shape && shape.test, !f.near && shape && f.bbox && bboxTest(f.bbox)].filter((t) => !!t) as
+      ((lng: number, lat: number) => boolean)[];
     // The time slabs' indexes give the events there and then; a window too long for them: the POIs there, then theirs.
     const fromSlabs = slabs ? map.eventIndex.eventsInAreaBetween(area, f.fromMs, f.toMs) : null;
     const candidates = fromSlabs ?? map.eventIndex.eventsInAreaOfPois(area, first, end, { startsInWindow, fromMs: f.fromMs });
     // Either answer is exactly the window and the area: with no other filter it is the answer.
-    if (!types && !tags && !q && !statuses && !changed && !other) return keepList(map, key, candidates, cache, cachePositions, fromSlabs !== null);
+    if (!types && !tags && !q && !statuses && !changed && others.length === 0) return keepList(map, key, candidates, cache, cachePositions, fromSlabs !== null);
     for (let c = 0; c < candidates.length; c++) {
       const i = candidates[c];
-      if (keep(i) && (!other || map.eventIndex.eventMatches(i, other))) out.push(i);
+      if (keep(i) && others.every((test) => map.eventIndex.eventMatches(i, test))) out.push(i);
     }
   } else {
     for (let i = first; i < end; i++) {
