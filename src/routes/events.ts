@@ -56,7 +56,7 @@ export const EVENT_FILTERS = {
   tags_match: oneOf(['any', 'all'], 'How tags match: any (the default: free or outdoor) or all (free and outdoor). Requires tags'),
   bbox: bbox('west,south,east,north in degrees; west > east crosses the antimeridian'),
   near: near('lat,lng (latitude first); used with radius_m'),
-  radius_m: optionalInt(1, MAX_RADIUS_M, `Radius in metres for near, from 1 to ${MAX_RADIUS_M}. Default ${DEFAULT_RADIUS_M}`),
+  radius_m: optionalInt(1, MAX_RADIUS_M, `Radius in metres for near (or near_poi, where taken), from 1 to ${MAX_RADIUS_M}. Default ${DEFAULT_RADIUS_M}`),
 };
 
 /** Parameters of EVENT_FILTERS as parsed. */
