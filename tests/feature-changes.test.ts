@@ -170,6 +170,14 @@ test('updated_since keeps the records changed at or after the instant, as their 
       cursor = page.next_cursor;
     } while (cursor);
     assert.deepEqual(events.map((e) => e.id).sort(), [retitled.id, cancelled.id].sort());
+    // A cursor of such a query goes on across a publish (here one that changes nothing of this map).
+    const first: any = await get(`/events?map_id=${MAIN}&from=1970-01-01&to=2100-01-01&limit=1&updated_since=${since}`);
+    const elsewhere = structuredClone(edited);
+    const other = elsewhere.events.find((e) => e.map_id !== MAIN)!;
+    other.title = 'Elsewhere';
+    await store.publish(JSON.stringify(elsewhere), 'demo.json');
+    const second: any = await get(`/events?map_id=${MAIN}&from=1970-01-01&to=2100-01-01&limit=1&updated_since=${since}&cursor=${first.next_cursor}`);
+    assert.deepEqual([...first.events, ...second.events].map((e: { id: string }) => e.id).sort(), [retitled.id, cancelled.id].sort());
     assert.equal(events.find((e) => e.id === cancelled.id)!.status, 'cancelled');
     // Against every record's updated_at (OGC features carry it), at an instant before both publishes: all of them.
     const everything = encodeURIComponent('2000-01-01T00:00:00Z');

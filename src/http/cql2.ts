@@ -346,23 +346,17 @@ function evaluate(f: Cql2Filter, get: (property: string) => PropertyValue): bool
   switch (f.op) {
     case 'const':
       return f.value;
-    case 'and': {
-      let unknown = false;
-      for (const arg of f.args) {
-        const v = evaluate(arg, get);
-        if (v === false) return false;
-        if (v === null) unknown = true;
-      }
-      return unknown ? null : true;
-    }
+    case 'and':
     case 'or': {
+      // One false decides AND, one true decides OR; otherwise an unknown leaves it unknown.
+      const decisive = f.op === 'or';
       let unknown = false;
       for (const arg of f.args) {
         const v = evaluate(arg, get);
-        if (v === true) return true;
+        if (v === decisive) return decisive;
         if (v === null) unknown = true;
       }
-      return unknown ? null : false;
+      return unknown ? null : !decisive;
     }
     case 'not': {
       const v = evaluate(f.arg, get);

@@ -306,9 +306,15 @@ function readInterval(s: string): Interval | string {
 export function datetimeInterval(description: string) {
   return v.optional(v.pipe(
     v.string(),
-    v.check((s) => typeof readInterval(s) !== 'string', (issue) => readInterval(String(issue.input)) as string),
-    // The text too, for the links that repeat the query.
-    v.transform((s) => ({ ...(readInterval(s) as Interval), text: s })),
+    // Read once: the interval and the text (for the links that repeat the query), or why it is none.
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      const read = readInterval(dataset.value);
+      if (typeof read === 'string') {
+        addIssue({ message: read });
+        return NEVER;
+      }
+      return { ...read, text: dataset.value };
+    }),
     v.description(description),
   ));
 }

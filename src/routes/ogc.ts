@@ -67,8 +67,6 @@ function languageOfMaps(language: LanguageChoice, model: ReadModel): string {
   return served;
 }
 
-const KIND_TITLES: Record<CollectionKind, string> = { markers: 'markers', paths: 'paths', polygons: 'polygons', events: 'events' };
-
 const Extent = v.strictObject({
   spatial: v.optional(v.strictObject({ bbox: v.array(v.array(v.number())), crs: v.literal(CRS84) })),
   temporal: v.optional(v.strictObject({ interval: v.array(v.array(v.nullable(v.string()))), trs: v.literal(GREGORIAN) })),
@@ -83,7 +81,7 @@ function describeCollection(model: ReadModel, map: MapView, kind: CollectionKind
   const view = featureCollection(model, map, kind);
   const id = `${map.id}-${kind}`;
   const base = `${publicUrl}/ogc/collections/${id}`;
-  const title = `${map.doc.name.in(lang)} — ${KIND_TITLES[kind]}`;
+  const title = `${map.doc.name.in(lang)} — ${kind}`;
   const extent: v.InferOutput<typeof Extent> = {};
   if (view.extent) extent.spatial = { bbox: [[...view.extent]], crs: CRS84 };
   if (view.interval) extent.temporal = { interval: [view.interval.map(toUtc)], trs: GREGORIAN };
@@ -215,7 +213,7 @@ export const ogcQueryables = defineRoute({
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       $id: `${publicUrl}/ogc/collections/${map.id}-${kind}/queryables`,
       type: 'object' as const,
-      title: `${map.doc.name.in(lang)} — ${KIND_TITLES[kind]}`,
+      title: `${map.doc.name.in(lang)} — ${kind}`,
       properties,
       additionalProperties: false,
     };

@@ -131,6 +131,9 @@ describe('near_poi', () => {
       assert.equal(status, 400, path);
       assert.deepEqual(body.errors.map((e: { name: string }) => e.name), [name], path);
     }
+    // A POI of another map names a place like any other.
+    const { body: pacific } = await t.json(`/maps/${F.pacific}/markers`);
+    assert.equal((await t.get(`/events?map_id=${F.map}&near_poi=${pacific.markers[0].id}`)).status, 200);
     for (const hidden of [uuidFor('nothing'), F.draftMarker, F.disabledMarker]) {
       assert.equal((await t.get(`/events?map_id=${F.map}&near_poi=${hidden}`)).status, 404, hidden);
       assert.equal((await t.get(`/maps/${F.map}/pois?tags=${marker}&near_poi=${hidden}`)).status, 404, hidden);
