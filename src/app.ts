@@ -206,11 +206,14 @@ export function createApp(deps: AppDeps): App {
     const personal = result instanceof PrivateReply;
     const cacheClass = personal ? 'private' : live ? 'live' : spec.cacheClass?.(query) ?? 'content';
     // The map the answer is about names the languages it is negotiated against, unless the handler chose already.
+    const named = params.map_id ?? params.mapId ?? (query as { map_id?: string }).map_id;
+    const mapId = language.mapId ?? (typeof named === 'string' ? named : null);
     if (texts && !language.decided) {
-      const mapId = params.map_id ?? params.mapId ?? (query as { map_id?: string }).map_id;
-      if (typeof mapId === 'string') language.forMap(mapId);
+      if (mapId !== null) language.forMap(mapId);
       else language.forContent();
     }
+    // An answer about one map says where that map's changes stand (the change feed's `since`).
+    const changeToken = mapId === null ? null : model.changes.tokenOf(mapId.toLowerCase());
     const served = texts ? language.decided!.lang : undefined;
     const value = personal ? result.body : result;
     const body = result instanceof JsonBytes ? result.bytes : result instanceof MediaReply ? result.body
@@ -219,6 +222,7 @@ export function createApp(deps: AppDeps): App {
     const expiresAt = cacheClass === 'live' ? wholeSecond(at) + 1000 : Infinity;
     // Replicas on the same content version answer the same bytes, ETag and version number.
     const headers: Record<string, string> = { ...spec.headers, 'x-content-version': String(model.version) };
+    if (changeToken !== null) headers['x-change-token'] = changeToken;
     if (texts) {
       headers['content-language'] = language.contentLanguage;
       headers.vary = addVary(headers.vary, 'Accept-Language');

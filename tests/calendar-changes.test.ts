@@ -139,6 +139,7 @@ test('a replica that finds the version it serves made current again by a later c
     opened: () => inner.opened(), stage: (source) => inner.stage(source), prepare: () => inner.prepare(), commit: () => inner.commit(),
     abandon: () => inner.abandon(), serveCurrent: () => inner.serveCurrent(), currentVersion: () => inner.currentVersion(),
     recordChanges: async () => later ?? inner.recordChanges(), latestChange: async () => later?.latest.change ?? inner.latestChange(),
+    changeHistory: (...args) => inner.changeHistory(...args),
     replaceSessions: (s) => inner.replaceSessions(s), readSessions: () => inner.readSessions(), close: () => inner.close(),
   };
   const store = await ContentStore.open({ publisher: port });

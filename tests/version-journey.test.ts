@@ -37,6 +37,7 @@ function damaging(inner: Publisher): { port: PublisherPort; damage: { on: boolea
     currentVersion: () => inner.currentVersion(),
     recordChanges: () => inner.recordChanges(),
     latestChange: () => inner.latestChange(),
+    changeHistory: (...args) => inner.changeHistory(...args),
     replaceSessions: (s) => inner.replaceSessions(s),
     readSessions: () => inner.readSessions(),
     close: () => inner.close(),

@@ -22,8 +22,17 @@ export type RecordType = typeof RECORD_TYPES[number];
 /** What made a change: a publish, a rollback, or the store's first tracking of the version it already served. */
 export type ChangeKind = 'publish' | 'rollback' | 'tracking began';
 
-/** How long the store keeps changes and their history (and tombstones), in days; the newest change is always kept. */
+/**
+ * How long the store keeps changes and their history (and tombstones), in days, unless set (`--history-days`,
+ * `HISTORY_DAYS`); the newest change is always kept. A client's change token older than that answers 410.
+ */
 export const HISTORY_DAYS = 90;
+
+/** A number of days of history to keep, as a setting gives it; else what is wrong with it. */
+export function parseHistoryDays(text: string): number | string {
+  const days = Number(text);
+  return /^\d{1,5}$/.test(text) && days >= 1 && days <= 36500 ? days : `must be a whole number of days from 1 to 36500, not "${text}"`;
+}
 
 /**
  * A record's state: the change in which it last changed, and when (kept with the record, so it outlives the change's
@@ -80,6 +89,15 @@ export interface ChangeSummary extends KindChanges {
   pois?: KindChanges;
   /** When each change named above was made; null for one dropped before records kept their own time (migration 4). */
   madeAt: Record<number, string | null>;
+  /**
+   * The oldest change whose history is kept: a change token before the change just before it cannot be followed.
+   * Absent, with `maps`, from a summary a store closed cleanly kept before the change feed: no feed is then served.
+   */
+  oldest?: number;
+  /** Each map of the current version (enabled or not) with its last change (its change token's), by id. */
+  maps?: Record<string, number>;
+  /** Maps removed from the content whose tombstones are kept, with the change that removed them, by id. */
+  removedMaps?: Record<string, number>;
 }
 
 /**
@@ -92,16 +110,23 @@ export function changeToken(storeId: string, change: number): string {
 
 /** The change a token names, or null when it is not one of this store's. */
 export function readChangeToken(storeId: string, token: string): number | null {
+  const parts = changeTokenParts(token);
+  return parts && parts.store === storeId.replace(/-/g, '').slice(0, 12) ? parts.change : null;
+}
+
+/** What a change token holds (the store it names, shortened, and the change), or null when it is not one at all. */
+export function changeTokenParts(token: string): { store: string; change: number } | null {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(token)) return null;
   let text: string;
   try {
     text = atob(token.replace(/-/g, '+').replace(/_/g, '/'));
   } catch {
     return null;
   }
-  const m = /^([0-9a-f]{12})\.([0-9a-z]+)$/.exec(text);
-  if (!m || m[1] !== storeId.replace(/-/g, '').slice(0, 12)) return null;
+  const m = /^([0-9a-f]{12})\.([0-9a-z]{1,10})$/.exec(text);
+  if (!m) return null;
   const change = parseInt(m[2], 36);
-  return Number.isSafeInteger(change) ? change : null;
+  return Number.isSafeInteger(change) ? { store: m[1], change } : null;
 }
 
 /** Text as base64url without padding. */

@@ -23,7 +23,7 @@ import type { DataDirLock } from './store/data-dir.ts';
 import { LiveSessions, SessionIndex, type SessionAnswer } from './sessions.ts';
 import { isConnectionError } from '../db/postgres.ts';
 import type { VersionInfo } from './store/sql-store.ts';
-import type { ChangeSummary } from './changes.ts';
+import type { ChangeSummary, RecordChange } from './changes.ts';
 
 
 /**
@@ -46,6 +46,8 @@ export interface ServedContent {
    */
   readonly unavailable?: string | null;
   lookupSession(tokenSha256: string, eventIds: readonly string[], now: Date): Promise<SessionAnswer | null>;
+  /** What changed for one map after change `after` up to `upTo`, from the store's history (the change feed). */
+  changeHistory(after: number, upTo: number, mapId: string, publisherId: string): Promise<RecordChange[]>;
 }
 
 /** How to open a content store. */
@@ -364,6 +366,11 @@ export class ContentStore implements ServedContent {
     return this.liveSessions ? this.liveSessions.lookup(tokenSha256, eventIds, now) : this.sessionIndex.lookup(tokenSha256, eventIds, now);
   }
 
+  /** What changed for one map after change `after` up to `upTo` (the store's history). */
+  changeHistory(after: number, upTo: number, mapId: string, publisherId: string): Promise<RecordChange[]> {
+    return this.publisher.changeHistory(after, upTo, mapId, publisherId);
+  }
+
   /** Waits for the publish in progress, then closes the store. */
   async close(): Promise<void> {
     await this.queue;
@@ -476,6 +483,9 @@ class WorkerPublisher implements PublisherPort {
   currentVersion() { return this.call<VersionInfo | null>('currentVersion'); }
   recordChanges() { return this.call<ChangeSummary | null>('recordChanges'); }
   latestChange() { return this.call<number | null>('latestChange'); }
+  changeHistory(after: number, upTo: number, mapId: string, publisherId: string) {
+    return this.call<RecordChange[]>('changeHistory', after, upTo, mapId, publisherId);
+  }
   replaceSessions(sessions: SessionT[]) { return this.call<void>('replaceSessions', sessions); }
   readSessions() { return this.call<Awaited<ReturnType<PublisherPort['readSessions']>>>('readSessions'); }
   async close() {

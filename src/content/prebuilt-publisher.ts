@@ -21,7 +21,7 @@ import { unwritableDataDir, type OpenedStore, type Prepared, type PublishProgres
 import { readCleanClose } from './store/clean-close.ts';
 import { cachesPath, lockDataDir, ownedElsewhere, type DataDirLock } from './store/data-dir.ts';
 import type { SessionRow, VersionInfo } from './store/sql-store.ts';
-import type { ChangeSummary } from './changes.ts';
+import type { ChangeSummary, RecordChange } from './changes.ts';
 
 /** What a serving process found in its data directory before opening any store there (`openDataDir`). */
 export interface DataDirOpening {
@@ -180,6 +180,11 @@ export class PrebuiltPublisher implements PublisherPort {
   async latestChange(): Promise<number | null> {
     if (this.real) return (await this.real).latestChange();
     return (await this.recordChanges())?.latest.change ?? null;
+  }
+
+  /** Read from the store itself, opened for it. */
+  async changeHistory(after: number, upTo: number, mapId: string, publisherId: string): Promise<RecordChange[]> {
+    return (await this.publisher()).changeHistory(after, upTo, mapId, publisherId);
   }
 
   async replaceSessions(sessions: SessionT[]): Promise<void> {

@@ -22,7 +22,7 @@ import { BundleError, BundleValidator, validateWithWarnings, type BundleProblem,
 import { WarningCollector } from './bundle/check.ts';
 import { collectGarbage } from './collect-garbage.ts';
 import type { VersionWarnings } from './bundle/findings.ts';
-import type { ChangeSummary } from './changes.ts';
+import { HISTORY_DAYS, type ChangeSummary, type RecordChange } from './changes.ts';
 import { buildPayload, findCache, modelFromPayload, pruneCaches, readCache, cachePath, writeCache, type ModelPayload } from './model/model-cache.ts';
 import { cachesPath, lockDataDir, ownedElsewhere, removeOldLayout, setStoreAside, storePath, type DataDirLock } from './store/data-dir.ts';
 import { forgetCleanClose, writeCleanClose, type ClosedStore } from './store/clean-close.ts';
@@ -57,6 +57,8 @@ export interface PublisherOptions {
   strict?: boolean;
   /** Days a series without an end is expanded after the publish in which it last changed (SERIES_HORIZON_DAYS unless given). */
   seriesHorizonDays?: number;
+  /** Days the history of changes is kept, which change tokens can be followed for (HISTORY_DAYS unless given). */
+  historyDays?: number;
   /**
    * This process already holds the data directory's lock (its serving thread took it: src/content/content-store.ts),
    * which the publisher then neither takes nor releases.
@@ -118,9 +120,26 @@ export interface PublisherPort {
   recordChanges(): Promise<ChangeSummary | null>;
   /** The number of the store's latest change (one cheap query); null when not known. */
   latestChange(): Promise<number | null>;
+  /**
+   * What changed for one map (its records, its publisher, the icons) after change `after` up to `upTo`, and the records
+   * whose answers show a POI that changed (`changeHistoryOf`).
+   */
+  changeHistory(after: number, upTo: number, mapId: string, publisherId: string): Promise<RecordChange[]>;
   replaceSessions(sessions: SessionT[]): Promise<void>;
   readSessions(): Promise<SessionRow[]>;
   close(): Promise<void>;
+}
+
+/**
+ * What changed for one map after change `after` up to `upTo`, as the change feed reports it: the store's history, and
+ * for each POI in it the records whose answers show that POI (`SqlStore.dependents`), as changed in the POI's change.
+ */
+export async function changeHistoryOf(store: SqlStore, after: number, upTo: number, mapId: string, publisherId: string): Promise<RecordChange[]> {
+  const history = await store.history(after, mapId, publisherId, upTo);
+  const poiChange = new Map<string, number>();
+  for (const h of history) if (h.type === 'poi') poiChange.set(h.id, Math.max(poiChange.get(h.id) ?? 0, h.change));
+  const dependents = await store.dependents(upTo, [...poiChange.keys()]);
+  return [...history, ...dependents.map((d) => ({ change: poiChange.get(d.poiId)!, type: d.type, id: d.id, mapId, op: 'upsert' as const }))];
 }
 
 /** What of a publisher's error crosses to another thread besides its message and code: a refused bundle's problems. */
@@ -465,7 +484,7 @@ export class Publisher implements PublisherPort {
     if (!pending) return null;
     try {
       const version = await this.store.commitVersion(pending.version, pending.checksum, pending.format, pending.source, pending.publishedAt,
-        pending.warnings);
+        pending.warnings, this.options.historyDays ?? HISTORY_DAYS);
       // The store keeps the newest versions, and the caches follow it.
       await this.store.prune(this.mode === 'postgres' ? KEEP_VERSIONS_POSTGRES : KEEP_VERSIONS);
       await this.pruneOwnCaches();
@@ -519,7 +538,7 @@ export class Publisher implements PublisherPort {
     await this.ready();
     await this.store.lockPublishing();
     try {
-      return await this.store.restoreVersion(version);
+      return await this.store.restoreVersion(version, this.options.historyDays ?? HISTORY_DAYS);
     } finally {
       await this.store.unlockPublishing();
     }
@@ -539,6 +558,11 @@ export class Publisher implements PublisherPort {
   async latestChange(): Promise<number | null> {
     await this.ready();
     return this.repairing(() => this.store.latestChange());
+  }
+
+  async changeHistory(after: number, upTo: number, mapId: string, publisherId: string): Promise<RecordChange[]> {
+    await this.ready();
+    return this.repairing(() => changeHistoryOf(this.store, after, upTo, mapId, publisherId));
   }
 
   /** Every version the store keeps, newest first. */

@@ -331,9 +331,24 @@ UNION ALL SELECT 'association', a.id, o.map_id, hashtextextended(a.doc::text, 0)
     GROUP BY change, made_at ORDER BY count(*) DESC, change DESC LIMIT 1`,
   /** The records of type `$1` of the current state whose change is not `$2`, with theirs. */
   kindOthers: `SELECT id::text AS id, change, made_at FROM record_state WHERE type = $1 AND hash IS NOT NULL AND change <> $2 ORDER BY id`,
-  /** The history of one map after a change (its records', its publisher's `$3` and the icons'): what each later change did, in order. */
+  /** The history of one map after change `$1` up to `$4` (its records', its publisher's `$3` and the icons'): what each change did, in order. */
   history: `SELECT change, type, id::text AS id, map_id::text AS map_id, op FROM record_changes
-    WHERE change > $1 AND (map_id = $2::uuid OR type = 'icon' OR (type = 'publisher' AND id = $3::uuid)) ORDER BY change, type, id`,
+    WHERE change > $1 AND change <= $4 AND (map_id = $2::uuid OR type = 'icon' OR (type = 'publisher' AND id = $3::uuid)) ORDER BY change, type, id`,
+  /** The version change `$1` made current. */
+  versionOf: `SELECT version FROM content_changes WHERE change = $1`,
+  /**
+   * In a version's schema, the records whose answers show POIs `$1` (as the bundle refers to them, public or not): the
+   * events and series anchored to one, the lists holding one, the associations from or to one; with the POI.
+   */
+  dependents: `SELECT 'event' AS type, event_id::text AS id, poi_id::text AS poi_id FROM event_anchors WHERE poi_id = ANY($1::uuid[])
+    UNION SELECT 'event', s.id::text, lower(p.id) FROM event_series s, jsonb_array_elements_text(s.doc->'poi_ids') AS p(id)
+      WHERE lower(p.id)::uuid = ANY($1::uuid[])
+    UNION SELECT 'list', l.id::text, lower(i->>'poi_id') FROM lists l, jsonb_array_elements(l.doc->'items') AS i
+      WHERE lower(i->>'poi_id')::uuid = ANY($1::uuid[])
+    UNION SELECT 'association', id::text, poi_id::text FROM associations WHERE poi_id = ANY($1::uuid[])
+    UNION SELECT 'association', id::text, associated_poi_id::text FROM associations WHERE associated_poi_id = ANY($1::uuid[])`,
+  /** Maps removed from the content whose tombstones are kept, with the change that removed them. */
+  removedMaps: `SELECT id::text AS id, change FROM record_state WHERE type = 'map' AND hash IS NULL`,
   /**
    * Each map's last change (in the version's schema, for its maps): the latest of its records' and tombstones',
    * its publisher's, and any icon's (the vocabulary every map's categories use).

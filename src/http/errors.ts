@@ -13,7 +13,7 @@ export interface ParamError {
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  414: 'URI Too Long', 416: 'Range Not Satisfiable', 500: 'Internal Server Error', 503: 'Service Unavailable',
+  410: 'Gone', 414: 'URI Too Long', 416: 'Range Not Satisfiable', 500: 'Internal Server Error', 503: 'Service Unavailable',
 };
 
 /** An error with an HTTP status, turned into problem+json by `problemAnswer`. */
@@ -21,12 +21,15 @@ export class HttpError extends Error {
   readonly status: number;
   readonly errors?: ParamError[];
   readonly headers?: Record<string, string>;
-  constructor(status: number, detail: string, options: { errors?: ParamError[]; headers?: Record<string, string> } = {}) {
+  /** Extension members of the problem (RFC 9457, 3.2): a link to what to do instead, say. */
+  readonly members?: Record<string, unknown>;
+  constructor(status: number, detail: string, options: { errors?: ParamError[]; headers?: Record<string, string>; members?: Record<string, unknown> } = {}) {
     super(detail);
     this.name = 'HttpError';
     this.status = status;
     this.errors = options.errors;
     this.headers = options.headers;
+    this.members = options.members;
   }
 }
 
@@ -51,6 +54,7 @@ export function problemAnswer(err: HttpError, instance: string): AppResponse {
     instance,
   };
   if (err.errors) body.errors = err.errors;
+  if (err.members) Object.assign(body, err.members);
   const bytes = utf8(JSON.stringify(body));
   return {
     status: err.status,

@@ -164,8 +164,12 @@ export class LanguageChoice {
     return this.lang !== undefined || this.all;
   }
 
+  /** The map the answer is about, when a handler negotiated against one map (its answers carry its change token). */
+  mapId: string | null = null;
+
   /** Negotiates against a map's languages (an enabled or disabled map of the content); the content's when unknown. */
   forMap(mapId: string): ServedLanguage {
+    this.mapId ??= mapId;
     return this.decide(this.model.languages.get(mapId) ?? this.model.contentLanguages);
   }
 

@@ -28,7 +28,7 @@ export const SECURITY_HEADERS: Record<string, string> = {
 
 export const CORS_HEADERS: Record<string, string> = {
   'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'ETag, X-Request-Id, Link',
+  'access-control-expose-headers': 'ETag, X-Request-Id, Link, X-Change-Token',
 };
 
 /** Extra headers answering a CORS preflight. */

@@ -7,6 +7,7 @@ import { eventCalendar, eventsCalendar } from './calendars.ts';
 import { listCategoryItems, listIcons, tagsPoisOrders } from './categories.ts';
 import { downloadRoutes } from './downloads.ts';
 import { getEvent, listEvents, upcomingByPoi } from './events.ts';
+import { exportMap, mapChanges } from './changes.ts';
 import { getMapList, listMapLists } from './lists.ts';
 import { getMap, getMapContents, getMapDetails } from './maps.ts';
 import { ogcRoutes } from './ogc.ts';
@@ -29,7 +30,7 @@ export const apiRoutes: readonly RouteSpec[] = [
 ] as unknown as RouteSpec[];
 
 /** The outputs beside the read API's JSON (docs/outputs.md): other formats of the same content. */
-export const outputRoutes: readonly RouteSpec[] = [eventsCalendar, eventCalendar, ...recordPageRoutes, ...tileRoutes, ...basemapRoutes, ...downloadRoutes, ...ogcRoutes] as unknown as RouteSpec[];
+export const outputRoutes: readonly RouteSpec[] = [eventsCalendar, eventCalendar, ...recordPageRoutes, ...tileRoutes, ...basemapRoutes, ...downloadRoutes, ...ogcRoutes, exportMap, mapChanges] as unknown as RouteSpec[];
 
 /** Everything the app serves: the API, its outputs, and their OpenAPI document. */
 export const routes: readonly RouteSpec[] = [...apiRoutes, ...outputRoutes, openApiRoute([...apiRoutes, ...outputRoutes])];

@@ -26,6 +26,15 @@ function mapIdentity(map: MapView, version: VersionContent) {
   };
 }
 
+/**
+ * A map's record as its export and change feed carry it: its identity (GET /maps/:map_id with no section) and its
+ * unversioned sections: info, map_data, contact, map_sponsors.
+ */
+export function mapRecord(map: MapView): Record<string, unknown> {
+  const d = map.doc;
+  return { ...mapIdentity(map, findVersion(map, undefined)), info: d.info, map_data: d.map_data, contact: d.contact, map_sponsors: map.sponsors };
+}
+
 /** Builds the category tree of a version; `keep` prunes items, `sort` orders siblings, `counts` adds POI counts. */
 export function categoryTree(version: VersionContent, options: {
   sort?: (a: CategoryRecord, b: CategoryRecord) => number; counts?: boolean; keep?: (c: CategoryRecord) => boolean;
@@ -81,6 +90,13 @@ const MapBody = v.strictObject({
   map_sponsors: v.optional(v.array(v.strictObject({ name: v.string(), url: v.nullable(v.string()), logo_url: v.nullable(v.string()), tier: v.nullable(v.picklist(['gold', 'silver', 'bronze', 'partner'])) }))),
   tag_counts: v.optional(v.array(v.strictObject({ id: Uuid, kind: v.picklist(['category', 'tag']), count: v.number() }))),
   contents: v.optional(v.array(ContentBlockSchema)),
+});
+
+/** A map's record in the export and the change feed (`mapRecord`). */
+export const MapRecordSchema = v.strictObject({
+  ...v.omit(MapBody, ['all_categories', 'categories', 'markers', 'paths', 'polygons', 'publisher', 'tag_counts', 'contents']).entries,
+  info: MapBody.entries.info.wrapped, map_data: MapBody.entries.map_data.wrapped, contact: MapBody.entries.contact.wrapped,
+  map_sponsors: MapBody.entries.map_sponsors.wrapped,
 });
 
 const flags = Object.fromEntries(Object.entries(SECTIONS).map(([name, what]) => [name, flag(`\`true\` includes: ${what}`)])) as

@@ -6,6 +6,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseTimestamp } from '../content/rfc3339.ts';
 import { parseHorizonDays, SERIES_HORIZON_DAYS } from '../content/series-dates.ts';
+import { HISTORY_DAYS, parseHistoryDays } from '../content/changes.ts';
 import { LOG_LEVELS, type LogLevel } from '../utils/log.ts';
 import type { AssetLoader } from '../pages/assets.ts';
 import { normaliseBasePath, normalisePublicUrl, type AppDeps } from '../app.ts';
@@ -30,6 +31,8 @@ export interface ServerConfig {
   strict: boolean;
   /** Days a recurring series without an end is expanded after the publish in which it last changed (SERIES_HORIZON_DAYS unless set). */
   seriesHorizonDays?: number;
+  /** Days the history of changes is kept, which change tokens can be followed for (HISTORY_DAYS unless set). */
+  historyDays?: number;
   logLevel: LogLevel;
   /** `*`, or the origins CORS allows. */
   corsOrigins: '*' | string[];
@@ -133,6 +136,8 @@ Options (each also read from the environment variable in brackets; a flag wins):
   --strict             refuse a bundle with any warning of check, as a problem is refused [STRICT]
   --series-horizon-days <n>  how far a recurring series without an end is expanded: days after the publish in
                        which it last changed, 1 to 3650 [SERIES_HORIZON_DAYS]   default: ${SERIES_HORIZON_DAYS}
+  --history-days <n>   days the history of changes is kept, which a change token can be followed for (older
+                       answers 410), 1 to 36500 [HISTORY_DAYS]   default: ${HISTORY_DAYS}
   --log-level <level>  ${LOG_LEVELS.join(', ')} [LOG_LEVEL]   default: info
                        info writes one JSON access-log line per request, with its request id.
   --cors-origin <list> * or comma-separated origins allowed by CORS [CORS_ORIGIN]   default: *
@@ -177,7 +182,7 @@ version is served (with the last publish's outcome), 503 before.
 /** Every flag that takes a value. */
 const FLAGS = ['bundle', 'port', 'host', 'base-path', 'data-dir', 'log-level', 'cors-origin', 'fixed-time', 'sessions', 'database-url',
   'headers-timeout', 'request-timeout', 'keep-alive-timeout', 'max-connections', 'shutdown-timeout', 'workers', 'kiosk', 'kiosk-here', 'tiles', 'basemap', 'public-url',
-  'series-horizon-days'];
+  'series-horizon-days', 'history-days'];
 /** Flags that take no value. */
 const SWITCHES = ['watch', 'strict'];
 
@@ -244,6 +249,9 @@ export function parseConfig(args: readonly string[], env: Record<string, string 
   const horizonText = pick('series-horizon-days', 'SERIES_HORIZON_DAYS');
   const horizon = horizonText === undefined ? undefined : parseHorizonDays(horizonText);
   if (typeof horizon === 'string') throw new ConfigError(`series-horizon-days ${horizon}`);
+  const historyText = pick('history-days', 'HISTORY_DAYS');
+  const history = historyText === undefined ? undefined : parseHistoryDays(historyText);
+  if (typeof history === 'string') throw new ConfigError(`history-days ${history}`);
   const kiosk = pick('kiosk', 'KIOSK');
   if (kiosk !== undefined && !/^[A-Za-z0-9_-]{1,128}$/.test(kiosk)) throw new ConfigError(`kiosk must be a map id, not "${kiosk}"`);
   const tiles = pick('tiles', 'TILES_URL');
@@ -281,6 +289,7 @@ export function parseConfig(args: readonly string[], env: Record<string, string 
     watch: parseSwitch(pick('watch', 'WATCH'), 'watch'),
     strict: parseSwitch(pick('strict', 'STRICT'), 'strict'),
     ...(horizon !== undefined ? { seriesHorizonDays: horizon } : {}),
+    ...(history !== undefined ? { historyDays: history } : {}),
   };
 }
 

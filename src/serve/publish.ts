@@ -12,6 +12,7 @@ import type { SessionT } from '../content/bundle/bundle-schema.ts';
 import { Publisher } from '../content/publisher.ts';
 import { parseHorizonDays } from '../content/series-dates.ts';
 import { parseSessions } from '../content/sessions.ts';
+import { HISTORY_DAYS, parseHistoryDays } from '../content/changes.ts';
 import { KEEP_VERSIONS_POSTGRES } from '../content/store/sql-store.ts';
 import { isConnectionError } from '../db/postgres.ts';
 import { checkDatabaseUrl, ConfigError } from './config.ts';
@@ -40,6 +41,8 @@ failed, 2 for bad arguments.
                           given: the tables the account system otherwise writes. A bad file writes nothing.
   --strict                refuse a bundle with any warning of check, as if it were a problem [STRICT]
   --rollback <version>    make a kept version current again
+                          The history of changes (which change tokens follow) is kept HISTORY_DAYS days
+                          (default ${HISTORY_DAYS}); a publish or rollback drops what is older.
   --list                  the versions kept, newest first, the current one marked
   --help                  print this help
 `;
@@ -91,8 +94,10 @@ export async function runPublish(args: readonly string[], env: Record<string, st
   }
   const horizon = env.SERIES_HORIZON_DAYS === undefined ? undefined : parseHorizonDays(env.SERIES_HORIZON_DAYS);
   if (typeof horizon === 'string') return { exitCode: 2, message: `error: SERIES_HORIZON_DAYS ${horizon}` };
+  const history = env.HISTORY_DAYS === undefined ? undefined : parseHistoryDays(env.HISTORY_DAYS);
+  if (typeof history === 'string') return { exitCode: 2, message: `error: HISTORY_DAYS ${history}` };
   const publisher = await Publisher.open({ databaseUrl: url, strict: values.strict === true || /^(1|true|yes)$/i.test(env.STRICT ?? ''),
-    ...(horizon !== undefined ? { seriesHorizonDays: horizon } : {}) });
+    ...(horizon !== undefined ? { seriesHorizonDays: horizon } : {}), ...(history !== undefined ? { historyDays: history } : {}) });
   const began = performance.now();
   const ms = () => Math.round(performance.now() - began);
   // What was done before a failure, so that its message does not claim that nothing was.

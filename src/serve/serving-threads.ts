@@ -18,7 +18,7 @@ import type { NotLoaded, PublishRecord, ServedContent } from '../content/content
 import type { VersionInfo } from '../content/store/sql-store.ts';
 import type { ContentStore } from '../content/content-store.ts';
 import { changesFor, fromWire, ServedVersion, toWire, type WirePayload } from '../content/journey.ts';
-import type { ChangeSummary } from '../content/changes.ts';
+import type { ChangeSummary, RecordChange } from '../content/changes.ts';
 import type { ReadModel } from '../content/model/read-model.ts';
 import type { DatabaseState } from '../content/content-store.ts';
 import type { SessionAnswer } from '../content/sessions.ts';
@@ -42,7 +42,8 @@ export interface Listener {
 /**
  * What crosses between the main thread and a worker, over RpcPeer (src/utils/rpc.ts): the main thread sends events
  * `content` (a new version's payload, or null, with the state /readyz shows) and `stop`; a worker sends `listening`,
- * `failed` and `stopped`, and calls `lookupSession` (the sessions are held by the main thread).
+ * `failed` and `stopped`, and calls `lookupSession` (the sessions are held by the main thread) and `changeHistory` (the
+ * store is).
  */
 interface ContentEvent { payload: WirePayload | null; changes?: ChangeSummary | null; state: ContentState }
 
@@ -114,8 +115,13 @@ export class ServingThreads {
       })));
       const peer = new RpcPeer(worker);
       peers.push(peer);
-      peer.serve(async (method, [tokenSha256, eventIds, nowMs]) => {
+      peer.serve(async (method, args) => {
+        if (method === 'changeHistory') {
+          const [after, upTo, mapId, publisherId] = args as [number, number, string, string];
+          return { result: await store.changeHistory(after, upTo, mapId, publisherId) };
+        }
         if (method !== 'lookupSession') throw new Error(`a serving thread called ${method}`);
+        const [tokenSha256, eventIds, nowMs] = args;
         return { result: await store.lookupSession(tokenSha256 as string, eventIds as string[], new Date(nowMs as number)) };
       });
       peer.on('stopped', () => void worker.terminate());
@@ -184,6 +190,10 @@ class ContentMirror implements ServedContent {
 
   lookupSession(tokenSha256: string, eventIds: readonly string[], now: Date): Promise<SessionAnswer | null> {
     return this.peer.call<SessionAnswer | null>('lookupSession', tokenSha256, eventIds, now.getTime());
+  }
+
+  changeHistory(after: number, upTo: number, mapId: string, publisherId: string): Promise<RecordChange[]> {
+    return this.peer.call<RecordChange[]>('changeHistory', after, upTo, mapId, publisherId);
   }
 
   /** Resolves once every version received so far is built and served. */

@@ -107,6 +107,7 @@ export async function start(args: readonly string[], env: Record<string, string 
   }) : undefined;
   const store = await ContentStore.open({ ...(useBuiltIn ? {} : { dataDir: config.dataDir }), worker: options.worker ?? true, assets: options.assets,
     strict: config.strict, ...(config.seriesHorizonDays !== undefined ? { seriesHorizonDays: config.seriesHorizonDays } : {}), ...(prebuilt ? { prebuilt } : {}),
+    ...(config.historyDays !== undefined ? { historyDays: config.historyDays } : {}),
     ...(options.emptyDatabase ? { emptyDatabase: options.emptyDatabase } : {}),
     onProgress: (progress) => logger.log('debug', 'staging', { bundle: label, ...progress }) });
   const opened = await store.opened();

@@ -36,6 +36,11 @@ export class Lru<K, V> {
     if (this.values.size > this.limit) this.values.delete(this.values.keys().next().value!);
   }
 
+  /** Lets go of the value kept for `key`, if any. */
+  delete(key: K): void {
+    this.values.delete(key);
+  }
+
   /** Lets go of every value. */
   clear(): void {
     this.values.clear();

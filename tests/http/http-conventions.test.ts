@@ -15,6 +15,10 @@ let t: TestTarget;
 
 before(async () => {
   t = await openTarget(bundle);
+  // The change feed's sample follows from the token the store gave the map.
+  const token = (await t.get(`/maps/${M}/details`)).headers.get('x-change-token');
+  assert.ok(token, 'an answer about a map carries its change token');
+  SAMPLES.push(`/maps/${M}/changes?since=${token}`);
 });
 after(async () => {
   await t?.close();
@@ -50,7 +54,7 @@ const SAMPLES = [
   `/paths/${PATH0}.jsonld`, `/polygons/${F.holePolygon}.html`, `/polygons/${F.holePolygon}.jsonld`,
   `/maps/${M}/tiles.json`, `/maps/${M}/tiles/0/0/0.mvt`, `/maps/${M}/style.json`,
   `/paths/${PATH0}.gpx`, `/paths/${PATH0}.kml`, `/maps/${M}/pois.gpx`, `/maps/${M}/pois.kml`,
-  ...OGC_SAMPLES,
+  ...OGC_SAMPLES, `/maps/${M}/export`,
 ];
 /** The routes of the basemap, which answer 404 when none is served (as here: tests/basemap.test.ts serves one). */
 const NO_BASEMAP_SAMPLES = ['/basemap.json', ...['mvt', 'png', 'jpg', 'webp', 'avif'].map((suffix) => `/basemap/0/0/0.${suffix}`)];

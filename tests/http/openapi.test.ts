@@ -111,6 +111,7 @@ const OUTPUTS: Record<string, string> = {
   '/ogc': 'application/json', '/ogc/conformance': 'application/json', '/ogc/collections': 'application/json',
   '/ogc/collections/{collectionId}': 'application/json', '/ogc/collections/{collectionId}/queryables': 'application/schema+json',
   '/ogc/collections/{collectionId}/items': 'application/geo+json', '/ogc/collections/{collectionId}/items/{featureId}': 'application/geo+json',
+  '/maps/{map_id}/export': 'application/json', '/maps/{map_id}/changes': 'application/json',
 };
 
 test('the document has exactly the 27 paths of the spec plus the outputs, /openapi.json and the health checks', () => {

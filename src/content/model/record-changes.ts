@@ -9,7 +9,7 @@
  * Without the store's tracking (the binary's built-in demo, a data directory another process owns), every record is
  * taken as changed when its version was published: change 0 at `publishedAt` (`RecordChanges.unknown`).
  */
-import type { ChangeSummary } from '../changes.ts';
+import { changeToken, readChangeToken, type ChangeSummary } from '../changes.ts';
 
 /** A map as far as its changes need it: its id and its event table's ids (a MapView is one). */
 interface MapEvents {
@@ -21,6 +21,21 @@ interface MapEvents {
 export interface RecordChanged {
   change: number;
   madeAt: string | null;
+}
+
+/** A map as the change feed sees it (RecordChanges.feedOf). */
+export interface MapFeedState {
+  /** The map's last change: its change token's. */
+  change: number;
+  /** True when the map is no longer in the content (its tombstone is kept). */
+  removed: boolean;
+  /** The oldest change whose history is kept. */
+  oldest: number;
+  /** The latest change of the store (the version served). */
+  latest: number;
+  token(change: number): string;
+  /** The change a token names; null when it is not one of this store's. */
+  read(token: string): number | null;
 }
 
 export class RecordChanges {
@@ -53,6 +68,28 @@ export class RecordChanges {
   /** Whether the store's tracking stands behind these (else see `unknown`). */
   get tracked(): boolean {
     return this.summary !== null;
+  }
+
+  /**
+   * What the change feed needs of a map: its last change, whether it was removed, the oldest change whose history is
+   * kept, and how to read and write tokens. Null without tracking, or from a summary kept before the feed existed.
+   */
+  feedOf(mapId: string): MapFeedState | null {
+    const s = this.summary;
+    if (!s || s.oldest === undefined || !s.maps) return null;
+    const current = s.maps[mapId];
+    const removed = s.removedMaps?.[mapId];
+    const change = current ?? removed;
+    if (change === undefined) return null;
+    const storeId = s.storeId;
+    return { change, removed: current === undefined, oldest: s.oldest, latest: s.latest.change,
+      token: (c) => changeToken(storeId, c), read: (token) => readChangeToken(storeId, token) };
+  }
+
+  /** A map's change token (the `X-Change-Token` of every answer about it); null without the store's tracking. */
+  tokenOf(mapId: string): string | null {
+    const change = this.summary?.maps?.[mapId];
+    return change === undefined ? null : changeToken(this.summary!.storeId, change);
   }
 
   /** When event `i` of `map`'s table last changed. */

@@ -208,7 +208,7 @@ export class SqlStore {
       }
       // A store that served a version before changes were tracked: that version is the first change.
       const current = (await tx.query<{ version: number }>(VERSIONS.current)).rows[0];
-      if (!applied.has(TRACKING_MIGRATION) && current) await trackChange(tx, Number(current.version), 'tracking began', new Date().toISOString());
+      if (!applied.has(TRACKING_MIGRATION) && current) await trackChange(tx, Number(current.version), 'tracking began', new Date().toISOString(), HISTORY_DAYS);
     });
   }
 
@@ -303,10 +303,10 @@ export class SqlStore {
    * built with, when it was built before the commit; `warnings`: what check found in its bundle.
    */
   async commitVersion(version: number, checksum: string, format: string, source = '', publishedAt = new Date().toISOString(),
-    warnings: VersionWarnings | null = null): Promise<VersionInfo> {
+    warnings: VersionWarnings | null = null, historyDays = HISTORY_DAYS): Promise<VersionInfo> {
     return this.db.transaction(async (tx) => {
       await tx.query(VERSIONS.insert, [version, checksum, format, source, publishedAt, warnings && JSON.stringify(warnings)]);
-      return makeCurrent(tx, version, 'publish', publishedAt);
+      return makeCurrent(tx, version, 'publish', publishedAt, historyDays);
     });
   }
 
@@ -316,14 +316,17 @@ export class SqlStore {
     return rows[0]?.warnings ? JSON.parse(rows[0].warnings) as VersionWarnings : null;
   }
 
-  /** Makes a kept version the current one again (a rollback), and notifies the replicas; throws when it is not kept. */
-  async restoreVersion(version: number): Promise<VersionInfo> {
+  /**
+   * Makes a kept version the current one again (a rollback), and notifies the replicas; throws when it is not kept.
+   * `historyDays`: how long the history of changes is kept (HISTORY_DAYS unless given).
+   */
+  async restoreVersion(version: number, historyDays = HISTORY_DAYS): Promise<VersionInfo> {
     return this.db.transaction(async (tx) => {
       const kept = (await tx.query<{ version: number }>(VERSIONS.list)).rows.map((r) => Number(r.version));
       if (!kept.includes(version)) {
         throw new Error(`version ${version} is not kept (the store keeps ${kept.length ? kept.join(', ') : 'none'})`);
       }
-      return makeCurrent(tx, version, 'rollback', new Date().toISOString());
+      return makeCurrent(tx, version, 'rollback', new Date().toISOString(), historyDays);
     });
   }
 
@@ -346,11 +349,30 @@ export class SqlStore {
       madeAt: r.made_at === null ? null : toIso(r.made_at) }));
   }
 
-  /** What changed for one map (its records, its publisher, the icons) in every change after `after`, in order. */
-  async history(after: number, mapId: string, publisherId: string): Promise<RecordChange[]> {
+  /**
+   * What changed for one map (its records, its publisher, the icons) in every change after `after` and up to `upTo`
+   * (all that are kept when not given), in order.
+   */
+  async history(after: number, mapId: string, publisherId: string, upTo = Number.MAX_SAFE_INTEGER): Promise<RecordChange[]> {
     const { rows } = await this.db.query<{ change: number; type: RecordType; id: string; map_id: string | null; op: 'upsert' | 'delete' }>(
-      TRACKING.history, [after, mapId, publisherId]);
+      TRACKING.history, [after, mapId, publisherId, Math.min(upTo, 2 ** 31 - 1)]);
     return rows.map((r) => ({ change: Number(r.change), type: r.type, id: r.id, mapId: r.map_id, op: r.op }));
+  }
+
+  /**
+   * The records whose answers show one of these POIs in the version change `upTo` made current, each with the POI
+   * (an event anchored to it, a list holding it, an association from or to it): what else a change of a POI changes,
+   * even when the POI is no longer public. Throws when that version is no longer kept.
+   */
+  async dependents(upTo: number, poiIds: readonly string[]): Promise<{ type: RecordType; id: string; poiId: string }[]> {
+    if (poiIds.length === 0) return [];
+    const row = (await this.db.query<{ version: number }>(TRACKING.versionOf, [upTo])).rows[0];
+    if (!row) throw new Error(`change ${upTo} is no longer kept`);
+    return this.inVersion(Number(row.version), async (tx) => {
+      await tx.exec(SERIES.ensure);
+      const { rows } = await tx.query<{ type: RecordType; id: string; poi_id: string }>(TRACKING.dependents, [poiIds]);
+      return rows.map((r) => ({ type: r.type, id: r.id, poiId: r.poi_id }));
+    });
   }
 
   /** The latest change's number (the one that made the current version current); null before the first. */
@@ -384,8 +406,14 @@ export class SqlStore {
       };
       const events = await kind('event');
       const pois = await kind('poi');
+      const oldest = Number((await tx.query<{ oldest: number }>(TRACKING.span)).rows[0].oldest);
+      const removedMaps = Object.fromEntries((await tx.query<{ id: string; change: number }>(TRACKING.removedMaps)).rows
+        .map((r) => [r.id, Number(r.change)]));
+      await tx.exec(`SET LOCAL search_path TO ${versionSchema(Number(latest.version))}, public`);
+      const maps = Object.fromEntries((await tx.query<{ map_id: string; change: number }>(TRACKING.mapChanges)).rows
+        .map((r) => [r.map_id, Number(r.change)]));
       return { storeId, latest: { change: Number(latest.change), version: Number(latest.version), madeAt: toIso(latest.made_at) },
-        ...events, pois, madeAt };
+        ...events, pois, madeAt, oldest, maps, removedMaps };
     });
   }
 
@@ -520,9 +548,9 @@ const TRACKING_MIGRATION = 3;
  * Points the catalogue at `version`, records the change (`trackChange`), notifies the listeners, and answers the
  * version now current.
  */
-async function makeCurrent(tx: DbTx, version: number, kind: ChangeKind, madeAt: string): Promise<VersionInfo> {
+async function makeCurrent(tx: DbTx, version: number, kind: ChangeKind, madeAt: string, historyDays: number): Promise<VersionInfo> {
   await tx.query(VERSIONS.makeCurrent, [version]);
-  await trackChange(tx, version, kind, madeAt);
+  await trackChange(tx, version, kind, madeAt, historyDays);
   await tx.query(VERSIONS.notify, [String(version)]);
   const { rows: [current] } = await tx.query<{ version: number; checksum: string; published_at: Date | string }>(VERSIONS.current);
   return info(current);
@@ -535,9 +563,9 @@ function info(row: { version: number; checksum: string; published_at: Date | str
 /**
  * Records the change that makes `version` current, in the transaction that does it: a new change number, each
  * record of the version compared with the state (TRACKING.records, by hash), the history of what this change added,
- * changed and removed, the state brought up to date, and what is older than HISTORY_DAYS dropped.
+ * changed and removed, the state brought up to date, and what is older than `historyDays` dropped.
  */
-async function trackChange(tx: DbTx, version: number, kind: ChangeKind, madeAt: string): Promise<number> {
+async function trackChange(tx: DbTx, version: number, kind: ChangeKind, madeAt: string, historyDays: number): Promise<number> {
   await tx.query(TRACKING.identify);
   const { rows: [{ change }] } = await tx.query<{ change: number }>(TRACKING.next, [version, kind, madeAt]);
   await tx.exec(`SET LOCAL search_path TO ${versionSchema(version)}, public`);
@@ -556,7 +584,7 @@ async function trackChange(tx: DbTx, version: number, kind: ChangeKind, madeAt: 
     for (const sql of [TRACKING.applyUpserts, TRACKING.applyDeletes]) await tx.query(sql, stamped);
   }
   await tx.exec('DROP TABLE next_records');
-  await tx.query(TRACKING.pruneChanges, [new Date(Date.parse(madeAt) - HISTORY_DAYS * 86_400_000).toISOString()]);
+  await tx.query(TRACKING.pruneChanges, [new Date(Date.parse(madeAt) - historyDays * 86_400_000).toISOString()]);
   await tx.query(TRACKING.pruneHistory);
   await tx.query(TRACKING.pruneTombstones);
   return Number(change);
