@@ -175,6 +175,12 @@ for (const kind of ['pglite', 'postgres'] as const) {
           }
         }
         tokens = new Map([...storeTokens].map(([m, t]) => [m, t.change]));
+        // The summary handed to the serving threads says the same of each map, the oldest change kept, and the maps removed.
+        const summary = (await store.recordChanges())!;
+        assert.deepEqual(summary.maps, Object.fromEntries([...storeTokens].map(([m, t]) => [m, t.change])));
+        assert.equal(summary.oldest, Math.min(...(await store.changes()).map((c) => c.change)));
+        const removedMaps = state.filter((r) => r.type === 'map' && r.hash === null);
+        assert.deepEqual(Object.keys(summary.removedMaps!).sort(), removedMaps.map((r) => r.id).sort());
 
         for (const [mapId, publisherId] of publisherOf) {
           const history = await store.history(first, mapId, publisherId);
@@ -222,6 +228,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
       assert.ok(!(await store.recordStates()).some((s) => s.id === gone.id.toLowerCase()), 'the tombstone went with its change');
       const m = bundle.maps[0];
       assert.ok((await store.history(0, m.id, m.publisher_id)).every((h) => h.change === left[0].change), 'the history of dropped changes went');
+      assert.equal((await store.recordChanges())!.oldest, left[0].change, 'a token before the newest change is now too old to follow');
       // After a year with no publish, a new one still finds every record's state: nothing that is served was dropped.
       const served = (await store.recordStates()).filter((s) => s.hash !== null).length;
       assert.equal(served, recordsOf(validateBundle(again)).length);

@@ -124,7 +124,8 @@ export function changeTokenParts(token: string): { store: string; change: number
     return null;
   }
   const m = /^([0-9a-f]{12})\.([0-9a-z]{1,10})$/.exec(text);
-  if (!m) return null;
+  // Only the token as this service writes it: base64 decoders pass over stray trailing bits.
+  if (!m || base64url(text) !== token) return null;
   const change = parseInt(m[2], 36);
   return Number.isSafeInteger(change) ? { store: m[1], change } : null;
 }

@@ -28,6 +28,7 @@ test('the README shows the two set-up commands at the top', () => {
 test('every curl example in the README answers as documented', async () => {
   assert.ok(examples.length >= 20, `found ${examples.length} examples`);
   let cursor: string | null = null;
+  let token: string | null = null;
   for (const { flags, target } of examples) {
     const headers: Record<string, string> = {};
     const auth = /-H 'Authorization: ([^']+)'/.exec(flags);
@@ -35,7 +36,8 @@ test('every curl example in the README answers as documented', async () => {
     const language = /-H 'Accept-Language: ([^']+)'/.exec(flags);
     if (language) headers['accept-language'] = language[1];
     // The "next page" example takes the cursor of the example before it.
-    const resolved = target.replace('<next_cursor>', cursor ?? '');
+    // The change feed example follows from the token of the export before it.
+    const resolved = target.replace('<next_cursor>', cursor ?? '').replace('<token>', token ?? '');
     const res = await t.get(resolved, { headers });
     // A calendar is iCalendar, with a VEVENT at least; a page HTML, JSON-LD schema.org's; every other example answers JSON.
     if (target.split('?')[0].endsWith('.ics')) {
@@ -91,6 +93,8 @@ test('every curl example in the README answers as documented', async () => {
     if (target.includes('langs=all')) assert.equal(typeof body.title, 'object', target);
     if (target.includes('q=tranvia')) assert.ok(body.items.length > 0 && body.items.every((p: { name: string }) => p.name.startsWith('Tram 28 ')), target);
     if ('next_cursor' in body) cursor = body.next_cursor;
+    if ('token' in body) token = body.token;
+    if (target.includes('since=<token>')) assert.deepEqual(body.changes, [], 'nothing changed since the export');
   }
 });
 

@@ -129,6 +129,7 @@ function crawl() {
       }
       await visit(`/maps/${m}/details`);
       await visit(`/maps/${m}/contents`);
+      await visit(`/maps/${m}/export`);
       const windowed = await visit(`/maps/${m}/lists?start=0&end=500`);
       for (const l of windowed?.items ?? []) {
         lists.push(l.id);
@@ -230,11 +231,23 @@ describe('a disabled map', () => {
     // OGC API Features: a map's collections.
     ...['markers', 'paths', 'polygons', 'events'].flatMap((kind) => [`/ogc/collections/${m}-${kind}`, `/ogc/collections/${m}-${kind}/items`,
       `/ogc/collections/${m}-${kind}/queryables`]), `/ogc/collections/${m}-markers/items/${marker}`,
+    `/maps/${m}/export`,
   ];
 
   test('answers 404 on every other map-scoped route, where an enabled map answers 200', async () => {
     for (const path of scopedPaths(M, A, F.verifiedList, ROOT0, F.v2)) await expect200(path);
     for (const path of scopedPaths(D, F.disabledMarker, F.disabledList, DISABLED_CAT, F.disabledV)) await expect404(path);
+  });
+
+  test('answers the change feed with one delete of the map and nothing of its content, the one exception to 404', async () => {
+    const since = (await t.get(`/maps/${M}/details`)).headers.get('x-change-token')!;
+    assert.ok(since);
+    const body = await expect200(`/maps/${D}/changes?since=${since}`);
+    assert.deepEqual(body.changes, [{ op: 'delete', type: 'map', id: D }]);
+    assert.equal(body.total, 1);
+    assert.equal(body.next_cursor, null);
+    const text = JSON.stringify(body);
+    for (const token of disabledTokens) if (token !== D) assert.ok(!text.includes(token), token);
   });
 
   test('has none of its POIs, events or lists found through the id-only routes', async () => {
