@@ -25,7 +25,7 @@ import {
   AssociationSchema, CategorySchema, ContentBlockSchema, EventSchema, ListSummarySchema, LText, NLText, PoiRecordSchema,
   PoiSummarySchema, PublisherSchema, SeriesSchema, Uuid,
 } from './schemas.ts';
-import { mapIdPath } from './shared.ts';
+import { findMap, mapIdPath } from './shared.ts';
 
 /** Where each kind of record is in the export, in the order the export writes them. */
 export const EXPORT_SECTIONS: Readonly<Record<RecordType, string>> = {
@@ -129,13 +129,6 @@ class MapRecords {
   }
 }
 
-/** The map served with this id; a map that is not (disabled, removed, never served) is 404 here. */
-function enabledMap(model: ReadModel, mapId: string): MapView {
-  const map = model.maps.get(mapId);
-  if (!map) throw notFound(`Map ${mapId}`);
-  return map;
-}
-
 /** GET /maps/:map_id/export */
 export const exportMap = defineRoute({
   path: '/maps/:map_id/export',
@@ -158,7 +151,7 @@ export const exportMap = defineRoute({
   }),
   errors: [404],
   async handle({ params, model, language }) {
-    const map = enabledMap(model, params.map_id);
+    const map = findMap(model, params.map_id);
     const served = language.forMap(map.id);
     const lang = map.events.languageIndex(served);
     const records = new MapRecords(model, map);
