@@ -13,6 +13,7 @@ import { negotiateEncoding } from './http/compress.ts';
 import { HttpError, problemAnswer } from './http/errors.ts';
 import { ifRangeAllows, parseRange } from './http/ranges.ts';
 import { createLogger, type Logger } from './utils/log.ts';
+import { cutRecords, FieldMask } from './http/fields.ts';
 import { LanguageChoice } from './http/language.ts';
 import { releaseBody } from './utils/byte-writer.ts';
 import { JsonBytes, matchOrder, MediaReply, parseParams, PrivateReply, queryEntries, wholeSecond, type RouteSpec } from './http/route.ts';
@@ -198,6 +199,8 @@ export function createApp(deps: AppDeps): App {
       const hit = cached(req, key);
       if (hit) return { prepared: hit };
     }
+    // `fields` and `omit` (src/http/fields.ts): checked before any work, applied to the answer as written.
+    const mask = spec.records ? FieldMask.of(query as { fields?: string[]; omit?: string[] }) : null;
     const at = now();
     const language = new LanguageChoice(model, query as { lang?: string; langs?: 'all' }, req.header('accept-language'));
     let live = false;
@@ -216,8 +219,9 @@ export function createApp(deps: AppDeps): App {
     const changeToken = mapId === null ? null : model.changes.tokenOf(mapId.toLowerCase());
     const served = texts ? language.decided!.lang : undefined;
     const value = personal ? result.body : result;
-    const body = result instanceof JsonBytes ? result.bytes : result instanceof MediaReply ? result.body
+    const whole = result instanceof JsonBytes ? result.bytes : result instanceof MediaReply ? result.body
       : served !== undefined ? renderIn(served, () => JSON.stringify(value)) : JSON.stringify(value);
+    const body = mask ? cutRecords(typeof whole === 'string' ? utf8(whole) : whole, spec.records!, mask) : whole;
     // A live answer reads "now" to the whole second, so it holds until that second is over.
     const expiresAt = cacheClass === 'live' ? wholeSecond(at) + 1000 : Infinity;
     // Replicas on the same content version answer the same bytes, ETag and version number.

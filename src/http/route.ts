@@ -7,6 +7,7 @@ import * as v from 'valibot';
 import type { ServedContent } from '../content/content-store.ts';
 import type { ReadModel } from '../content/model/read-model.ts';
 import { invalidParams, type ParamError } from './errors.ts';
+import { fieldListParam, recordFieldNames, type RecordsAt } from './fields.ts';
 import { languageQuery, type LanguageChoice } from './language.ts';
 import type { QueryEntry } from './query.ts';
 import type { CacheClass } from './respond.ts';
@@ -132,6 +133,11 @@ export interface RouteSpec<P extends Entries = Entries, Q extends Entries = Entr
   /** Error statuses the route can answer besides 400 (listed in OpenAPI). */
   errors: number[];
   /**
+   * Where the route's records are in its JSON body (src/http/fields.ts): the route then takes `fields` and `omit`,
+   * naming the top-level fields of each record its response schema documents there.
+   */
+  records?: RecordsAt;
+  /**
    * False for a route whose answer holds no human-readable text (the OpenAPI document). Every other route takes
    * `lang` and `langs`, and answers with Content-Language and `Vary: Accept-Language`.
    */
@@ -155,12 +161,26 @@ export function defineRoute<P extends Entries, Q extends Entries>(spec: RouteSpe
 
 const withLanguage = new WeakMap<RouteSpec, Entries>();
 
-/** The query parameters a route takes: its own, and `lang` and `langs` when it serves text. */
+/**
+ * The query parameters a route takes: its own, `lang` and `langs` when it serves text, and `fields` and `omit` when it
+ * answers records.
+ */
 export function queryEntries(spec: RouteSpec): Entries {
-  if (spec.texts === false) return spec.query;
+  if (spec.texts === false && !spec.records) return spec.query;
   let entries = withLanguage.get(spec);
-  if (!entries) withLanguage.set(spec, (entries = { ...spec.query, ...languageQuery }));
+  if (!entries) withLanguage.set(spec, (entries = { ...spec.query, ...(spec.texts === false ? {} : languageQuery), ...fieldQuery(spec) }));
   return entries;
+}
+
+/** `fields` and `omit` over a route's records' fields (none for a route without records). */
+function fieldQuery(spec: RouteSpec): Entries {
+  if (!spec.records) return {};
+  const names = recordFieldNames(spec.response, spec.records);
+  const what = spec.records === 'body' ? 'the record' : 'each record';
+  return {
+    fields: fieldListParam('fields', names, `Comma-separated top-level fields of ${what} to keep (every other is left out); not with omit`),
+    omit: fieldListParam('omit', names, `Comma-separated top-level fields of ${what} to leave out; not with fields`),
+  };
 }
 
 /**

@@ -11,6 +11,7 @@ import { AssociationSchema, PoiTypeSchema, Uuid } from './schemas.ts';
 /** GET /poi-associations/:poi_id */
 export const getPoiAssociations = defineRoute({
   path: '/poi-associations/:poi_id',
+  records: 'associations',
   operationId: 'getPoiAssociations',
   summary: 'Universal associations of one POI',
   description: 'Associations where the POI is the source and no list scopes them, ordered by sort_order, then created_at, then id.',
@@ -31,6 +32,7 @@ export const getPoiAssociations = defineRoute({
 /** GET /poi-associations */
 export const batchPoiAssociations = defineRoute({
   path: '/poi-associations',
+  records: 'values',
   operationId: 'batchPoiAssociations',
   summary: 'Associations grouped by each requested POI',
   description: 'Every requested id is a key, in request order; an unknown or non-public POI maps to an empty array. ' +

@@ -49,6 +49,7 @@ export const listCategoryItems = defineRoute({
 /** GET /places-of-interest/icons */
 export const listIcons = defineRoute({
   path: '/places-of-interest/icons',
+  records: 'icons',
   operationId: 'listIcons',
   summary: 'The icon vocabulary for categories and tags',
   tag: 'Categories',

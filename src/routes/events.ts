@@ -108,6 +108,7 @@ function nextCursor(key: string, position: Omit<CursorState, 'k'>): string {
 /** GET /events */
 export const listEvents = defineRoute({
   path: '/events',
+  records: 'events',
   operationId: 'listEvents',
   summary: 'Events of a map, filtered and cursor-paged',
   description: 'An event matches the window when it overlaps it (starts_at <= to and ends_at >= from). ' +
@@ -181,6 +182,7 @@ const pageWriter = new ByteWriter();
 /** GET /events/upcoming-by-poi */
 export const upcomingByPoi = defineRoute({
   path: '/events/upcoming-by-poi',
+  records: 'values',
   operationId: 'upcomingEventsByPoi',
   summary: 'Upcoming events grouped by POI',
   description: 'Every requested id is a key, in request order. An event is upcoming when it has not ended by `from` ' +
@@ -245,6 +247,7 @@ const BEARER_RE = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)$/i;
 /** GET /events/:id */
 export const getEvent = defineRoute({
   path: '/events/:id',
+  records: 'body',
   operationId: 'getEvent',
   summary: 'One event with all of its anchored POIs, or a recurring series with its next occurrences',
   description: 'An occurrence of a series is an event like any other, with `series_id` and `original_start`; the id of the ' +

@@ -11,6 +11,7 @@ import { checkWindow, findMap, mapIdPath, sliceWindow, windowQuery } from './sha
 /** GET /maps/:map_id/lists */
 export const listMapLists = defineRoute({
   path: '/maps/:map_id/lists',
+  records: 'items',
   operationId: 'listMapLists',
   summary: 'Verified lists of a map',
   description: 'Ordered by name, then id. Only verified lists are public: verified=false gets 403.',
@@ -33,6 +34,7 @@ export const listMapLists = defineRoute({
 /** GET /maps/:map_id/lists/:list_id */
 export const getMapList = defineRoute({
   path: '/maps/:map_id/lists/:list_id',
+  records: 'body',
   operationId: 'getMapList',
   summary: 'One verified list and its POIs, within the map',
   description: 'An unverified list is not public and answers 404, like an unknown one.',

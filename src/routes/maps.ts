@@ -105,6 +105,7 @@ const flags = Object.fromEntries(Object.entries(SECTIONS).map(([name, what]) => 
 /** GET /maps/:map_id */
 export const getMap = defineRoute({
   path: '/maps/:map_id',
+  records: 'body',
   operationId: 'getMap',
   summary: 'A map plus the requested sections',
   description: 'Each section flag set to `true` adds that section; versioned sections (all_categories, categories, ' +
@@ -146,6 +147,7 @@ const DetailsBody = v.union([
 /** GET /maps/:map_id/details */
 export const getMapDetails = defineRoute({
   path: '/maps/:map_id/details',
+  records: 'body',
   operationId: 'getMapDetails',
   summary: 'Identity and presentation details of a map (limited identity and branding for a disabled map)',
   tag: 'Maps',
@@ -164,6 +166,7 @@ export const getMapDetails = defineRoute({
 /** GET /maps/:map_id/contents */
 export const getMapContents = defineRoute({
   path: '/maps/:map_id/contents',
+  records: 'content_blocks',
   operationId: 'getMapContents',
   summary: 'Content blocks of a map, in their sort order',
   tag: 'Maps',

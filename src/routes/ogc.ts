@@ -14,6 +14,7 @@ import type { MapView, ReadModel } from '../content/model/read-model.ts';
 import { boxesOf } from '../geo/box-intersects.ts';
 import { Cql2Error, matchesCql2, parseCql2, type Cql2Filter, type PropertyValue } from '../http/cql2.ts';
 import { decodeFeatureCursor, encodeFeatureCursor } from '../http/cursor.ts';
+import { checkFieldNames, FieldMask } from '../http/fields.ts';
 import { invalidParams, notFound } from '../http/errors.ts';
 import { datetimeInterval, ogcBbox, oneOf, splitList } from '../http/params.ts';
 import { Lru } from '../utils/lru.ts';
@@ -227,26 +228,25 @@ const Feature = v.strictObject({
   links: v.optional(v.array(Link)),
 });
 
-/** Feature k of a collection with the properties asked for (all when `names` is null). */
-function featureOf(view: FeatureCollectionView, k: number, properties: FeatureProperties, names: readonly string[] | null) {
+/** Feature k of a collection with the properties `mask` keeps (all when null), in the feature's own order. */
+function featureOf(view: FeatureCollectionView, k: number, properties: FeatureProperties, mask: FieldMask | null) {
   return {
     type: 'Feature' as const,
     id: view.id(k),
     geometry: view.geometry(k),
-    properties: names ? Object.fromEntries(names.map((name) => [name, properties[name]])) : properties,
+    properties: mask ? mask.pick(properties) : properties,
   };
 }
 
-/** The `properties` asked for on a collection, or a 400 naming those it has not. */
-function chosenProperties(kind: CollectionKind, names: readonly string[] | undefined): string[] | null {
+/**
+ * The `properties` asked for on a collection, as the field selection of every other route (src/http/fields.ts) over
+ * a feature's properties, or a 400 naming those it has not.
+ */
+function chosenProperties(kind: CollectionKind, names: readonly string[] | undefined): FieldMask | null {
   // `properties=` with no name is the parameter left out, as an empty list is everywhere in this API.
   if (!names || names.length === 0) return null;
-  const known = COLLECTION_PROPERTIES[kind];
-  const unknown = names.filter((name) => !Object.hasOwn(known, name));
-  if (unknown.length > 0) {
-    throw invalidParams([{ name: 'properties', in: 'query', reason: `names ${unknown.map((n) => `"${n}"`).join(', ')}, not a property of this collection (${Object.keys(known).join(', ')})` }]);
-  }
-  return [...names];
+  checkFieldNames('properties', names, Object.keys(COLLECTION_PROPERTIES[kind]), 'this collection\'s features');
+  return FieldMask.keeping(names);
 }
 
 /** A property's value as a CQL2 filter compares it: date-times as epoch milliseconds. */

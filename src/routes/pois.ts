@@ -49,6 +49,7 @@ function nameMatches(model: ReadModel, i: number, languages: readonly string[], 
 /** GET /maps/:map_id/pois */
 export const listPoisByTag = defineRoute({
   path: '/maps/:map_id/pois',
+  records: 'items',
   operationId: 'listMapPoisByTag',
   summary: 'POIs of a map that have any of the requested tags',
   description: 'A tag id matches POIs assigned to that item or to any item below it in the hierarchy. Items are ordered ' +
@@ -174,6 +175,7 @@ function kindRoutes(type: PoiType): RouteSpec[] {
   const Name = capitalise(type);
   const list = defineRoute({
     path: `/maps/:map_id/${plural}`,
+  records: plural,
     operationId: `listMap${capitalise(plural)}`,
     summary: `${capitalise(plural)} of a map, optionally from one version`,
     description: 'Ordered by name, then id.',
@@ -189,6 +191,7 @@ function kindRoutes(type: PoiType): RouteSpec[] {
   });
   const scoped = defineRoute({
     path: `/maps/:map_id/${plural}/:${idParam}`,
+  records: 'body',
     operationId: `getMap${Name}`,
     summary: `One ${type}, checked to belong to the map`,
     tag: 'POIs',
@@ -205,6 +208,7 @@ function kindRoutes(type: PoiType): RouteSpec[] {
   });
   const single = defineRoute({
     path: `/${plural}/:${idParam}`,
+  records: 'body',
     operationId: `get${Name}`,
     summary: `One ${type}, without a map id`,
     tag: 'POIs',
@@ -259,6 +263,7 @@ export const poiCollections = defineRoute({
 /** GET /places-of-interest/id/:poiId */
 export const resolvePoi = defineRoute({
   path: '/places-of-interest/id/:poiId',
+  records: 'record',
   operationId: 'resolvePoi',
   summary: 'Resolves a marker, path or polygon id to its type and record',
   tag: 'POIs',

@@ -19,6 +19,7 @@ const mapsOf = (model: ReadModel, publisherId: string) =>
 /** GET /publisher/:publisher_id */
 export const getPublisher = defineRoute({
   path: '/publisher/:publisher_id',
+  records: 'body',
   operationId: 'getPublisher',
   summary: 'One publisher',
   tag: 'Publishers',
@@ -42,6 +43,7 @@ const PublisherMap = v.strictObject({
 /** GET /publisher/:publisher_id/maps */
 export const getPublisherMaps = defineRoute({
   path: '/publisher/:publisher_id/maps',
+  records: 'maps',
   operationId: 'getPublisherMaps',
   summary: 'Published maps of a publisher, nearest first when lat and lng are given',
   description: 'Without lat/lng, maps are ordered by name. Disabled maps are left out.',

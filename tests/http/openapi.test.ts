@@ -166,8 +166,10 @@ test('every operation declares exactly the parameters the spec lists, with in an
       declared[p.name] = { in: p.in, required: p.required };
       assert.ok(p.schema && typeof p.schema === 'object' && (p.schema.type || p.schema.enum || p.schema.anyOf), `${path} ${p.name} has a schema`);
     }
-    // Every endpoint of the spec serves text, so each also takes the language parameters (`lang`, `langs`).
-    const withLanguage: Record<string, Param> = { ...expected, lang: OPT, langs: OPT };
+    // Every endpoint of the spec serves text, so each also takes the language parameters (`lang`, `langs`); one that
+    // answers records (every list and detail route) takes the field selection (`fields`, `omit`).
+    const records = apiRoutes.find((r) => r.path.replace(/:(\w+)/g, '{$1}') === path)?.records;
+    const withLanguage: Record<string, Param> = { ...expected, lang: OPT, langs: OPT, ...(records ? { fields: OPT, omit: OPT } : {}) };
     assert.deepEqual(declared, withLanguage, path);
     // The template's {names} are exactly its path parameters.
     const inTemplate = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
