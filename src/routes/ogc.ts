@@ -21,6 +21,7 @@ import { Lru } from '../utils/lru.ts';
 import { GEOJSON_TYPE } from '../http/respond.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import { toUtc } from '../content/rfc3339.ts';
+import { LineGeometry, MultiPointGeometry, PointGeometry, PolygonGeometry } from './schemas.ts';
 import { oneLanguage } from './shared.ts';
 import type { LanguageChoice } from '../http/language.ts';
 
@@ -223,7 +224,7 @@ export const ogcQueryables = defineRoute({
 
 const Feature = v.strictObject({
   type: v.literal('Feature'), id: v.string(),
-  geometry: v.nullable(v.strictObject({ type: v.picklist(['Point', 'LineString', 'Polygon', 'MultiPoint']), coordinates: v.array(v.unknown()) })),
+  geometry: v.nullable(v.variant('type', [PointGeometry, LineGeometry, PolygonGeometry, MultiPointGeometry])),
   properties: v.record(v.string(), v.union([v.string(), v.number(), v.boolean(), v.null()])),
   links: v.optional(v.array(Link)),
 });

@@ -4,7 +4,7 @@
  */
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
-import { CategoryNode } from './schemas.ts';
+import { CategoryNode, StyleValue } from './schemas.ts';
 import { queryEntries, type RouteSpec } from '../http/route.ts';
 import { JSON_TYPE } from '../http/respond.ts';
 
@@ -23,13 +23,13 @@ function toSchema(schema: v.GenericSchema): JsonSchema {
 }
 
 function convert(schema: v.GenericSchema): JsonSchema {
-  return toJsonSchema(schema, { errorMode: 'ignore', target: 'draft-2020-12', definitions: { CategoryNode } }) as JsonSchema;
+  return toJsonSchema(schema, { errorMode: 'ignore', target: 'draft-2020-12', definitions: { CategoryNode, StyleValue } }) as JsonSchema;
 }
 
-/** The recursive category node, as a shared component. */
-function categoryNodeComponent(): JsonSchema {
-  const defs = convert(CategoryNode).$defs as Record<string, JsonSchema>;
-  return JSON.parse(JSON.stringify(defs.CategoryNode).replaceAll('"#/$defs/', '"#/components/schemas/'));
+/** A recursive schema (the category node, a style's value), as a shared component. */
+function recursiveComponent(name: 'CategoryNode' | 'StyleValue'): JsonSchema {
+  const defs = convert(name === 'CategoryNode' ? CategoryNode : StyleValue).$defs as Record<string, JsonSchema>;
+  return JSON.parse(JSON.stringify(defs[name]).replaceAll('"#/$defs/', '"#/components/schemas/'));
 }
 
 const PROBLEM: JsonSchema = {
@@ -51,6 +51,32 @@ const PROBLEM: JsonSchema = {
       },
     },
   },
+};
+
+const NOT_LOADED: JsonSchema = {
+  type: ['object', 'null'], description: 'The version made current that could not be loaded here, and why',
+  required: ['version', 'content_version', 'error', 'at'],
+  properties: { version: { type: 'integer' }, content_version: { type: 'string' }, error: { type: 'string' }, at: { type: 'string', format: 'date-time' } },
+};
+
+const LAST_PUBLISH: JsonSchema = {
+  type: ['object', 'null'], description: 'The outcome of the last publish, with up to 100 problems',
+  required: ['at', 'source', 'checksum', 'outcome', 'version', 'problems', 'error', 'warnings', 'ms', 'problem_count'],
+  properties: {
+    at: { type: 'string', format: 'date-time' }, source: { type: 'string', description: 'The bundle\'s path, or a label' },
+    checksum: { type: ['string', 'null'], description: 'The bundle\'s SHA-256, when it could be read' },
+    outcome: { enum: ['published', 'unchanged', 'refused', 'failed', 'followed'] },
+    version: { type: ['integer', 'null'], description: 'The version serving afterwards' },
+    problems: { type: 'array', items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } } },
+    problem_count: { type: 'integer' }, error: { type: ['string', 'null'] }, warnings: { type: 'array', items: { type: 'string' } },
+    ms: { type: 'number', description: 'How long it took' },
+  },
+};
+
+const DATABASE: JsonSchema = {
+  type: 'object', description: 'A replica only: whether its PostgreSQL is reachable, and its last error (unreachable, or refusing: privileges)',
+  required: ['reachable', 'error', 'last_contact'],
+  properties: { reachable: { type: 'boolean' }, error: { type: ['string', 'null'] }, last_contact: { type: ['string', 'null'], format: 'date-time' } },
 };
 
 /**
@@ -84,19 +110,21 @@ const HEALTH_PATHS: Record<string, JsonSchema> = {
             published_at: { type: ['string', 'null'] },
             behind: { type: 'boolean', description: 'True when the version served is not the one the store (a replica: its database) makes current, or that one could not be loaded' },
             current_version: { type: ['integer', 'null'], description: 'The version the store makes current, as last seen' },
-            not_loaded: { type: ['object', 'null'], description: 'The version made current that could not be loaded here, and why: {version, content_version, error, at}' },
-            warnings: { type: ['array', 'null'], description: 'The first 100 warnings check found in the served version\'s bundle (null: not kept for a version published before)' },
+            not_loaded: NOT_LOADED,
+            warnings: { type: ['array', 'null'], items: { type: 'string' }, description: 'The first 100 warnings check found in the served version\'s bundle (null: not kept for a version published before)' },
             warning_count: { type: ['integer', 'null'], description: 'How many warnings that bundle had' },
             serving_last_good: { type: 'boolean' },
-            last_publish: { type: ['object', 'null'], description: 'The outcome of the last publish, with up to 100 problems' },
-            response_cache: { type: 'object', description: 'hits, misses, entries and bytes of the response cache' },
-            database: { type: 'object', description: 'A replica only: whether its PostgreSQL is reachable, and its last error (unreachable, or refusing: privileges)' },
+            last_publish: LAST_PUBLISH,
+            response_cache: { type: 'object', description: 'The response cache: hits and misses since start, entries and bytes kept', required: ['hits', 'misses', 'entries', 'bytes'],
+              properties: { hits: { type: 'integer' }, misses: { type: 'integer' }, entries: { type: 'integer' }, bytes: { type: 'integer' } } },
+            database: DATABASE,
+            thread: { type: 'integer', description: 'With --workers: the serving thread that answered' },
           },
         } } } },
         503: { description: 'Not ready: loading (no version served yet) or stopping (shutting down)', content: { 'application/json': { schema: {
           type: 'object', required: ['status'],
-          properties: { status: { enum: ['loading', 'stopping'] }, current_version: { type: ['integer', 'null'] }, not_loaded: { type: ['object', 'null'] },
-            last_publish: { type: ['object', 'null'] }, database: { type: 'object' } },
+          properties: { status: { enum: ['loading', 'unavailable', 'stopping'] }, current_version: { type: ['integer', 'null'] }, not_loaded: NOT_LOADED,
+            last_publish: LAST_PUBLISH, database: DATABASE, reason: { type: 'string', description: 'unavailable: why nothing can be served until a good bundle is published' } },
         } } } },
       },
     },
@@ -204,7 +232,7 @@ export function buildOpenApi(routes: readonly RouteSpec[], basePath: string): Js
     servers: [{ url: basePath === '' ? '/' : basePath }],
     paths,
     components: {
-      schemas: { Problem: PROBLEM, CategoryNode: categoryNodeComponent() },
+      schemas: { Problem: PROBLEM, CategoryNode: recursiveComponent('CategoryNode'), StyleValue: recursiveComponent('StyleValue') },
       securitySchemes: { accountSession: { type: 'http', scheme: 'bearer', description: 'Account session token (GET /events/:id only)' } },
     },
   };

@@ -15,7 +15,7 @@ import { hoursOfMap, type MapHours } from '../content/model/open-hours.ts';
 import { toUtc } from '../content/rfc3339.ts';
 import { defineRoute, type RouteSpec } from '../http/route.ts';
 import {
-  LineGeometry, MarkerRecord, PathRecord, PointGeometry, PoiOpenRecordSchema, PoiRecordSchema, PoiTypeSchema, PolygonGeometry, PolygonRecord,
+  MarkerRecord, PathRecord, PoiOpenRecordSchema, PoiRecordSchema, PoiTypeSchema, PolygonRecord,
   Uuid, featureCollection, windowOf,
 } from './schemas.ts';
 import { checkWindow, findMap, findMapVersion, UPDATED_SINCE, mapIdPath, sliceWindow, versionIdParam, windowQuery } from './shared.ts';
@@ -246,7 +246,7 @@ export const poiCollections = defineRoute({
   query: { version_id: versionIdParam },
   response: v.strictObject({
     map_id: Uuid, version_id: Uuid,
-    markers: featureCollection(PointGeometry), paths: featureCollection(LineGeometry), polygons: featureCollection(PolygonGeometry),
+    markers: featureCollection(MarkerRecord), paths: featureCollection(PathRecord), polygons: featureCollection(PolygonRecord),
   }),
   contentType: GEOJSON_TYPE,
   errors: [404],

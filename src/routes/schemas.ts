@@ -30,6 +30,8 @@ export const PoiTypeSchema = v.picklist(['marker', 'path', 'polygon']);
 export const PointGeometry = v.strictObject({ type: v.literal('Point'), coordinates: Position });
 export const LineGeometry = v.strictObject({ type: v.literal('LineString'), coordinates: v.array(Position) });
 export const PolygonGeometry = v.strictObject({ type: v.literal('Polygon'), coordinates: v.array(v.array(Position)) });
+/** The points of an event's anchors (OGC API Features' event collections). */
+export const MultiPointGeometry = v.strictObject({ type: v.literal('MultiPoint'), coordinates: v.array(Position) });
 
 const PoiCommon = {
   id: Uuid, map_id: Uuid, name: LText, description: NLText, category_ids: v.array(Uuid), icon_id: v.nullable(Uuid),
@@ -161,15 +163,36 @@ export const AssociationSchema = v.strictObject({
   direction: v.pipe(v.picklist(['forward', 'reverse']), v.description('reverse: a mutual association where the requested POI is the associated one')),
 });
 
-/** A GeoJSON FeatureCollection. */
-export function featureCollection(geometry: v.GenericSchema) {
+/** A GeoJSON FeatureCollection of POIs of one kind: each its geometry, and every other field of its record as properties. */
+export function featureCollection(record: typeof MarkerRecord | typeof PathRecord | typeof PolygonRecord) {
+  const { geometry: _g, lat: _lat, lng: _lng, ...properties } = record.entries as typeof record.entries & { geometry?: unknown; lat?: unknown; lng?: unknown };
+  const geometry = record === MarkerRecord ? PointGeometry : record === PathRecord ? LineGeometry : PolygonGeometry;
   return v.strictObject({
     type: v.literal('FeatureCollection'),
     features: v.array(v.strictObject({
-      type: v.literal('Feature'), id: Uuid, geometry, properties: v.record(v.string(), v.unknown()),
+      type: v.literal('Feature'), id: Uuid, geometry, properties: v.strictObject(properties),
     })),
   });
 }
+
+/** A value of a MapLibre style's paint, layout or filter: a literal, or an expression (an array naming its operator first). */
+export type StyleValueT = string | number | boolean | null | StyleValueT[] | { [key: string]: StyleValueT };
+export const StyleValue: v.GenericSchema<StyleValueT> = v.union([
+  v.string(), v.number(), v.boolean(), v.null(), v.array(v.lazy(() => StyleValue)), v.record(v.string(), v.lazy(() => StyleValue)),
+]);
+
+/** A layer of a MapLibre style (the fields this service's styles use; MapLibre's style specification has the rest). */
+export const StyleLayerSchema = v.object({
+  id: v.string(), type: v.string(), source: v.optional(v.string()), 'source-layer': v.optional(v.string()),
+  minzoom: v.optional(v.number()), maxzoom: v.optional(v.number()), filter: v.optional(StyleValue),
+  layout: v.optional(v.record(v.string(), StyleValue)), paint: v.optional(v.record(v.string(), StyleValue)),
+});
+
+/** A source of a MapLibre style: vector tiles by TileJSON URL or tile template, or raster tiles. */
+export const StyleSourceSchema = v.object({
+  type: v.picklist(['vector', 'raster']), url: v.optional(v.string()), tiles: v.optional(v.array(v.string())),
+  minzoom: v.optional(v.number()), maxzoom: v.optional(v.number()), attribution: v.optional(v.string()), tileSize: v.optional(v.number()),
+});
 
 /** A `start`/`end` window of items. */
 export function windowOf(item: v.GenericSchema) {

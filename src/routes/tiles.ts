@@ -9,6 +9,7 @@ import { CLUSTER_MAX_ZOOM, NO_CATEGORY_COLOR, versionTiles } from '../content/mo
 import { MVT_TYPE } from '../geo/vector-tiles.ts';
 import type { MapView, ReadModel, VersionContent } from '../content/model/read-model.ts';
 import { defineRoute, MediaReply } from '../http/route.ts';
+import { StyleLayerSchema, StyleSourceSchema } from './schemas.ts';
 import { basemapStyle } from './basemap.ts';
 import { checkTileGrid, findMapVersion, mapIdPath, oneLanguage, optionalTagsParam, tilePathParams, versionIdParam } from './shared.ts';
 
@@ -150,7 +151,7 @@ export const mapStyle = defineRoute({
   query: tileQuery,
   response: v.strictObject({
     version: v.literal(8), name: v.string(), center: v.array(v.number()), zoom: v.number(),
-    sources: v.record(v.string(), v.record(v.string(), v.unknown())), layers: v.array(v.record(v.string(), v.unknown())),
+    sources: v.record(v.string(), StyleSourceSchema), layers: v.array(StyleLayerSchema),
   }),
   errors: [404],
   async handle({ params, query, model, language, publicUrl, basemap }) {
