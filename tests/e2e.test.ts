@@ -66,7 +66,7 @@ describe('the demo over HTTP on Node', () => {
     // TileJSON and style (3), the basemap's TileJSON and its five tile formats (6), the GPX and KML of a path and of a
     // map's POIs (4), OGC API Features' landing page, conformance, collections, collection, queryables, items and item (7),
     // /openapi.json, /healthz and /readyz.
-    assert.equal(Object.keys(body.paths).length, 60);
+    assert.equal(Object.keys(body.paths).length, 62);
   });
 
   test('event pages chain through next_cursor to exactly total events', async () => {

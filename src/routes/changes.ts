@@ -225,8 +225,9 @@ export const mapChanges = defineRoute({
     const feed = model.changes.feedOf(mapId);
     if (!feed) {
       if (!known) throw notFound(`Map ${mapId}`);
-      throw new HttpError(503, 'This service runs without change tracking (the built-in demo of the binary, or a store kept by an older ' +
-        'release, until its next publish): fetch the export instead.', { members: { export: `${publicUrl}/maps/${mapId}/export` } });
+      throw new HttpError(503, 'This service runs without change tracking (the built-in demo of the binary, a data directory another ' +
+        'process owns or this one cannot write, served from its model caches, or a store kept by an older release, until its next ' +
+        'publish): fetch the export instead.', { members: { export: `${publicUrl}/maps/${mapId}/export` } });
     }
     const since = sinceChange(feed, query.since, mapId, publicUrl);
     const token = feed.token(feed.change);
