@@ -80,9 +80,13 @@ async function run(name: string, files: string[], env: Record<string, string>, o
   const began = performance.now();
   const { DATABASE_URL: _, NODE_V8_COVERAGE: __, ...inherited } = process.env;
   const coverage = options.coverageDir ? { NODE_V8_COVERAGE: options.coverageDir } : {};
-  const code = await spawnAndWait(node, { ...inherited, ...env, ...coverage });
+  const code = await spawnAndWait(node, { ...inherited, ...env, ...coverage }, RUN_LIMIT_MS);
   const seconds = Math.round((performance.now() - began) / 100) / 10;
   if (options.buffered) console.log(`${title}\n${readFileSyncOr(spec)}`);
+  if (code === TIMED_OUT) {
+    console.log(`\n✖ ${name}: stopped after ${RUN_LIMIT_MS / 60_000} minutes (a test or a service it started never ended; its output is above)`);
+    return { name: `${name}, stopped after ${RUN_LIMIT_MS / 60_000} minutes`, ok: false, seconds };
+  }
   const skipped = Number(/^# skip(?:ped)? (\d+)$/m.exec(readFileSyncOr(tap))?.[1] ?? 0);
   // In CI every test runs: one skipped (a tool or permission missing) fails the run, as a failure would.
   if (skipped > 0 && process.env.CI) {
@@ -102,12 +106,62 @@ async function coverageGates(dir: string): Promise<Run> {
   return { name: 'coverage gates (lines >= 90%, branches >= 85% over src/)', ok: code === 0, seconds: Math.round((performance.now() - began) / 100) / 10 };
 }
 
-/** Runs `npx <args>` with the terminal as its output; resolves with its exit code. */
-function spawnAndWait(args: string[], env: NodeJS.ProcessEnv): Promise<number | null> {
+/**
+ * The longest one run may take: a run takes minutes (the longest, the tests outside tests/http, about eight on CI's
+ * two cores), so one still going after this never ends (a hung test, or a service left running that keeps the test
+ * process alive). It is stopped, with what it started, and fails, well within CI's 90 minutes, instead of holding CI
+ * until its own limit, which prints nothing of why.
+ */
+const RUN_LIMIT_MS = 25 * 60_000;
+/** What spawnAndWait answers for a process stopped at its time limit. */
+const TIMED_OUT = -1;
+
+/**
+ * The process groups of the runs going on. A run in a group of its own no longer gets the terminal's Ctrl-C, so a
+ * signal that stops this process stops them first, then takes its course (the throwaway PostgreSQL's own handler, or
+ * the default, which ends this process).
+ */
+const groups = new Set<number>();
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  const stopGroups = () => {
+    for (const pid of groups) {
+      try {
+        process.kill(-pid, signal);
+      } catch {
+        // Ended already.
+      }
+    }
+    process.off(signal, stopGroups);
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
+  process.on(signal, stopGroups);
+}
+
+/**
+ * Runs `npx <args>` with the terminal as its output; resolves with its exit code (TIMED_OUT when it was stopped after
+ * `limitMs`: it runs in a process group of its own, which is killed whole, the services its tests started included).
+ */
+function spawnAndWait(args: string[], env: NodeJS.ProcessEnv, limitMs?: number): Promise<number | null> {
   // Not spawnSync: while it blocks, a SIGINT or SIGTERM cannot stop the throwaway server and remove its files
   // (tests/helpers/postgres.ts).
   return new Promise<number | null>((resolve) => {
-    spawn('npx', args, { stdio: 'inherit', env }).on('close', resolve).on('error', () => resolve(null));
+    const child = spawn('npx', args, { stdio: 'inherit', env, detached: limitMs !== undefined });
+    if (limitMs !== undefined && child.pid) groups.add(child.pid);
+    let timedOut = false;
+    const timer = limitMs === undefined ? null : setTimeout(() => {
+      timedOut = true;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // Ended just now.
+      }
+    }, limitMs);
+    const done = (code: number | null) => {
+      if (timer) clearTimeout(timer);
+      if (child.pid) groups.delete(child.pid);
+      resolve(timedOut ? TIMED_OUT : code);
+    };
+    child.on('close', done).on('error', () => done(null));
   });
 }
 
