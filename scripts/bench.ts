@@ -19,7 +19,8 @@
  * --only PHASES (comma-separated: demo, large, filters, publish, fleet), --large (with --quick: run the 1M-event phases
  * too), --large-bundle PATH (another large bundle), --skip-filters, --service-log-level LEVEL (passed to the
  * service), --keep-logs (keep the services' access logs in .bench/logs), --rows GROUPS (the large phase's rows,
- * comma-separated: cached, distinct, workers, encoded, cursor, misses; all unless given), --cursor-filters N (distinct
+ * comma-separated: cached, distinct, fields, workers, encoded, cursor, misses, calendar, hours, tiles, ogc; all unless
+ * given), --cursor-filters N (distinct
  * filters walked to page 200 for the cursor rows: 1000, 200 with --quick).
  * Exits 0 when everything ran (a missed target is reported in the document, not an error) and 1 when
  * something broke: a non-2xx answer, a server that did not start, a body that did not match.
@@ -27,7 +28,6 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { Agent } from 'node:http';
-import { brotliDecompressSync, gunzipSync, zstdDecompressSync } from 'node:zlib';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, relative, resolve } from 'node:path';
@@ -36,7 +36,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { RUNTIMES, startServer } from '../tests/helpers/server.ts';
 import { printUsage, progress, runMain } from './harness/cli.ts';
-import { get as getWith, hitRate, readCacheCounters, waitFor200 } from './harness/http.ts';
+import { decodedBody, get as getWith, hitRate, readCacheCounters, waitFor200 } from './harness/http.ts';
 import { isInterference, loadGate } from './harness/judge.ts';
 import { canPin, describeMachine, hasTaskset, LOAD_CPU, readCommit, readLoadAverage, readVersions, ROOT, SERVER_CPU, shownPath } from './harness/machine.ts';
 import { cpuSeconds, readExe, readRss } from './harness/process-stats.ts';
@@ -46,7 +46,7 @@ import { mean, median, percent, round } from './harness/stats.ts';
 import { measureLargePublish, measurePublishUnderLoad } from './bench/publish.ts';
 import { measureFleet } from './bench/fleet.ts';
 import {
-  BROWSER_ACCEPT_ENCODING, CALENDAR_WINDOW_DAYS, calendarPaths, CURSOR_PAGE_LIMIT, DISTINCT_QUERIES, distinctPaths, ENCODED_SEED, missPaths, openAtPaths, tileMix, ogcBoxPaths,
+  BROWSER_ACCEPT_ENCODING, CALENDAR_WINDOW_DAYS, calendarPaths, CURSOR_PAGE_LIMIT, DISTINCT_QUERIES, distinctPaths, ENCODED_SEED, FIELDS_SEED, missPaths, openAtPaths, tileMix, ogcBoxPaths,
   windowFilters, type DistinctKind,
 } from './bench/distinct-queries.ts';
 import { EVENTS_FROM_MS, EVENTS_TO_MS, largeId } from './bench/large-data.ts';
@@ -76,11 +76,14 @@ const ALL_RUNTIMES: RuntimeName[] = ['node', 'bun', 'deno'];
 /** The phases, in the order they run (--only picks some). */
 const ALL_PHASES = ['demo', 'large', 'filters', 'publish', 'fleet'];
 /**
- * The large phase's groups of rows (--rows picks some): one URL repeated, distinct questions, serving threads, and
+ * The large phase's groups of rows (--rows picks some): one URL repeated, distinct questions (and the same asking
+ * only a list screen's `fields`), serving threads, and
  * the rows users produce: distinct questions with a browser's Accept-Encoding, cursor pages of distinct filters,
  * real misses of the cached URL; calendar feeds of distinct 30-day windows; open_at on distinct instants.
  */
-const ALL_ROWS = ['cached', 'distinct', 'workers', 'encoded', 'cursor', 'misses', 'calendar', 'hours', 'tiles', 'ogc'];
+const ALL_ROWS = ['cached', 'distinct', 'fields', 'workers', 'encoded', 'cursor', 'misses', 'calendar', 'hours', 'tiles', 'ogc'];
+/** The fields of the fields rows: what a list screen of events shows. */
+const LIST_FIELDS = 'id,title,starts_at,ends_at';
 /** The demo's main map and the marker the README names. */
 const MAIN_MAP = '8a434eb5-da02-5a4d-9418-14bc57c86c50';
 const MARKER = 'e5810d23-f0db-5cec-8426-91a6a6cf88c2';
@@ -673,6 +676,7 @@ async function benchLargeRuntime(ctx: Ctx, runtime: RuntimeName, mapId: string, 
     const rows = new Set(opts.rows);
     if (rows.has('cached')) requests.push(...await benchCached(ctx, runtime, server, mapId, near, bbox, contentRps));
     if (rows.has('distinct')) requests.push(...await benchDistinct(ctx, runtime, server, mapId, contentRps));
+    if (rows.has('fields')) requests.push(...await benchDistinct(ctx, runtime, server, mapId, contentRps, { seed: FIELDS_SEED, names: LIST_FIELDS }));
     let cursorSetup: RuntimeLarge['cursorSetup'];
     let distinctCursorRatio: number | null | undefined;
     if (rows.has('encoded') || rows.has('misses')) requests.push(...await benchEncoded(ctx, runtime, server, mapId, near, target.near, rows));
@@ -751,12 +755,18 @@ async function benchCached(ctx: Ctx, runtime: RuntimeName, server: Running, mapI
   return requests;
 }
 
-/** Distinct questions with no content coding (each request another seeded point or box). */
-async function benchDistinct(ctx: Ctx, runtime: RuntimeName, server: Running, mapId: string, contentRps: number | null): Promise<EventsRun[]> {
+/**
+ * Distinct questions with no content coding (each request another seeded point or box). With `fields`, the rows of the
+ * fields group: the same three kinds asking only the fields a list screen shows, at other seeded points (the match
+ * lists of the plain rows' filters are not theirs to reuse).
+ */
+async function benchDistinct(ctx: Ctx, runtime: RuntimeName, server: Running, mapId: string, contentRps: number | null,
+  fields?: { seed: number; names: string }): Promise<EventsRun[]> {
   const requests: EventsRun[] = [];
   // Distinct questions, as a fleet of apps asks them: each request a point or box no request asked before.
   for (const kind of Object.keys(DISTINCT_QUERIES) as DistinctKind[]) {
-    const paths = distinctPaths(kind, mapId, DISTINCT_PATHS);
+    const paths = fields ? distinctPaths(kind, mapId, DISTINCT_PATHS, fields.seed).map((p) => `${p}&fields=${fields.names}`)
+      : distinctPaths(kind, mapId, DISTINCT_PATHS);
     const probeBegan = performance.now();
     const probe = await eventsPage(server.base, paths[paths.length - 1]);
     const singleMs = round(performance.now() - probeBegan, 1);
@@ -769,10 +779,10 @@ async function benchDistinct(ctx: Ctx, runtime: RuntimeName, server: Running, ma
     const load = await measure(ctx, server.base, server.child, `${runtime} service`, server.stderr,
       { distinctPaths: paths.slice(0, -DISTINCT_SAMPLE - 1) }, counting.start);
     const cacheHitRate = await counting.rate();
-    const name = DISTINCT_QUERIES[kind].name;
+    const name = fields ? `${DISTINCT_QUERIES[kind].name}, fields=${fields.names}` : DISTINCT_QUERIES[kind].name;
     say(`${runtime}: ${name} (distinct): ${load.rps} req/s, p99 ${load.latencyMs.p99} ms; cache hit rate ${cacheHitRate}`);
-    requests.push({ name, kind: 'distinct', path: paths[0], total: probe.total, bodyBytes: probe.bytes, singleMs, load,
-      ratioToContent: contentRps ? round(load.rps / contentRps, 3) : null, cacheHitRate, sample });
+    requests.push({ name, kind: 'distinct', ...(fields ? { group: 'fields' as const } : {}), path: paths[0], total: probe.total,
+      bodyBytes: probe.bytes, singleMs, load, ratioToContent: contentRps ? round(load.rps / contentRps, 3) : null, cacheHitRate, sample });
   }
   return requests;
 }
@@ -788,9 +798,7 @@ const ENCODED_PATHS = DISTINCT_PATHS;
 
 /** An answer's body as text, decoded from the coding it came in. */
 function decodedText(path: string, body: Buffer, encoding: string | null): string {
-  const text = (encoding === 'zstd' ? zstdDecompressSync(body) : encoding === 'br' ? brotliDecompressSync(body)
-    : encoding === 'gzip' ? gunzipSync(body)
-    : encoding === null ? body : null)?.toString('utf8');
+  const text = decodedBody(body, encoding)?.toString('utf8');
   if (text === undefined) throw new Error(`${path} came back ${encoding}-encoded, which the benchmark cannot read`);
   return text;
 }
@@ -1344,7 +1352,7 @@ async function benchPublishLarge(ctx: Ctx, large: LargePhase): Promise<LargePubl
     const r = await measureLargePublish({
       bundle: opts.largeBundle, workDir: join(BENCH_DIR, 'publish-large'), publishes: LARGE_PUBLISHES,
       firstLoadTimeoutMs: LARGE_FIRST_LOAD_TIMEOUT_MS, publishTimeoutMs: LARGE_PUBLISH_TIMEOUT_MS, logLevel: opts.serviceLogLevel,
-      logFile, say,
+      logFile, events, say,
     });
     if (r.skipped) ctx.notes.push(`publishing, large bundle: ${r.skipped}`);
     completed = r.skipped === null;

@@ -9,7 +9,8 @@ import { test } from 'node:test';
 import { isInterference, judgeWorst, loadGate, margin, type RuntimeCheck } from '../scripts/harness/judge.ts';
 import { renderRunHeader } from '../scripts/harness/run-header.ts';
 import {
-  compareThreads, DISTINCT_CURSOR_TARGET, DISTINCT_HIT_RATE, ENCODED_TARGET, evaluateTargets, MISSES_TARGET, renderReport, renderUsersRows,
+  compareThreads, DISTINCT_CURSOR_TARGET, DISTINCT_HIT_RATE, ENCODED_TARGET, evaluateTargets, FIELDS_TARGET, MISSES_TARGET, renderLargePublish, renderReport,
+  renderUsersRows,
 } from '../scripts/bench/report.ts';
 import type { BenchResult, EventsRun, RuntimeLarge, WorkersRun } from '../scripts/bench/results.ts';
 import { runLoad, type LoadResult } from '../scripts/bench/run-load.ts';
@@ -274,4 +275,45 @@ test('the document shows each of the rows users produce with its Accept-Encoding
   assert.ok(lines.some((l) => /Page 1 ÷ page 200 req\/s = \*\*1\.25×\*\*/.test(l)));
   // The identity rows' table holds none of them.
   assert.doesNotMatch(doc, /\| 1\. near 5 km, default window, one cached URL/);
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Issue 37's rows: fields on distinct questions, the change feed against the export
+
+/** One runtime's cached near URL (no coding) at 10,000 req/s and the three distinct kinds asking fields at `rps`. */
+function fieldsRuntime(runtime: 'node' | 'bun' | 'deno', rps: number[], o: { p99?: number; hit?: number } = {}): RuntimeLarge {
+  return { ...usersRuntime(runtime, [3000, 3000, 3000], [1000, 900]), requests: [
+    row('near 5 km, one cached URL', 'cached', 10_000),
+    ...rps.map((x, i) => row(`kind ${i}, fields=id,title,starts_at,ends_at`, 'distinct', x, { group: 'fields', cacheHitRate: o.hit ?? 0, load: loadOf(x, o.p99) })),
+  ] };
+}
+
+test('distinct questions asking fields hold the distinct-query target (≥ 15% of the cached URL, p99 ≤ 50 ms, no cache) on the worst runtime', () => {
+  const held = target(usersResult([fieldsRuntime('node', [2000, 1600, 3000]), fieldsRuntime('bun', [5000, 5000, 5000])], ['cached', 'fields']), FIELDS_TARGET);
+  assert.equal(held.holds, 'yes');
+  assert.match(held.measured, /^node \(worst\): 20% p99 10 ms, hit 0%, 16% p99 10 ms, hit 0%, 30% p99 10 ms, hit 0% · bun: /);
+  assert.equal(target(usersResult([fieldsRuntime('node', [2000, 1600, 3000]), fieldsRuntime('bun', [5000, 1400, 5000])], ['cached', 'fields']), FIELDS_TARGET).holds, 'no');
+  assert.equal(target(usersResult([fieldsRuntime('node', [2000, 2000, 2000], { p99: 51 })], ['cached', 'fields']), FIELDS_TARGET).holds, 'no');
+  assert.equal(target(usersResult([fieldsRuntime('node', [2000, 2000, 2000], { hit: 0.4 })], ['cached', 'fields']), FIELDS_TARGET).holds, 'no');
+  assert.equal(target(usersResult([], ['cached']), FIELDS_TARGET).measured, 'not run: --rows cached');
+  // They are rows without content coding: in the runtime's table beside the plain distinct rows, not among the rows users produce.
+  const r = usersResult([fieldsRuntime('node', [2000, 1600, 3000])], ['cached', 'fields']);
+  r.targets = evaluateTargets(r);
+  assert.ok(renderReport(r).split('\n').some((l) => l.startsWith('| 2. kind 0, fields=id,title,starts_at,ends_at | distinct | 0% |')));
+  assert.ok(!renderUsersRows(r.large.status === 'ran' ? r.large.runtimes[0] : (undefined as never)).join('\n').includes('fields='));
+});
+
+test('the change feed after a publish is shown against the export: bytes on the wire, JSON, time, hit rate and their ratios', () => {
+  const download = (requests: number, ms: number, wireBytes: number, bytes: number) => ({ requests, ms, wireBytes, bytes, encoding: 'zstd', cacheHitRate: 0 });
+  const text = renderLargePublish({
+    bundle: '.bench/large-bundle.json', bundleBytes: 300 * 2 ** 20, events: 1_000_000,
+    firstLoad: { ms: 30_000, timeoutMs: 600_000, peakRssMb: 1000, logged: null }, edit: 'e', publishTimeoutMs: 600_000,
+    publishes: [{ sighupToServedMs: 20_000, publishMs: 19_000 }], sighupMedianMs: 20_000, sighupMaxMs: 20_000, healthz: null, peakRssMb: 1200, skipped: null,
+    feed: { events: 1_000_000, edited: 10_000, publishMs: 21_000, changes: 10_000, limit: 1000, feed: download(10, 900, 2 ** 20, 8 * 2 ** 20),
+      export: download(1, 12_000, 80 * 2 ** 20, 700 * 2 ** 20), wireRatio: 0.0125, msRatio: 0.075 },
+  });
+  assert.match(text, /edits the titles of 10,000 single events, spread over the bundle \(1% of the map's 1,000,000 events; SIGHUP to served 21\.0 s\)/);
+  assert.match(text, /\| change feed \| 10 \| 1\.0 MiB \(zstd\) \| 8\.0 MiB \| 900 ms \| 0% \|/);
+  assert.match(text, /\| export \| 1 \| 80\.0 MiB \(zstd\) \| 700\.0 MiB \| 12\.0 s \| 0% \|/);
+  assert.match(text, /The feed is 1\.25% of the export's bytes on the wire and took 7\.5% of its time\./);
 });

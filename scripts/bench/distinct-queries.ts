@@ -81,6 +81,9 @@ export const BROWSER_ACCEPT_ENCODING = 'gzip, deflate, br, zstd';
 /** The seed of the encoded rows' questions: other points than the identity rows', which the response cache may still hold. */
 export const ENCODED_SEED = SEED + 1;
 
+/** The seed of the fields rows' questions: the distinct kinds again, at points of their own. */
+export const FIELDS_SEED = SEED + 4;
+
 /** Seconds of an ISO 8601 instant, UTC, without milliseconds (`2027-03-01T12:00:05Z`). */
 export const isoSecond = (ms: number): string => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 

@@ -28,16 +28,17 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { progress, runMain } from '../harness/cli.ts';
-import { get, waitFor200 } from '../harness/http.ts';
+import { decodedBody, get, hitRate, readCacheCounters, waitFor200 } from '../harness/http.ts';
 import { canPin, LOAD_CPU, ROOT, SERVER_CPU, shownPath } from '../harness/machine.ts';
 import { readRss } from '../harness/process-stats.ts';
 import { readContentLoaded, serviceCommand } from '../harness/service.ts';
 import { collectTail, hasExited, pickPort, spawnTracked, stopChild } from '../harness/spawn.ts';
 import { median, percentile, round } from '../harness/stats.ts';
-import { firstEventTitle } from './bundle-bytes.ts';
+import { firstEventTitle, singleEventTitleEnds } from './bundle-bytes.ts';
+import { BROWSER_ACCEPT_ENCODING } from './distinct-queries.ts';
 import type { LoadResult } from './run-load.ts';
 import { renderLargePublish, renderPublishUnderLoad } from './report.ts';
-import type { LargePublish, PublishRun, PublishUnderLoad } from './results.ts';
+import type { ChangeFeedMeasure, Download, LargePublish, PublishRun, PublishUnderLoad } from './results.ts';
 
 const LOAD_SCRIPT = join(ROOT, 'scripts/bench/run-load.ts');
 
@@ -353,6 +354,8 @@ export interface LargeOptions {
   logLevel: string | null;
   /** The service's stdout (read for its "content loaded" line). */
   logFile: string;
+  /** The map's events (every occurrence), when counted: 1% of them are edited for the change feed's row. */
+  events?: number | null;
   say?: (text: string) => void;
 }
 
@@ -405,12 +408,98 @@ export async function measureLargePublish(o: LargeOptions): Promise<LargePublish
       result.sighupMedianMs = Math.round(median(served));
       result.sighupMaxMs = Math.max(...served);
     }
+    if (result.skipped === null) {
+      result.feed = await measureChangeFeed(service, bundlePath, event.id, o, say);
+    }
     result.peakRssMb = peakRssMb(service.child.pid);
     return result;
   } finally {
     await stopChild(service.child, 60_000);
     await rm(o.workDir, { recursive: true, force: true });
   }
+}
+
+/** The feed's page size: its largest, as a client catching up asks. */
+const FEED_LIMIT = 1000;
+
+/**
+ * One more publish, editing the titles of 1% of the map's events (one single event in so many, spread over the
+ * bundle), then what a client standing at the token before it downloads to catch up: every page of the change feed,
+ * against the export it would otherwise fetch again. Both are asked first after the publish (made afresh), with a
+ * browser's Accept-Encoding, one request at a time on fresh connections, each page as soon as the one before ended.
+ * The feed must list exactly the events edited.
+ */
+async function measureChangeFeed(service: Service, bundlePath: string, eventId: string, o: LargeOptions,
+  say: (text: string) => void): Promise<ChangeFeedMeasure> {
+  const base = `http://127.0.0.1:${service.port}`;
+  const one = await getPath(service.port, `/events/${eventId}`, 60_000);
+  const mapId = (JSON.parse(one.body) as { map_id: string }).map_id;
+  const details = await get(`${base}/maps/${mapId}/details`, { timeoutMs: 60_000 });
+  const since = details.headers['x-change-token'];
+  if (typeof since !== 'string') throw new Error(`/maps/${mapId}/details carries no X-Change-Token`);
+  const bytes = await readFile(bundlePath);
+  const singles = singleEventTitleEnds(bytes, 1).singles;
+  const target = Math.round((o.events ?? singles) / 100);
+  const { ends } = singleEventTitleEnds(bytes, Math.max(1, Math.floor(singles / target)));
+  const edited = ends.slice(0, target);
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (const end of edited) {
+    parts.push(bytes.subarray(at, end), Buffer.from(' (changed)'));
+    at = end;
+  }
+  parts.push(bytes.subarray(at));
+  await writeFile(`${bundlePath}.tmp`, parts);
+  await rename(`${bundlePath}.tmp`, bundlePath);
+  say(`publish, large: SIGHUP with ${edited.length} event titles edited, for the change feed (up to ${Math.round(o.publishTimeoutMs / 1000)} s)`);
+  const published = await publishAndWait(service, o.publishTimeoutMs, 20);
+  if (published.ms === null) throw new Error(`the change feed's publish was not served within ${Math.round(o.publishTimeoutMs / 1000)} s`);
+
+  const headers = { 'accept-encoding': BROWSER_ACCEPT_ENCODING };
+  /** Downloads `paths` one after another (the next from the answer before), counting bytes and the cache's hits. */
+  const download = async (first: string, next: (body: Buffer) => string | null): Promise<{ download: Download; bodies: Buffer[] }> => {
+    const before = await readCacheCounters(base);
+    const began = performance.now();
+    const bodies: Buffer[] = [];
+    let wireBytes = 0;
+    let encoding: string | null | undefined;
+    for (let path: string | null = first; path !== null;) {
+      const answer = await get(base + path, { headers, timeoutMs: 600_000 });
+      if (answer.status !== 200) throw new Error(`${path} answered ${answer.status}: ${answer.body.toString('utf8', 0, 300)}`);
+      const coding = (answer.headers['content-encoding'] as string | undefined) ?? null;
+      encoding ??= coding;
+      wireBytes += answer.body.length;
+      const body = decodedBody(answer.body, coding);
+      if (!body) throw new Error(`${path} came back ${coding}-encoded, which the benchmark cannot read`);
+      bodies.push(body);
+      path = next(body);
+    }
+    const ms = Math.round(performance.now() - began);
+    const cacheHitRate = hitRate(before, await readCacheCounters(base));
+    return { bodies, download: { requests: bodies.length, ms, wireBytes, bytes: bodies.reduce((n, b) => n + b.length, 0), encoding: encoding ?? null, cacheHitRate } };
+  };
+
+  const feedPath = (cursor: string | null) => `/maps/${mapId}/changes?since=${encodeURIComponent(since)}&limit=${FEED_LIMIT}` +
+    (cursor ? `&cursor=${encodeURIComponent(cursor)}` : '');
+  const pages: { changes: { op: string; type: string; id: string }[]; total: number; next_cursor: string | null }[] = [];
+  const feed = await download(feedPath(null), (body) => {
+    const page = JSON.parse(body.toString('utf8')) as (typeof pages)[number];
+    pages.push(page);
+    return page.next_cursor ? feedPath(page.next_cursor) : null;
+  });
+  const changes = pages.flatMap((p) => p.changes);
+  const wrong = changes.filter((c) => c.op !== 'upsert' || c.type !== 'event');
+  if (changes.length !== edited.length || pages[0].total !== edited.length || wrong.length > 0 || new Set(changes.map((c) => c.id)).size !== edited.length) {
+    throw new Error(`the feed listed ${changes.length} changes (total ${pages[0].total}; ${wrong.length} not an event's upsert) for ${edited.length} events edited`);
+  }
+  say(`publish, large: the feed, ${pages.length} pages of ${changes.length} changes: ${feed.download.wireBytes} bytes in ${feed.download.ms} ms`);
+  const whole = await download(`/maps/${mapId}/export`, () => null);
+  say(`publish, large: the export: ${whole.download.wireBytes} bytes (${whole.download.bytes} of JSON) in ${whole.download.ms} ms`);
+  return {
+    events: o.events ?? null, edited: edited.length, publishMs: published.ms, changes: changes.length, limit: FEED_LIMIT,
+    feed: feed.download, export: whole.download,
+    wireRatio: round(feed.download.wireBytes / whole.download.wireBytes, 4), msRatio: round(feed.download.ms / whole.download.ms, 4),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------

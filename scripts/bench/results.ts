@@ -106,7 +106,7 @@ export interface EventsRun {
    * reference asked with a browser's Accept-Encoding; `cursor`, page 1 and page 200 of distinct filters, neither
    * cache able to answer them; `misses`, distinct values of declared parameters of the cached URL, with the browser's Accept-Encoding.
    */
-  group?: 'encoded' | 'cursor' | 'misses' | 'calendar' | 'hours' | 'tiles' | 'ogc';
+  group?: 'fields' | 'encoded' | 'cursor' | 'misses' | 'calendar' | 'hours' | 'tiles' | 'ogc';
   /** The Accept-Encoding sent (absent: identity), and the coding the service answered with (absent: none). */
   acceptEncoding?: string;
   contentEncoding?: string | null;
@@ -264,6 +264,34 @@ export interface LargePublish {
   peakRssMb: number | null;
   /** Why the publishes were not (all) measured. */
   skipped: string | null;
+  /** The change feed after one more publish that changes 1% of the map's events, against the export (null: not measured). */
+  feed?: ChangeFeedMeasure | null;
+}
+
+/** One download, first asked after the publish, with a browser's Accept-Encoding. */
+export interface Download {
+  /** Requests made (the feed's pages, or the one export), and ms from the first request to the last byte of the last. */
+  requests: number; ms: number;
+  /** Bytes on the wire (compressed) and of the JSON itself. */
+  wireBytes: number; bytes: number;
+  /** The Content-Encoding answered (of the first answer). */
+  encoding: string | null;
+  /** The service's response cache over these requests (0: each made afresh). */
+  cacheHitRate: number | null;
+}
+
+/** The change feed for one publish that changed 1% of the map's events, against the export a client fetches instead. */
+export interface ChangeFeedMeasure {
+  /** The map's events (every status, every occurrence) and how many the publish changed (the titles of single events). */
+  events: number | null; edited: number;
+  /** SIGHUP to the new version served. */
+  publishMs: number | null;
+  /** Changes the feed listed (`total`), each page `limit` of them. */
+  changes: number; limit: number;
+  feed: Download;
+  export: Download;
+  /** The feed against the export: bytes on the wire, and time. */
+  wireRatio: number; msRatio: number;
 }
 
 /** A fleet over PostgreSQL (scripts/bench/fleet.ts, `measureFleet`). */

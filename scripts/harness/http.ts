@@ -5,8 +5,15 @@
 import type { ChildProcess } from 'node:child_process';
 import { request, type Agent } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { brotliDecompressSync, gunzipSync, zstdDecompressSync } from 'node:zlib';
 import { hasExited } from './spawn.ts';
 import { round } from './stats.ts';
+
+/** A body's bytes, decoded from the coding it came in (null: one this cannot read). */
+export function decodedBody(body: Buffer, encoding: string | null): Buffer | null {
+  return encoding === 'zstd' ? zstdDecompressSync(body) : encoding === 'br' ? brotliDecompressSync(body)
+    : encoding === 'gzip' ? gunzipSync(body) : encoding === null ? body : null;
+}
 
 /** What a GET answered, and how long it took from the call to the end of the body. */
 export interface Answer { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer; ms: number }

@@ -171,7 +171,10 @@ export const exportMap = defineRoute({
     }
     if (series.length > 0) w.bytes(utf8(`${map.events.length > 0 ? ',' : ''}${json(series).slice(1, -1)}`));
     const rest = json({ lists: records.lists(), associations: [...records.associationMap().values()] });
-    return new JsonBytes(w.bytes(utf8(`],${rest.slice(1)}`)).take());
+    const body = w.bytes(utf8(`],${rest.slice(1)}`)).take();
+    // A large map's export is let go of now (reset does so), not kept until the next export.
+    w.reset();
+    return new JsonBytes(body);
   },
 });
 
