@@ -205,7 +205,7 @@ export function createApp(deps: AppDeps): App {
     const language = new LanguageChoice(model, query as { lang?: string; langs?: 'all' }, req.header('accept-language'));
     let live = false;
     const result = await spec.handle({ header: req.header, params, query, model, store: deps.store, now: at, basePath, publicUrl, language, basemap: deps.basemap ?? null,
-      followsClock: () => { live = true; } });
+      followsClock: () => { live = true; }, fields: mask });
     const personal = result instanceof PrivateReply;
     const cacheClass = personal ? 'private' : live ? 'live' : spec.cacheClass?.(query) ?? 'content';
     // The map the answer is about names the languages it is negotiated against, unless the handler chose already.
@@ -221,7 +221,7 @@ export function createApp(deps: AppDeps): App {
     const value = personal ? result.body : result;
     const whole = result instanceof JsonBytes ? result.bytes : result instanceof MediaReply ? result.body
       : served !== undefined ? renderIn(served, () => JSON.stringify(value)) : JSON.stringify(value);
-    const body = mask ? cutRecords(typeof whole === 'string' ? utf8(whole) : whole, spec.records!, mask) : whole;
+    const body = mask && !(result instanceof JsonBytes && result.selected) ? cutRecords(typeof whole === 'string' ? utf8(whole) : whole, spec.records!, mask) : whole;
     // A live answer reads "now" to the whole second, so it holds until that second is over.
     const expiresAt = cacheClass === 'live' ? wholeSecond(at) + 1000 : Infinity;
     // Replicas on the same content version answer the same bytes, ETag and version number.

@@ -12,6 +12,7 @@ import * as v from 'valibot';
 import { invalidParams } from './errors.ts';
 import { splitList } from './params.ts';
 import { ByteWriter } from '../utils/byte-writer.ts';
+import { keyIn, skipString, skipValue, skipWs, type MemberSelection } from '../utils/json-members.ts';
 
 /**
  * Where a route's records are in its JSON body: `body`, the body is one record (a detail route); `values`, each
@@ -24,6 +25,7 @@ export type RecordsAt = 'body' | 'values' | string;
 export class FieldMask {
   private readonly names: ReadonlySet<string>;
   private readonly keep: boolean;
+  private encoded: MemberSelection | null = null;
 
   private constructor(names: readonly string[], keep: boolean) {
     this.names = new Set(names);
@@ -48,6 +50,12 @@ export class FieldMask {
   /** A mask keeping exactly these names. */
   static keeping(names: readonly string[]): FieldMask {
     return new FieldMask(names, true);
+  }
+
+  /** The names as UTF-8 bytes (made once), and whether they are kept or left out. */
+  bytes(): MemberSelection {
+    this.encoded ??= { names: [...this.names].map((n) => encoder.encode(n)), keep: this.keep };
+    return this.encoded;
   }
 
   /** Whether a field of this name is kept. */
@@ -111,62 +119,12 @@ export function recordFieldNames(response: v.GenericSchema, at: RecordsAt): stri
   return [...names];
 }
 
-const WS = new Set([0x20, 0x0a, 0x0d, 0x09]);
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
-const latin1 = new TextDecoder('latin1');
-
-function skipWs(b: Uint8Array, i: number): number {
-  while (i < b.length && WS.has(b[i])) i++;
-  return i;
-}
-
-function skipString(b: Uint8Array, i: number): number {
-  for (i++; b[i] !== QUOTE; i++) if (b[i] === BACKSLASH) i++;
-  return i + 1;
-}
-
-/** The index just after the JSON value at `i`. */
-function skipValue(b: Uint8Array, i: number): number {
-  const c = b[i];
-  if (c === QUOTE) return skipString(b, i);
-  if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
-    let depth = 0;
-    for (;;) {
-      const x = b[i];
-      if (x === QUOTE) {
-        i = skipString(b, i);
-        continue;
-      }
-      if (x === OPEN_OBJECT || x === OPEN_ARRAY) depth++;
-      else if ((x === CLOSE_OBJECT || x === CLOSE_ARRAY) && --depth === 0) return i + 1;
-      i++;
-    }
-  }
-  while (i < b.length && b[i] !== COMMA && b[i] !== CLOSE_OBJECT && b[i] !== CLOSE_ARRAY && !WS.has(b[i])) i++;
-  return i;
-}
-
-/** Calls `member` for each member of the object at `i` (its key and where its member and value start and end); answers the index after it. */
-function eachMember(b: Uint8Array, i: number, member: (key: string, start: number, valueStart: number, end: number) => void): number {
-  i = skipWs(b, i + 1);
-  while (b[i] !== CLOSE_OBJECT) {
-    const start = i;
-    const keyEnd = skipString(b, i);
-    const key = latin1.decode(b.subarray(start + 1, keyEnd - 1));
-    const valueStart = skipWs(b, skipWs(b, keyEnd) + 1);
-    const end = skipValue(b, valueStart);
-    member(key, start, valueStart, end);
-    i = skipWs(b, end);
-    if (b[i] === COMMA) i = skipWs(b, i + 1);
-  }
-  return i + 1;
-}
+const encoder = new TextEncoder();
 
 /** Writes the record (a JSON object) at `i` with only the members `mask` keeps; answers the index after it. */
 function cutObject(b: Uint8Array, i: number, mask: FieldMask, w: ByteWriter): number {
@@ -175,16 +133,38 @@ function cutObject(b: Uint8Array, i: number, mask: FieldMask, w: ByteWriter): nu
     w.bytes(b, i, end);
     return end;
   }
+  const { names, keep } = mask.bytes();
   w.byte(OPEN_OBJECT);
   let first = true;
-  const end = eachMember(b, i, (key, start, _valueStart, memberEnd) => {
-    if (!mask.keeps(key)) return;
-    if (!first) w.byte(COMMA);
-    first = false;
-    w.bytes(b, start, memberEnd);
-  });
+  i = skipWs(b, i + 1);
+  while (b[i] !== CLOSE_OBJECT) {
+    const start = i;
+    const keyEnd = skipString(b, i);
+    const end = skipValue(b, skipWs(b, skipWs(b, keyEnd) + 1));
+    if (keyIn(b, start, keyEnd - 1, names) === keep) {
+      if (!first) w.byte(COMMA);
+      first = false;
+      w.bytes(b, start, end);
+    }
+    i = skipWs(b, end);
+    if (b[i] === COMMA) i = skipWs(b, i + 1);
+  }
   w.byte(CLOSE_OBJECT);
-  return end;
+  return i + 1;
+}
+
+/** Calls `member` for each member of the object at `i` (where its member and value start and end, and whether its key is `key`). */
+function eachMember(b: Uint8Array, i: number, key: Uint8Array, member: (isKey: boolean, start: number, valueStart: number, end: number) => void): void {
+  i = skipWs(b, i + 1);
+  while (b[i] !== CLOSE_OBJECT) {
+    const start = i;
+    const keyEnd = skipString(b, i);
+    const valueStart = skipWs(b, skipWs(b, keyEnd) + 1);
+    const end = skipValue(b, valueStart);
+    member(keyIn(b, start, keyEnd - 1, [key]), start, valueStart, end);
+    i = skipWs(b, end);
+    if (b[i] === COMMA) i = skipWs(b, i + 1);
+  }
 }
 
 /** Writes the value at `i`, an array of records (or one), each cut; answers the index after it. */
@@ -205,16 +185,16 @@ function cutRecordsValue(b: Uint8Array, i: number, mask: FieldMask, w: ByteWrite
 
 /** A JSON body with each record at `at` keeping only the fields `mask` keeps, every other byte as it was. */
 export function cutRecords(body: Uint8Array, at: RecordsAt, mask: FieldMask): Uint8Array<ArrayBuffer> {
-  const w = new ByteWriter(body.length + 16);
+  const w = cutWriter.reset();
   const start = skipWs(body, 0);
   if (at === 'body') cutObject(body, start, mask, w);
   else {
     w.byte(OPEN_OBJECT);
     let first = true;
-    eachMember(body, start, (key, memberStart, valueStart, end) => {
+    eachMember(body, start, encoder.encode(at), (isAt, memberStart, valueStart, end) => {
       if (!first) w.byte(COMMA);
       first = false;
-      if (at !== 'values' && key !== at) {
+      if (at !== 'values' && !isAt) {
         w.bytes(body, memberStart, end);
         return;
       }
@@ -223,5 +203,10 @@ export function cutRecords(body: Uint8Array, at: RecordsAt, mask: FieldMask): Ui
     });
     w.byte(CLOSE_OBJECT);
   }
-  return w.view(0).slice();
+  const cut = w.view(0).slice();
+  w.reset();
+  return cut;
 }
+
+/** Where answers are cut (one at a time on a thread; the answer is copied out). */
+const cutWriter = new ByteWriter();

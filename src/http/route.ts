@@ -7,7 +7,7 @@ import * as v from 'valibot';
 import type { ServedContent } from '../content/content-store.ts';
 import type { ReadModel } from '../content/model/read-model.ts';
 import { invalidParams, type ParamError } from './errors.ts';
-import { fieldListParam, recordFieldNames, type RecordsAt } from './fields.ts';
+import { fieldListParam, recordFieldNames, type FieldMask, type RecordsAt } from './fields.ts';
 import { languageQuery, type LanguageChoice } from './language.ts';
 import type { QueryEntry } from './query.ts';
 import type { CacheClass } from './respond.ts';
@@ -46,6 +46,11 @@ export interface RouteContext<P, Q> {
    * answers its next occurrences from now; the id of an event answers no clock): `cacheClass` says it of a whole query.
    */
   followsClock(): void;
+  /**
+   * The fields `fields` or `omit` keep of each record (null: every field), on a route that answers records. The app
+   * cuts them from the answer; a handler that writes its records with only these (JsonBytes `selected`) saves that.
+   */
+  fields: FieldMask | null;
 }
 
 /** A body that carries the caller's own data: `Cache-Control: private`, never kept by the response cache. */
@@ -56,11 +61,16 @@ export class PrivateReply {
   }
 }
 
-/** A body already written as JSON bytes (a page of records copied from their columns), sent as it is. */
+/**
+ * A body already written as JSON bytes (a page of records copied from their columns), sent as it is. `selected`: its
+ * records hold only the fields the request keeps (RouteContext.fields), so the app does not cut them again.
+ */
 export class JsonBytes {
   readonly bytes: Uint8Array<ArrayBuffer>;
-  constructor(bytes: Uint8Array<ArrayBuffer>) {
+  readonly selected: boolean;
+  constructor(bytes: Uint8Array<ArrayBuffer>, selected = false) {
     this.bytes = bytes;
+    this.selected = selected;
   }
 }
 

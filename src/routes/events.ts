@@ -142,7 +142,7 @@ export const listEvents = defineRoute({
   errors: [404],
   // A cursor carries its window, so only a first page with a defaulted `from` depends on the clock.
   cacheClass: (q) => (q.from === undefined && q.cursor === undefined ? 'live' : 'content'),
-  handle({ query, model, now, language }) {
+  handle({ query, model, now, language, fields }) {
     const map = findMap(model, query.map_id);
     const lang = map.events.languageIndex(language.forMap(map.id));
     let fromMs = query.from;
@@ -171,8 +171,11 @@ export const listEvents = defineRoute({
     const cursor = page.next ? nextCursor(key, { ...page.next, f: fromMs, t: toMs }) : null;
     // The records are copied as JSON bytes from their columns (EventTable.writeRecords): no string and no object
     // per event on the busiest route; each language's texts are bytes of their own.
-    const w = map.events.writeRecords(page.positions, pageWriter.reset().ascii('{"events":'), lang);
-    return new JsonBytes(w.ascii(`,"next_cursor":${JSON.stringify(cursor)},"total":${page.total}}`).take());
+    // With `fields` or `omit`, each record is written with only the fields kept (less to write than the whole).
+    const head = pageWriter.reset().ascii('{"events":');
+    const w = fields ? map.events.writeSelectedRecords(page.positions, head, lang, fields.bytes())
+      : map.events.writeRecords(page.positions, head, lang);
+    return new JsonBytes(w.ascii(`,"next_cursor":${JSON.stringify(cursor)},"total":${page.total}}`).take(), fields !== null);
   },
 });
 

@@ -13,6 +13,7 @@
 import { EVENT_STATUSES, type EventStatus, type EventT, type StoredEvent } from '../bundle/bundle-schema.ts';
 import { toUtc, writeUtc } from '../rfc3339.ts';
 import { ByteWriter, utf8Bytes } from '../../utils/byte-writer.ts';
+import { copyMembers, selects, type MemberSelection } from '../../utils/json-members.ts';
 import { RecentRecords } from './recent-records.ts';
 import { findString, slotCount, slotsSteps, StringColumn } from './string-column.ts';
 import { POI_TYPES, type PoiType } from './poi-store.ts';
@@ -389,16 +390,102 @@ export class EventTable {
     const key = i * (this.segments + 1) + lang;
     if (this.recent.writeKept(key, w)) return;
     const from = w.length;
+    const [bytes, start, end] = this.textsOf(i, lang);
+    this.writeColumns(i, bytes, start, end, w);
+    this.recent.keep(key, w, from);
+  }
+
+  /** Where event i's texts in language piece `lang` are: bytes, start and end. */
+  private textsOf(i: number, lang: number): [Uint8Array, number, number] {
     if (lang < this.segments) {
       const piece = i * this.segments + lang;
-      this.writeColumns(i, this.columns.textBytes, this.columns.textOffsets[piece], this.columns.textOffsets[piece + 1], w);
-    } else if (this.allTexts) {
-      this.writeColumns(i, this.columns.allBytes, this.columns.allOffsets[i], this.columns.allOffsets[i + 1], w);
-    } else {
-      const all = utf8Bytes(withEveryLanguage(this.texts.get(i * this.segments), this.languages[0]));
-      this.writeColumns(i, all, 0, all.length, w);
+      return [this.columns.textBytes, this.columns.textOffsets[piece], this.columns.textOffsets[piece + 1]];
     }
-    this.recent.keep(key, w, from);
+    if (this.allTexts) return [this.columns.allBytes, this.columns.allOffsets[i], this.columns.allOffsets[i + 1]];
+    const all = utf8Bytes(withEveryLanguage(this.texts.get(i * this.segments), this.languages[0]));
+    return [all, 0, all.length];
+  }
+
+  /**
+   * The events at `positions` as a JSON array of records with only the fields `selection` keeps (`fields`, `omit`),
+   * each written as `writeRecords` writes it less the other members, byte for byte: the columns' members are written
+   * or not, and the runs of texts are copied member by member. Less is written than for the whole record.
+   */
+  writeSelectedRecords(positions: Int32Array, w: ByteWriter, lang: number, selection: MemberSelection): ByteWriter {
+    const fixed = new Uint8Array(FIXED_MEMBERS.length);
+    for (let k = 0; k < FIXED_MEMBERS.length; k++) fixed[k] = selects(selection, FIXED_MEMBERS[k]) ? 1 : 0;
+    w.byte(0x5b);
+    for (let k = 0; k < positions.length; k++) {
+      if (k > 0) w.byte(COMMA);
+      const i = positions[k];
+      const [bytes, start, end] = this.textsOf(i, lang);
+      this.writeSelected(i, bytes, start, end, w, selection, fixed);
+    }
+    return w.byte(0x5d);
+  }
+
+  /** `writeColumns` with only the members kept: `fixed` says which of FIXED_MEMBERS, `selection` which of the texts'. */
+  private writeSelected(i: number, textBytes: Uint8Array, textStart: number, textEnd: number, w: ByteWriter, selection: MemberSelection,
+    fixed: Uint8Array): void {
+    const { tagStart, tagCode, anchorStart, anchorPoi, typeCode, createdMs, idBytes, idOffsets, poiIdBytes, poiIdOffsets, poiTypeCode } = this.columns;
+    const json = this.dictionaryJson();
+    let n = 0;
+    const member = (k: number) => {
+      if (!fixed[k]) return false;
+      if (n++ > 0) w.byte(COMMA);
+      return true;
+    };
+    // The same members in the same order as writeColumns.
+    w.byte(0x7b);
+    if (member(F_ID)) w.ascii('"id":"').bytes(idBytes, idOffsets[i], idOffsets[i + 1]).byte(0x22);
+    if (member(F_MAP_ID)) w.ascii('"map_id":').bytes(json.mapId);
+    const split = endOfPiece(textBytes, textStart, textEnd);
+    n = copyMembers(textBytes, textStart, split, selection, w, n);
+    if (member(F_EVENT_TYPE)) w.ascii('"event_type":').bytes(json.types[typeCode[i]]);
+    if (member(F_TAGS)) {
+      w.ascii('"tags":[');
+      for (let t = tagStart[i]; t < tagStart[i + 1]; t++) {
+        if (t > tagStart[i]) w.byte(COMMA);
+        w.bytes(json.tags[tagCode[t]]);
+      }
+      w.byte(0x5d);
+    }
+    if (member(F_STARTS_AT)) {
+      writeUtc(this.startMs[i], w.ascii('"starts_at":"'));
+      w.byte(0x22);
+    }
+    if (member(F_ENDS_AT)) {
+      writeUtc(this.endMs[i], w.ascii('"ends_at":"'));
+      w.byte(0x22);
+    }
+    if (member(F_TIME_ZONE)) w.ascii('"time_zone":').bytes(json.timeZone);
+    const extras = endOfPiece(textBytes, split + 1, textEnd) + 1;
+    n = copyMembers(textBytes, split + 1, extras - 1, selection, w, n);
+    if (member(F_STATUS)) w.ascii('"status":').bytes(STATUS_JSON[this.columns.statusCode[i]]);
+    n = extras < textEnd ? copyMembers(textBytes, extras, textEnd, selection, w, n)
+      : copyMembers(DEFAULT_EXTRAS_BYTES, 0, DEFAULT_EXTRAS_BYTES.length, selection, w, n);
+    if (member(F_CREATED_AT)) {
+      writeUtc(createdMs[i], w.ascii('"created_at":"'));
+      w.byte(0x22);
+    }
+    if (member(F_ANCHORS)) {
+      w.ascii('"anchors":[');
+      for (let a = anchorStart[i]; a < anchorStart[i + 1]; a++) {
+        const k = anchorPoi[a];
+        if (a > anchorStart[i]) w.byte(COMMA);
+        w.ascii('{"id":"').bytes(poiIdBytes, poiIdOffsets[k], poiIdOffsets[k + 1]).ascii('","type":"').ascii(POI_TYPES[poiTypeCode[k]]).ascii('"}');
+      }
+      w.byte(0x5d);
+    }
+    w.byte(0x7d);
+  }
+
+  /** The JSON of the dictionaries' entries as bytes, made the first time a record is. */
+  private dictionaryJson(): { mapId: Uint8Array; timeZone: Uint8Array; types: Uint8Array[]; tags: Uint8Array[] } {
+    return (this.json ??= {
+      mapId: utf8Bytes(JSON.stringify(this.mapId)), timeZone: utf8Bytes(JSON.stringify(this.timeZone)),
+      types: this.dict.types.map((t) => utf8Bytes(JSON.stringify(t))), tags: this.dict.tags.map((t) => utf8Bytes(JSON.stringify(t))),
+    });
   }
 
   /**
@@ -410,10 +497,7 @@ export class EventTable {
   /** Writes event i with its texts from `textBytes[textStart, textEnd)`. */
   private writeColumns(i: number, textBytes: Uint8Array, textStart: number, textEnd: number, w: ByteWriter): void {
     const { tagStart, tagCode, anchorStart, anchorPoi, typeCode, createdMs, idBytes, idOffsets, poiIdBytes, poiIdOffsets, poiTypeCode } = this.columns;
-    const json = (this.json ??= {
-      mapId: utf8Bytes(JSON.stringify(this.mapId)), timeZone: utf8Bytes(JSON.stringify(this.timeZone)),
-      types: this.dict.types.map((t) => utf8Bytes(JSON.stringify(t))), tags: this.dict.tags.map((t) => utf8Bytes(JSON.stringify(t))),
-    });
+    const json = this.dictionaryJson();
     // The texts are `"title":…,"description":…` TEXT_SEPARATOR `"url":…,…` TEXT_SEPARATOR and the extras: JSON
     // holds no raw line feed, so each is a separator.
     // Ids are UUIDs (the bundle's schema): nothing in them to escape.
@@ -893,6 +977,16 @@ const DEFAULT_EXTRAS = (() => {
   return JSON.stringify(extras).slice(1, -1);
 })();
 const DEFAULT_EXTRAS_BYTES = utf8Bytes(DEFAULT_EXTRAS);
+/** The members of an event record written from columns, not texts (writeColumns), in order; F_* index them. */
+const FIXED_MEMBERS = ['id', 'map_id', 'event_type', 'tags', 'starts_at', 'ends_at', 'time_zone', 'status', 'created_at', 'anchors'].map(utf8Bytes);
+const [F_ID, F_MAP_ID, F_EVENT_TYPE, F_TAGS, F_STARTS_AT, F_ENDS_AT, F_TIME_ZONE, F_STATUS, F_CREATED_AT, F_ANCHORS] = FIXED_MEMBERS.map((_, k) => k);
+
+/** Where a piece of an event's texts ends: at the separator after it, or at `end`. */
+function endOfPiece(bytes: Uint8Array, start: number, end: number): number {
+  const k = bytes.indexOf(SEPARATOR_BYTE, start);
+  return k < 0 || k > end ? end : k;
+}
+
 /** Each status as JSON, by code. */
 const STATUS_JSON = EVENT_STATUSES.map((status) => utf8Bytes(JSON.stringify(status)));
 
