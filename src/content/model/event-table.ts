@@ -414,19 +414,25 @@ export class EventTable {
   writeSelectedRecords(positions: Int32Array, w: ByteWriter, lang: number, selection: MemberSelection): ByteWriter {
     const fixed = new Uint8Array(FIXED_MEMBERS.length);
     for (let k = 0; k < FIXED_MEMBERS.length; k++) fixed[k] = selects(selection, FIXED_MEMBERS[k]) ? 1 : 0;
+    // Most events give none of the extras: the members kept of the default ones are the same bytes for each.
+    const count = copyMembers(DEFAULT_EXTRAS_BYTES, 0, DEFAULT_EXTRAS_BYTES.length, selection, scratch.reset(), 0);
+    const defaults = { bytes: scratch.view(0).slice(), count };
     w.byte(0x5b);
     for (let k = 0; k < positions.length; k++) {
       if (k > 0) w.byte(COMMA);
       const i = positions[k];
       const [bytes, start, end] = this.textsOf(i, lang);
-      this.writeSelected(i, bytes, start, end, w, selection, fixed);
+      this.writeSelected(i, bytes, start, end, w, selection, fixed, defaults);
     }
     return w.byte(0x5d);
   }
 
-  /** `writeColumns` with only the members kept: `fixed` says which of FIXED_MEMBERS, `selection` which of the texts'. */
+  /**
+   * `writeColumns` with only the members kept: `fixed` says which of FIXED_MEMBERS, `selection` which of the texts';
+   * `defaults`, the default extras' members kept, written as they are.
+   */
   private writeSelected(i: number, textBytes: Uint8Array, textStart: number, textEnd: number, w: ByteWriter, selection: MemberSelection,
-    fixed: Uint8Array): void {
+    fixed: Uint8Array, defaults: { bytes: Uint8Array; count: number }): void {
     const { tagStart, tagCode, anchorStart, anchorPoi, typeCode, createdMs, idBytes, idOffsets, poiIdBytes, poiIdOffsets, poiTypeCode } = this.columns;
     const json = this.dictionaryJson();
     let n = 0;
@@ -462,8 +468,12 @@ export class EventTable {
     const extras = endOfPiece(textBytes, split + 1, textEnd) + 1;
     n = copyMembers(textBytes, split + 1, extras - 1, selection, w, n);
     if (member(F_STATUS)) w.ascii('"status":').bytes(STATUS_JSON[this.columns.statusCode[i]]);
-    n = extras < textEnd ? copyMembers(textBytes, extras, textEnd, selection, w, n)
-      : copyMembers(DEFAULT_EXTRAS_BYTES, 0, DEFAULT_EXTRAS_BYTES.length, selection, w, n);
+    if (extras < textEnd) n = copyMembers(textBytes, extras, textEnd, selection, w, n);
+    else if (defaults.count > 0) {
+      if (n > 0) w.byte(COMMA);
+      w.bytes(defaults.bytes);
+      n += defaults.count;
+    }
     if (member(F_CREATED_AT)) {
       writeUtc(createdMs[i], w.ascii('"created_at":"'));
       w.byte(0x22);
