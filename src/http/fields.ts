@@ -12,7 +12,7 @@ import * as v from 'valibot';
 import { invalidParams } from './errors.ts';
 import { splitList } from './params.ts';
 import { ByteWriter } from '../utils/byte-writer.ts';
-import { keyIn, skipString, skipValue, skipWs, type MemberSelection } from '../utils/json-members.ts';
+import { copyMembers, keyIn, skipString, skipValue, skipWs, type MemberSelection } from '../utils/json-members.ts';
 
 /**
  * Where a route's records are in its JSON body: `body`, the body is one record (a detail route); `values`, each
@@ -133,24 +133,10 @@ function cutObject(b: Uint8Array, i: number, mask: FieldMask, w: ByteWriter): nu
     w.bytes(b, i, end);
     return end;
   }
-  const { names, keep } = mask.bytes();
   w.byte(OPEN_OBJECT);
-  let first = true;
-  i = skipWs(b, i + 1);
-  while (b[i] !== CLOSE_OBJECT) {
-    const start = i;
-    const keyEnd = skipString(b, i);
-    const end = skipValue(b, skipWs(b, skipWs(b, keyEnd) + 1));
-    if (keyIn(b, start, keyEnd - 1, names) === keep) {
-      if (!first) w.byte(COMMA);
-      first = false;
-      w.bytes(b, start, end);
-    }
-    i = skipWs(b, end);
-    if (b[i] === COMMA) i = skipWs(b, i + 1);
-  }
+  const close = copyMembers(b, i + 1, b.length, mask.bytes(), w, false);
   w.byte(CLOSE_OBJECT);
-  return i + 1;
+  return close + 1;
 }
 
 /** Calls `member` for each member of the object at `i` (where its member and value start and end, and whether its key is `key`). */

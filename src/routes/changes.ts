@@ -138,7 +138,7 @@ export const exportMap = defineRoute({
     'its publisher, content blocks, every icon, the categories and tags of its published versions, its public POIs, its ' +
     'events of every status (each occurrence of a series, and each series without `next_occurrences`), its verified lists ' +
     'and the associations of its POIs. `token` is what GET /maps/{map_id}/changes takes as `since`; null when the service ' +
-    'runs without change tracking (the built-in demo of the binary).',
+    'runs without change tracking (the built-in demo of the binary, or a data directory another process owns, served from its caches).',
   tag: 'Changes',
   pathParams: mapIdPath,
   query: {},

@@ -86,21 +86,22 @@ export function selects(selection: MemberSelection, name: Uint8Array): boolean {
 }
 
 /**
- * Writes the members of `b[start, end)`, a run of JSON object members separated by commas (no braces), that
- * `selection` keeps, each as it was, with a comma before each but the first of the record; `written` members of the
- * record were written before. Answers how many are written now.
+ * Writes the members that `selection` keeps of a run of JSON object members separated by commas, from `start` to
+ * `end` or to the `}` that closes their object, whichever comes first: each as it was, with a comma before each
+ * unless `comma` is false and none was written before it here. Answers where it stopped (`end`, or that `}`).
  */
-export function copyMembers(b: Uint8Array, start: number, end: number, selection: MemberSelection, w: Writer, written: number): number {
+export function copyMembers(b: Uint8Array, start: number, end: number, selection: MemberSelection, w: Writer, comma: boolean): number {
   let i = skipWs(b, start);
-  while (i < end) {
+  while (i < end && b[i] !== CLOSE_OBJECT) {
     const keyEnd = skipString(b, i);
     const valueEnd = skipValue(b, skipWs(b, skipWs(b, keyEnd) + 1), end);
     if (keyIn(b, i, keyEnd - 1, selection.names) === selection.keep) {
-      if (written++ > 0) w.byte(COMMA);
+      if (comma) w.byte(COMMA);
+      comma = true;
       w.bytes(b, i, valueEnd);
     }
     i = skipWs(b, valueEnd);
     if (b[i] === COMMA) i = skipWs(b, i + 1);
   }
-  return written;
+  return Math.min(i, end);
 }

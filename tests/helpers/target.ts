@@ -19,6 +19,7 @@ import { createApp } from '../../src/app.ts';
 import type { BundleT, SessionT } from '../../src/content/bundle/bundle-schema.ts';
 import { connectPostgres } from '../../src/db/postgres.ts';
 import { SESSIONS } from '../../src/db/schema.ts';
+import { ownedElsewhere } from '../../src/content/store/data-dir.ts';
 import { runPublish } from '../../src/serve/publish.ts';
 import { testDatabase } from './postgres.ts';
 import type { ContentStore } from '../../src/content/content-store.ts';
@@ -157,7 +158,8 @@ async function openOverHttp(runtime: Runtime, text: string, options: TargetOptio
   return {
     kind: runtime,
     get,
-    tracksChanges: !server.output().includes('another running process owns the data directory'),
+    // The service's own warning, as its JSON log line writes it.
+    tracksChanges: !server.output().includes(JSON.stringify(ownedElsewhere(dataDir)).slice(1, -1)),
     async json(path, init) {
       const res = await get(path, init);
       return { status: res.status, body: await res.json(), res };

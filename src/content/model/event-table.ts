@@ -415,8 +415,8 @@ export class EventTable {
     const fixed = new Uint8Array(FIXED_MEMBERS.length);
     for (let k = 0; k < FIXED_MEMBERS.length; k++) fixed[k] = selects(selection, FIXED_MEMBERS[k]) ? 1 : 0;
     // Most events give none of the extras: the members kept of the default ones are the same bytes for each.
-    const count = copyMembers(DEFAULT_EXTRAS_BYTES, 0, DEFAULT_EXTRAS_BYTES.length, selection, scratch.reset(), 0);
-    const defaults = { bytes: scratch.view(0).slice(), count };
+    copyMembers(DEFAULT_EXTRAS_BYTES, 0, DEFAULT_EXTRAS_BYTES.length, selection, scratch.reset(), false);
+    const defaults = scratch.view(0).slice();
     w.byte(0x5b);
     for (let k = 0; k < positions.length; k++) {
       if (k > 0) w.byte(COMMA);
@@ -432,30 +432,30 @@ export class EventTable {
    * `defaults`, the default extras' members kept, written as they are.
    */
   private writeSelected(i: number, textBytes: Uint8Array, textStart: number, textEnd: number, w: ByteWriter, selection: MemberSelection,
-    fixed: Uint8Array, defaults: { bytes: Uint8Array; count: number }): void {
-    const { tagStart, tagCode, anchorStart, anchorPoi, typeCode, createdMs, idBytes, idOffsets, poiIdBytes, poiIdOffsets, poiTypeCode } = this.columns;
+    fixed: Uint8Array, defaults: Uint8Array): void {
+    const { typeCode, createdMs, idBytes, idOffsets } = this.columns;
     const json = this.dictionaryJson();
-    let n = 0;
+    /** True once a member is written: each after it gets a comma. */
+    let wrote = false;
     const member = (k: number) => {
       if (!fixed[k]) return false;
-      if (n++ > 0) w.byte(COMMA);
+      if (wrote) w.byte(COMMA);
+      wrote = true;
       return true;
+    };
+    const texts = (start: number, end: number) => {
+      const at = w.length;
+      copyMembers(textBytes, start, end, selection, w, wrote);
+      wrote ||= w.length > at;
     };
     // The same members in the same order as writeColumns.
     w.byte(0x7b);
     if (member(F_ID)) w.ascii('"id":"').bytes(idBytes, idOffsets[i], idOffsets[i + 1]).byte(0x22);
     if (member(F_MAP_ID)) w.ascii('"map_id":').bytes(json.mapId);
     const split = endOfPiece(textBytes, textStart, textEnd);
-    n = copyMembers(textBytes, textStart, split, selection, w, n);
+    texts(textStart, split);
     if (member(F_EVENT_TYPE)) w.ascii('"event_type":').bytes(json.types[typeCode[i]]);
-    if (member(F_TAGS)) {
-      w.ascii('"tags":[');
-      for (let t = tagStart[i]; t < tagStart[i + 1]; t++) {
-        if (t > tagStart[i]) w.byte(COMMA);
-        w.bytes(json.tags[tagCode[t]]);
-      }
-      w.byte(0x5d);
-    }
+    if (member(F_TAGS)) this.writeTags(i, w.ascii('"tags":'));
     if (member(F_STARTS_AT)) {
       writeUtc(this.startMs[i], w.ascii('"starts_at":"'));
       w.byte(0x22);
@@ -466,28 +466,45 @@ export class EventTable {
     }
     if (member(F_TIME_ZONE)) w.ascii('"time_zone":').bytes(json.timeZone);
     const extras = endOfPiece(textBytes, split + 1, textEnd) + 1;
-    n = copyMembers(textBytes, split + 1, extras - 1, selection, w, n);
+    texts(split + 1, extras - 1);
     if (member(F_STATUS)) w.ascii('"status":').bytes(STATUS_JSON[this.columns.statusCode[i]]);
-    if (extras < textEnd) n = copyMembers(textBytes, extras, textEnd, selection, w, n);
-    else if (defaults.count > 0) {
-      if (n > 0) w.byte(COMMA);
-      w.bytes(defaults.bytes);
-      n += defaults.count;
+    if (extras < textEnd) texts(extras, textEnd);
+    else if (defaults.length > 0) {
+      if (wrote) w.byte(COMMA);
+      w.bytes(defaults);
+      wrote = true;
     }
     if (member(F_CREATED_AT)) {
       writeUtc(createdMs[i], w.ascii('"created_at":"'));
       w.byte(0x22);
     }
-    if (member(F_ANCHORS)) {
-      w.ascii('"anchors":[');
-      for (let a = anchorStart[i]; a < anchorStart[i + 1]; a++) {
-        const k = anchorPoi[a];
-        if (a > anchorStart[i]) w.byte(COMMA);
-        w.ascii('{"id":"').bytes(poiIdBytes, poiIdOffsets[k], poiIdOffsets[k + 1]).ascii('","type":"').ascii(POI_TYPES[poiTypeCode[k]]).ascii('"}');
-      }
-      w.byte(0x5d);
-    }
+    if (member(F_ANCHORS)) this.writeAnchors(i, w.ascii('"anchors":'));
     w.byte(0x7d);
+  }
+
+  /** Event i's tags as a JSON array. */
+  private writeTags(i: number, w: ByteWriter): void {
+    const { tagStart, tagCode } = this.columns;
+    const tags = this.dictionaryJson().tags;
+    w.byte(0x5b);
+    for (let t = tagStart[i]; t < tagStart[i + 1]; t++) {
+      if (t > tagStart[i]) w.byte(COMMA);
+      w.bytes(tags[tagCode[t]]);
+    }
+    w.byte(0x5d);
+  }
+
+  /** Event i's anchors as a JSON array of `{id, type}`. */
+  private writeAnchors(i: number, w: ByteWriter): void {
+    const { anchorStart, anchorPoi, poiIdBytes, poiIdOffsets, poiTypeCode } = this.columns;
+    w.byte(0x5b);
+    for (let a = anchorStart[i]; a < anchorStart[i + 1]; a++) {
+      const k = anchorPoi[a];
+      if (a > anchorStart[i]) w.byte(COMMA);
+      // POI ids are UUIDs and types one of three words (the bundle's schema): nothing to escape.
+      w.ascii('{"id":"').bytes(poiIdBytes, poiIdOffsets[k], poiIdOffsets[k + 1]).ascii('","type":"').ascii(POI_TYPES[poiTypeCode[k]]).ascii('"}');
+    }
+    w.byte(0x5d);
   }
 
   /** The JSON of the dictionaries' entries as bytes, made the first time a record is. */
@@ -506,19 +523,16 @@ export class EventTable {
 
   /** Writes event i with its texts from `textBytes[textStart, textEnd)`. */
   private writeColumns(i: number, textBytes: Uint8Array, textStart: number, textEnd: number, w: ByteWriter): void {
-    const { tagStart, tagCode, anchorStart, anchorPoi, typeCode, createdMs, idBytes, idOffsets, poiIdBytes, poiIdOffsets, poiTypeCode } = this.columns;
+    const { typeCode, createdMs, idBytes, idOffsets } = this.columns;
     const json = this.dictionaryJson();
     // The texts are `"title":…,"description":…` TEXT_SEPARATOR `"url":…,…` TEXT_SEPARATOR and the extras: JSON
     // holds no raw line feed, so each is a separator.
     // Ids are UUIDs (the bundle's schema): nothing in them to escape.
     w.ascii('{"id":"').bytes(idBytes, idOffsets[i], idOffsets[i + 1]).ascii('","map_id":').bytes(json.mapId).byte(COMMA);
     const split = w.bytesUntil(textBytes, textStart, textEnd, SEPARATOR_BYTE);
-    w.ascii(',"event_type":').bytes(json.types[typeCode[i]]).ascii(',"tags":[');
-    for (let t = tagStart[i]; t < tagStart[i + 1]; t++) {
-      if (t > tagStart[i]) w.byte(COMMA);
-      w.bytes(json.tags[tagCode[t]]);
-    }
-    w.ascii('],"starts_at":"');
+    w.ascii(',"event_type":').bytes(json.types[typeCode[i]]).ascii(',"tags":');
+    this.writeTags(i, w);
+    w.ascii(',"starts_at":"');
     writeUtc(this.startMs[i], w);
     w.ascii('","ends_at":"');
     writeUtc(this.endMs[i], w);
@@ -529,14 +543,9 @@ export class EventTable {
     else w.bytes(DEFAULT_EXTRAS_BYTES);
     w.ascii(',"created_at":"');
     writeUtc(createdMs[i], w);
-    w.ascii('","anchors":[');
-    for (let a = anchorStart[i]; a < anchorStart[i + 1]; a++) {
-      const k = anchorPoi[a];
-      if (a > anchorStart[i]) w.byte(COMMA);
-      // POI ids are UUIDs and types one of three words (the bundle's schema): nothing to escape.
-      w.ascii('{"id":"').bytes(poiIdBytes, poiIdOffsets[k], poiIdOffsets[k + 1]).ascii('","type":"').ascii(POI_TYPES[poiTypeCode[k]]).ascii('"}');
-    }
-    w.ascii(']}');
+    w.ascii('","anchors":');
+    this.writeAnchors(i, w);
+    w.byte(0x7d);
   }
 
   /** The JSON of the dictionaries' entries as bytes, made the first time a record is. */
