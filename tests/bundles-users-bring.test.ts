@@ -16,7 +16,7 @@ import type { BundleT } from '../src/content/bundle/bundle-schema.ts';
 import { openTestApp, type TestApp } from './helpers/app.ts';
 import { F } from './helpers/fixture.ts';
 import { testDatabase } from './helpers/postgres.ts';
-import { declaredOn, reachableBy, RUNTIME_NAMES, runToExit, startServer, tmpdirFor, type RunningServer } from './helpers/server.ts';
+import { declaredOn, reachableBy, RUNTIME_NAMES, runToExit, startServer, tmpdirFor, waitForEveryThread, type RunningServer } from './helpers/server.ts';
 import { SMALL_BUNDLES } from './helpers/small-bundles.ts';
 
 const dirs: string[] = [];
@@ -115,18 +115,6 @@ for (const [r, runtime] of RUNTIME_NAMES.entries()) {
   }
 }
 
-/** Polls until ten fresh connections in a row see `version` on /readyz (every thread has it). */
-async function waitForVersion(server: RunningServer, version: number): Promise<void> {
-  const began = performance.now();
-  let seen = 0;
-  while (seen < 10) {
-    const { body } = await getJson(server.base, '/readyz').catch(() => ({ body: null }));
-    seen = (body as { version?: number } | null)?.version === version ? seen + 1 : 0;
-    if (performance.now() - began > 60_000) assert.fail(`version ${version} not served within 60 s\n${server.output().slice(-3000)}`);
-    if (seen === 0) await sleep(50);
-  }
-}
-
 /** Waits until the server's log matches `pattern`. */
 async function waitForLog(server: RunningServer, pattern: RegExp, ms = 60_000): Promise<void> {
   const began = performance.now();
@@ -165,7 +153,7 @@ describe('published into PostgreSQL, followed by a replica on every runtime', ()
         }
       }
       for (const replica of replicas) {
-        await waitForVersion(replica, k + 1);
+        await waitForEveryThread(replica, replica.child.spawnargs.includes('--workers') ? 2 : 1, k + 1);
         await assertServesAs(replica, await appFor(name, bundle), pathsOf(name), `replica, ${name}`);
       }
     }

@@ -22,7 +22,7 @@ import { ContentStore } from '../src/content/content-store.ts';
 import { RecordChanges } from '../src/content/model/record-changes.ts';
 import { EXPORT_SECTIONS } from '../src/routes/changes.ts';
 import { QUIET, readDemoBundle } from './helpers/app.ts';
-import { runToExit, startServer, type RunningServer } from './helpers/server.ts';
+import { runToExit, startServer, waitForEveryThread, type RunningServer } from './helpers/server.ts';
 import { testDatabase } from './helpers/postgres.ts';
 
 const MAIN = '8a434eb5-da02-5a4d-9418-14bc57c86c50';
@@ -324,21 +324,15 @@ describe('the change feed on PostgreSQL replicas', () => {
       replicas.push(await startServer('node', ['--database-url', db.url, '--data-dir', join(dir, name), ...extra], 60_000, {}, /"msg":"content followed"/));
     }
     // Each request goes to the next replica, as behind a load balancer, on a connection of its own (so the kernel
-    // spreads them over the threads of the replica with two); a publish counts once every replica serves it.
+    // spreads them over the threads of the replica with two).
     let turn = 0;
     const get: Get = async (path) => {
       const res = await getFresh(replicas[turn++ % replicas.length].base + path);
       return { status: res.status, headers: res.headers, body: res.text ? JSON.parse(res.text) : null };
     };
+    // A publish counts once every thread of every replica serves it.
     const settle = async (version: number) => {
-      for (let i = 0; i < 600; i++) {
-        // Every thread of a replica: a few requests each, as the kernel spreads connections.
-        const seen = await Promise.all([...replicas, ...replicas, ...replicas].map(async (r) =>
-          Number((await fetch(`${r.base}/maps/${MAIN}/details`)).headers.get('x-content-version'))));
-        if (seen.every((v) => v === version)) return;
-        await sleep(50);
-      }
-      throw new Error(`the replicas did not all serve version ${version}`);
+      for (const [k, r] of replicas.entries()) await waitForEveryThread(r, k === 0 ? 1 : 2, version, 30_000);
     };
     const syncedVersions: number[] = [];
     await syncThrough(get, demo, async (bundle) => {

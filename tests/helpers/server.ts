@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { rawRequest } from './http.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = `${ROOT}node_modules/.bin/`;
@@ -172,4 +173,23 @@ export async function startServer(runtime: Runtime, args: string[] = [], timeout
       return code;
     },
   };
+}
+
+/**
+ * Waits until every serving thread of `server` (`threads`, as its --workers says) answers /readyz with `version`.
+ * Threads take up a new version each on its own (src/serve/serving-threads.ts), and the kernel spreads connections
+ * over them at random, so a run of answers from one connection after another proves nothing: each thread must have
+ * been heard from by number (a thread that once serves a version keeps it until the next publish). Fails after `ms`.
+ */
+export async function waitForEveryThread(server: RunningServer, threads: number, version: number, ms = 60_000): Promise<void> {
+  const began = performance.now();
+  const serving = new Set<number>();
+  while (serving.size < threads) {
+    const body = await rawRequest(`${server.base}/readyz`).then((r) => JSON.parse(r.body.toString()) as { version?: number; thread?: number }, () => null);
+    if (body?.version === version) serving.add(body.thread ?? 0);
+    else await new Promise((resolve) => setTimeout(resolve, 20));
+    if (serving.size < threads && performance.now() - began > ms) {
+      throw new Error(`threads ${[...serving].join(', ') || 'none'} of ${threads} serve version ${version} after ${ms} ms\n${server.output().slice(-3000)}`);
+    }
+  }
 }
