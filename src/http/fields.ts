@@ -54,7 +54,8 @@ export class FieldMask {
 
   /** The names as UTF-8 bytes (made once), and whether they are kept or left out. */
   bytes(): MemberSelection {
-    this.encoded ??= { names: [...this.names].map((n) => encoder.encode(n)), keep: this.keep };
+    this.encoded ??= { names: [...this.names].map((n) => encoder.encode(n)), keep: this.keep,
+      key: `${this.keep ? 'fields' : 'omit'}=${[...this.names].sort().join(',')}` };
     return this.encoded;
   }
 

@@ -17,8 +17,11 @@ const CLOSE_OBJECT = 0x7d;
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 
-/** Which members a selection keeps: those whose key is one of `names` (UTF-8), or, with `keep` false, all others. */
-export interface MemberSelection { readonly names: readonly Uint8Array[]; readonly keep: boolean }
+/**
+ * Which members a selection keeps: those whose key is one of `names` (UTF-8), or, with `keep` false, all others.
+ * `key` names the selection (the same for the same names in any order), for what is kept per selection.
+ */
+export interface MemberSelection { readonly names: readonly Uint8Array[]; readonly keep: boolean; readonly key: string }
 
 /** Where a selection writes: only `bytes` and `byte` are used. */
 interface Writer { bytes(src: Uint8Array, start?: number, end?: number): unknown; byte(b: number): unknown }

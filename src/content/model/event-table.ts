@@ -417,15 +417,40 @@ export class EventTable {
     // Most events give none of the extras: the members kept of the default ones are the same bytes for each.
     copyMembers(DEFAULT_EXTRAS_BYTES, 0, DEFAULT_EXTRAS_BYTES.length, selection, scratch.reset(), false);
     const defaults = scratch.view(0).slice();
+    const recent = this.recentSelected(selection.key);
     w.byte(0x5b);
     for (let k = 0; k < positions.length; k++) {
       if (k > 0) w.byte(COMMA);
       const i = positions[k];
+      const key = i * (this.segments + 1) + lang;
+      if (recent.writeKept(key, w)) continue;
+      const from = w.length;
       const [bytes, start, end] = this.textsOf(i, lang);
       this.writeSelected(i, bytes, start, end, w, selection, fixed, defaults);
+      recent.keep(key, w, from);
     }
     return w.byte(0x5d);
   }
+
+  /**
+   * The ring of records written lately with the selection named `key`: one per selection, for the few selections
+   * asked last (an app asks the same `fields` on every page), each smaller than the whole records' ring, as its
+   * records are. A selection asked after SELECTIONS_KEPT others starts over.
+   */
+  private recentSelected(key: string): RecentRecords {
+    let recent = this.selectedRecent.get(key);
+    if (recent) {
+      this.selectedRecent.delete(key);
+    } else {
+      recent = new RecentRecords(Math.min(SELECTED_RECORD_BYTES, 2 * this.columns.textBytes.length));
+      if (this.selectedRecent.size >= SELECTIONS_KEPT) this.selectedRecent.delete(this.selectedRecent.keys().next().value!);
+    }
+    this.selectedRecent.set(key, recent);
+    return recent;
+  }
+
+  /** The rings of `recentSelected`, the one asked last at the end. */
+  private readonly selectedRecent = new Map<string, RecentRecords>();
 
   /**
    * `writeColumns` with only the members kept: `fixed` says which of FIXED_MEMBERS, `selection` which of the texts';
@@ -997,6 +1022,10 @@ const DEFAULT_EXTRAS = (() => {
 })();
 const DEFAULT_EXTRAS_BYTES = utf8Bytes(DEFAULT_EXTRAS);
 /** The members of an event record written from columns, not texts (writeColumns), in order; F_* index them. */
+/** How many selections (`fields`, `omit`) keep their records written lately, per table and thread, and in how many bytes each. */
+const SELECTIONS_KEPT = 4;
+const SELECTED_RECORD_BYTES = 2 * 1024 * 1024;
+
 const FIXED_MEMBERS = ['id', 'map_id', 'event_type', 'tags', 'starts_at', 'ends_at', 'time_zone', 'status', 'created_at', 'anchors'].map(utf8Bytes);
 const [F_ID, F_MAP_ID, F_EVENT_TYPE, F_TAGS, F_STARTS_AT, F_ENDS_AT, F_TIME_ZONE, F_STATUS, F_CREATED_AT, F_ANCHORS] = FIXED_MEMBERS.map((_, k) => k);
 
