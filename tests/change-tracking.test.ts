@@ -50,7 +50,12 @@ function recordsOf(bundle: BundleT): RecordFacts[] {
   for (const i of bundle.icons) add('icon', i.id, null, i);
   for (const c of bundle.categories) add('category', c.id, c.map_id, [c, inPublished(c)]);
   for (const p of [...bundle.markers, ...bundle.paths, ...bundle.polygons]) add('poi', p.id, p.map_id, [p, inPublished(p)]);
-  for (const e of bundle.events) add('event', e.id, e.map_id, e);
+  // An event's answer shows its public anchors: the POIs it names that are not public are part of what it is made of.
+  const publicPois = new Set([...bundle.markers, ...bundle.paths, ...bundle.polygons].filter((p) => inPublished(p).length > 0).map((p) => lc(p.id)));
+  for (const e of bundle.events) {
+    const hidden = [...new Set(e.poi_ids.map(lc))].filter((id) => !publicPois.has(id)).sort();
+    add('event', e.id, e.map_id, hidden.length > 0 ? [e, hidden] : e);
+  }
   for (const l of bundle.lists) add('list', l.id, l.map_id, l);
   const poiMap = new Map([...bundle.markers, ...bundle.paths, ...bundle.polygons].map((p) => [p.id, p.map_id]));
   for (const a of bundle.associations) add('association', a.id, poiMap.get(a.poi_id) ?? null, a);
@@ -89,6 +94,13 @@ function edit(bundle: BundleT, rand: () => number, step: number): BundleT {
     // A draft version added: the map changes, no category or POI does (drafts are served nowhere).
     const m = pick(b.maps);
     m.versions.push({ id: uuidFor(`version:draft:${step}`), name: `draft ${step}`, status: 'draft' });
+  }
+  if (some(0.2)) {
+    // A POI some event names made draft-only, or public again: the events anchored to it change (their anchors).
+    const named = new Set(b.events.flatMap((e) => e.poi_ids));
+    const drafts = new Map(b.maps.map((m) => [m.id, m.versions.find((v) => v.status === 'draft')?.id]));
+    const poi = pick([...b.markers, ...b.paths, ...b.polygons].filter((p) => named.has(p.id) && drafts.get(p.map_id)));
+    if (poi) poi.version_ids = poi.version_ids?.length === 1 && poi.version_ids[0] === drafts.get(poi.map_id) ? undefined : [drafts.get(poi.map_id)!];
   }
   if (some(0.15) && b.lists.length) pick(b.lists).name += ` (edit ${step})`;
   if (some(0.15) && b.associations.length) b.associations.splice(Math.floor(rand() * b.associations.length), 1);

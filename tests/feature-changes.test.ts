@@ -196,3 +196,51 @@ test('updated_since keeps the records changed at or after the instant, as their 
     await store.close();
   }
 });
+
+test("updated_since lists the events whose anchors changed: a POI they name made draft-only, then public again", async () => {
+  const { demo, store } = await demoStore('updated-since-anchors-');
+  try {
+    const draft = demo.maps.find((m) => m.id === MAIN)!.versions.find((v) => v.status === 'draft');
+    assert.ok(draft, 'the demo main map has a draft version');
+    // The public POI of the main map the most events name (series and single events alike).
+    const counts = new Map<string, number>();
+    for (const e of demo.events.filter((x) => x.map_id === MAIN)) for (const id of new Set(e.poi_ids)) counts.set(id, (counts.get(id) ?? 0) + 1);
+    const pois = [...demo.markers, ...demo.paths, ...demo.polygons].filter((p) => p.map_id === MAIN && (p.version_ids ?? []).length !== 1);
+    const poi = pois.sort((a, b) => (counts.get(b.id) ?? 0) - (counts.get(a.id) ?? 0))[0];
+    const naming = new Set(demo.events.filter((e) => e.poi_ids.includes(poi.id)).map((e) => e.id));
+    assert.ok(naming.size >= 1);
+    const every = async (since: string) => {
+      const app = createApp({ store, logger: QUIET });
+      const out: any[] = [];
+      let cursor: string | null = null;
+      do {
+        const res = await app.fetch(new Request(`http://test.local/events?map_id=${MAIN}&from=1970-01-01&to=2100-01-01&limit=200` +
+          `&updated_since=${encodeURIComponent(since)}${cursor ? `&cursor=${cursor}` : ''}`));
+        assert.equal(res.status, 200);
+        const page: any = await res.json();
+        out.push(...page.events);
+        cursor = page.next_cursor;
+      } while (cursor);
+      return out;
+    };
+    const step = async (bundle: typeof demo) => {
+      await new Promise((r) => setTimeout(r, 20));
+      const at = new Date().toISOString();
+      await new Promise((r) => setTimeout(r, 20));
+      await store.publish(JSON.stringify(bundle), 'demo.json');
+      return every(at);
+    };
+    const hidden = structuredClone(demo);
+    [...hidden.markers, ...hidden.paths, ...hidden.polygons].find((p) => p.id === poi.id)!.version_ids = [draft.id];
+    const changed = await step(hidden);
+    // Each event that names it (an occurrence of a series names it through its series), and no other.
+    const of = (e: any) => e.series_id ?? e.id;
+    assert.deepEqual(new Set(changed.map(of)), naming, 'exactly the events that name the POI');
+    for (const e of changed) assert.ok(!e.anchors.some((a: any) => a.id === poi.id), `${e.id} no longer shows it`);
+    const back = await step(structuredClone(demo));
+    assert.deepEqual(new Set(back.map(of)), naming, 'and again when it is public again');
+    for (const e of back) assert.ok(e.anchors.some((a: any) => a.id === poi.id), `${e.id} shows it again`);
+  } finally {
+    await store.close();
+  }
+});

@@ -268,22 +268,29 @@ FROM sessions s WHERE s.token_sha256 = $1 AND s.expires_at > $3::timestamptz`,
  * record a client can see the change of, with its map (null for publishers and icons) and the hash it is compared
  * by. The hash covers what the record's answers are made of: its doc as stored (jsonb: the same content gives the
  * same text whatever order the bundle wrote its keys in; events' json is written by the service in one order), a
- * map's doc without its content blocks (each a record of its own), and for categories and POIs the published
- * versions of their map they belong to (which `version_id` serves; a draft added changes nothing).
+ * map's doc without its content blocks (each a record of its own), for categories and POIs the published
+ * versions of their map they belong to (which `version_id` serves; a draft added changes nothing), and for events
+ * and series the POIs they name that are not public (an event's `anchors` are the public ones, so its answer
+ * changes when one of them stops or starts being public; the list is empty, and the hash the doc's alone, for
+ * nearly every event, so the common case costs an anti-join and no text).
  */
 export const TRACKING = {
   records: `
 WITH published AS (
   SELECT iv.item_id, string_agg(iv.version_id::text, ',' ORDER BY iv.version_id) AS ids
-  FROM item_versions iv JOIN map_versions mv ON mv.id = iv.version_id AND mv.status = 'published' GROUP BY iv.item_id)
+  FROM item_versions iv JOIN map_versions mv ON mv.id = iv.version_id AND mv.status = 'published' GROUP BY iv.item_id),
+hidden_anchors AS (
+  SELECT a.event_id, string_agg(a.poi_id::text, ',' ORDER BY a.poi_id) AS ids
+  FROM event_anchors a WHERE NOT EXISTS (SELECT 1 FROM published p WHERE p.item_id = a.poi_id) GROUP BY a.event_id)
 SELECT 'publisher'::text AS type, id, NULL::uuid AS map_id, hashtextextended(doc::text, 0) AS hash FROM publishers
 UNION ALL SELECT 'map', id, id, hashtextextended((doc - 'content_blocks')::text, 0) FROM maps
 UNION ALL SELECT 'content_block', (b->>'id')::uuid, m.id, hashtextextended(b::text, 0) FROM maps m, jsonb_array_elements(m.doc->'content_blocks') AS b
 UNION ALL SELECT 'icon', id, NULL, hashtextextended(doc::text, 0) FROM icons
 UNION ALL SELECT 'category', c.id, c.map_id, hashtextextended(c.doc::text || '|' || coalesce(p.ids, ''), 0) FROM categories c LEFT JOIN published p ON p.item_id = c.id
 UNION ALL SELECT 'poi', o.id, o.map_id, hashtextextended(o.doc::text || '|' || coalesce(p.ids, ''), 0) FROM pois o LEFT JOIN published p ON p.item_id = o.id
-UNION ALL SELECT 'event', id, map_id, hashtextextended(doc::text, 0) FROM events
-UNION ALL SELECT 'event', id, map_id, hashtextextended(doc::text, 0) FROM event_series
+UNION ALL SELECT 'event', e.id, e.map_id, hashtextextended(e.doc::text || coalesce('|' || h.ids, ''), 0) FROM events e LEFT JOIN hidden_anchors h ON h.event_id = e.id
+UNION ALL SELECT 'event', s.id, s.map_id, hashtextextended(s.doc::text || coalesce('|' || (SELECT string_agg(lower(x.id), ',' ORDER BY lower(x.id))
+  FROM jsonb_array_elements_text(s.doc->'poi_ids') AS x(id) WHERE NOT EXISTS (SELECT 1 FROM published p WHERE p.item_id = x.id::uuid)), ''), 0) FROM event_series s
 UNION ALL SELECT 'list', id, map_id, hashtextextended(doc::text, 0) FROM lists
 UNION ALL SELECT 'association', a.id, o.map_id, hashtextextended(a.doc::text, 0) FROM associations a JOIN pois o ON o.id = a.poi_id`,
   storeId: `SELECT store_id::text AS store_id FROM store_identity`,
