@@ -412,12 +412,7 @@ export class EventTable {
    * or not, and the runs of texts are copied member by member. Less is written than for the whole record.
    */
   writeSelectedRecords(positions: Int32Array, w: ByteWriter, lang: number, selection: MemberSelection): ByteWriter {
-    const fixed = new Uint8Array(FIXED_MEMBERS.length);
-    for (let k = 0; k < FIXED_MEMBERS.length; k++) fixed[k] = selects(selection, FIXED_MEMBERS[k]) ? 1 : 0;
-    // Most events give none of the extras: the members kept of the default ones are the same bytes for each.
-    copyMembers(DEFAULT_EXTRAS_BYTES, 0, DEFAULT_EXTRAS_BYTES.length, selection, scratch.reset(), false);
-    const defaults = scratch.view(0).slice();
-    const recent = this.recentSelected(selection.key);
+    const { fixed, defaults, recent } = this.selectedWriting(selection);
     w.byte(0x5b);
     for (let k = 0; k < positions.length; k++) {
       if (k > 0) w.byte(COMMA);
@@ -433,24 +428,29 @@ export class EventTable {
   }
 
   /**
-   * The ring of records written lately with the selection named `key`: one per selection, for the few selections
-   * asked last (an app asks the same `fields` on every page), each smaller than the whole records' ring, as its
-   * records are. A selection asked after SELECTIONS_KEPT others starts over.
+   * What writing records with `selection` needs, made once per selection for the few selections asked last (an app
+   * asks the same `fields` on every page; a selection asked after SELECTIONS_KEPT others starts over): which of
+   * FIXED_MEMBERS it keeps, the members it keeps of the default extras (most events give none of the extras, so these
+   * are the same bytes for each), and a ring of the records it wrote lately, smaller than the whole records' ring,
+   * as its records are.
    */
-  private recentSelected(key: string): RecentRecords {
-    let recent = this.selectedRecent.get(key);
-    if (recent) {
-      this.selectedRecent.delete(key);
+  private selectedWriting(selection: MemberSelection): SelectedWriting {
+    let writing = this.selections.get(selection.key);
+    if (writing) {
+      this.selections.delete(selection.key);
     } else {
-      recent = new RecentRecords(Math.min(SELECTED_RECORD_BYTES, 2 * this.columns.textBytes.length));
-      if (this.selectedRecent.size >= SELECTIONS_KEPT) this.selectedRecent.delete(this.selectedRecent.keys().next().value!);
+      const fixed = new Uint8Array(FIXED_MEMBERS.length);
+      for (let k = 0; k < FIXED_MEMBERS.length; k++) fixed[k] = selects(selection, FIXED_MEMBERS[k]) ? 1 : 0;
+      copyMembers(DEFAULT_EXTRAS_BYTES, 0, DEFAULT_EXTRAS_BYTES.length, selection, scratch.reset(), false);
+      writing = { fixed, defaults: scratch.view(0).slice(), recent: new RecentRecords(Math.min(SELECTED_RECORD_BYTES, 2 * this.columns.textBytes.length)) };
+      if (this.selections.size >= SELECTIONS_KEPT) this.selections.delete(this.selections.keys().next().value!);
     }
-    this.selectedRecent.set(key, recent);
-    return recent;
+    this.selections.set(selection.key, writing);
+    return writing;
   }
 
-  /** The rings of `recentSelected`, the one asked last at the end. */
-  private readonly selectedRecent = new Map<string, RecentRecords>();
+  /** What `selectedWriting` made, by selection, the one asked last at the end. */
+  private readonly selections = new Map<string, SelectedWriting>();
 
   /**
    * `writeColumns` with only the members kept: `fixed` says which of FIXED_MEMBERS, `selection` which of the texts';
@@ -1022,6 +1022,9 @@ const DEFAULT_EXTRAS = (() => {
 })();
 const DEFAULT_EXTRAS_BYTES = utf8Bytes(DEFAULT_EXTRAS);
 /** The members of an event record written from columns, not texts (writeColumns), in order; F_* index them. */
+/** What writing records with one selection needs (EventTable.selectedWriting). */
+interface SelectedWriting { fixed: Uint8Array; defaults: Uint8Array; recent: RecentRecords }
+
 /** How many selections (`fields`, `omit`) keep their records written lately, per table and thread, and in how many bytes each. */
 const SELECTIONS_KEPT = 4;
 const SELECTED_RECORD_BYTES = 2 * 1024 * 1024;
