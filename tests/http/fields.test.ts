@@ -110,7 +110,7 @@ describe('fields and omit', () => {
       assert.ok(names.length >= 20 && body.events.length >= 20, `${names.length} fields over ${body.events.length} events`);
       const subsets = [...names.map((n) => [n]), ...Array.from({ length: 12 }, () => names.filter(() => random() < 0.4))].filter((x) => x.length > 0);
       // A shorter page with the same selection (another URL: not the response cache) copies its records from the ones
-      // just written (EventTable.recentSelected), and the names in another order are the same selection.
+      // just written (EventTable.selectedWriting), and the names in another order are the same selection.
       const shorter = base.replace('limit=200', `limit=${body.events.length - 3}`);
       for (const kept of subsets) {
         const res = await t.get(`${base}${language}&fields=${kept.join(',')}`);
