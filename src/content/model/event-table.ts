@@ -387,12 +387,17 @@ export class EventTable {
    * (`languageIndex`): the map's default language unless said.
    */
   writeRecord(i: number, w: ByteWriter, lang = 0): void {
-    const key = i * (this.segments + 1) + lang;
+    const key = this.ringKey(i, lang);
     if (this.recent.writeKept(key, w)) return;
     const from = w.length;
     const [bytes, start, end] = this.textsOf(i, lang);
     this.writeColumns(i, bytes, start, end, w);
     this.recent.keep(key, w, from);
+  }
+
+  /** The key of event i in language piece `lang` in a ring of records written lately. */
+  private ringKey(i: number, lang: number): number {
+    return i * (this.segments + 1) + lang;
   }
 
   /** Where event i's texts in language piece `lang` are: bytes, start and end. */
@@ -417,7 +422,7 @@ export class EventTable {
     for (let k = 0; k < positions.length; k++) {
       if (k > 0) w.byte(COMMA);
       const i = positions[k];
-      const key = i * (this.segments + 1) + lang;
+      const key = this.ringKey(i, lang);
       if (recent.writeKept(key, w)) continue;
       const from = w.length;
       const [bytes, start, end] = this.textsOf(i, lang);
@@ -1021,7 +1026,6 @@ const DEFAULT_EXTRAS = (() => {
   return JSON.stringify(extras).slice(1, -1);
 })();
 const DEFAULT_EXTRAS_BYTES = utf8Bytes(DEFAULT_EXTRAS);
-/** The members of an event record written from columns, not texts (writeColumns), in order; F_* index them. */
 /** What writing records with one selection needs (EventTable.selectedWriting). */
 interface SelectedWriting { fixed: Uint8Array; defaults: Uint8Array; recent: RecentRecords }
 
@@ -1029,6 +1033,7 @@ interface SelectedWriting { fixed: Uint8Array; defaults: Uint8Array; recent: Rec
 const SELECTIONS_KEPT = 4;
 const SELECTED_RECORD_BYTES = 2 * 1024 * 1024;
 
+/** The members of an event record written from columns, not texts (writeColumns), in order; F_* index them. */
 const FIXED_MEMBERS = ['id', 'map_id', 'event_type', 'tags', 'starts_at', 'ends_at', 'time_zone', 'status', 'created_at', 'anchors'].map(utf8Bytes);
 const [F_ID, F_MAP_ID, F_EVENT_TYPE, F_TAGS, F_STARTS_AT, F_ENDS_AT, F_TIME_ZONE, F_STATUS, F_CREATED_AT, F_ANCHORS] = FIXED_MEMBERS.map((_, k) => k);
 
