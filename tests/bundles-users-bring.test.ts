@@ -53,15 +53,33 @@ async function assertServesAs(server: RunningServer, app: TestApp, paths: readon
   }
 }
 
-/** Polls until ten fresh connections in a row find `path` (every thread serves the version that has it). */
-async function waitForPath(server: RunningServer, path: string, what: string): Promise<void> {
+/**
+ * Polls until `path` is found, then until every one of the server's `threads` serves the version that has it
+ * (waitForEveryThread, by thread number: fresh connections in a row could all reach the same thread), and answers
+ * that version: the first a thread reports above `before`, what the threads served before this publish. A publish
+ * of content already served makes no version, so this one publish makes exactly one.
+ */
+async function waitForPath(server: RunningServer, path: string, what: string, threads: number, before: number): Promise<number> {
   const began = performance.now();
-  let seen = 0;
-  while (seen < 10) {
-    seen = (await getJson(server.base, path).catch(() => ({ status: 0 }))).status === 200 ? seen + 1 : 0;
-    if (performance.now() - began > 60_000) assert.fail(`${what}: ${path} was not served within 60 s\n${server.output().slice(-3000)}`);
-    if (seen === 0) await sleep(50);
+  const late = () => performance.now() - began > 60_000;
+  while ((await getJson(server.base, path).catch(() => ({ status: 0 }))).status !== 200) {
+    if (late()) assert.fail(`${what}: ${path} was not served within 60 s\n${server.output().slice(-3000)}`);
+    await sleep(50);
   }
+  let version = before;
+  while (version <= before) {
+    version = (await servedVersion(server)) ?? before;
+    if (version <= before && late()) assert.fail(`${what}: no thread serves a version after ${before} within 60 s\n${server.output().slice(-3000)}`);
+    if (version <= before) await sleep(50);
+  }
+  await waitForEveryThread(server, threads, version);
+  return version;
+}
+
+/** The version the thread a fresh connection reaches serves (undefined while none is). */
+async function servedVersion(server: RunningServer): Promise<number | undefined> {
+  const ready = await getJson(server.base, '/readyz').catch(() => null);
+  return (ready?.body as { version?: number } | null)?.version;
 }
 
 /** The in-process apps, one per bundle and edit, opened once for every runtime. */
@@ -93,15 +111,18 @@ for (const [r, runtime] of RUNTIME_NAMES.entries()) {
         try {
           if (workers > 1) await waitForLog(server, /"msg":"serving threads"/);
           await assertServesAs(server, await appFor(first, bundles.get(first)!), pathsOf(first), `${first}, first start`);
+          // The first start made one version, which every thread answered with above.
+          const started = await servedVersion(server);
+          assert.equal(typeof started, 'number', 'the first start serves a version');
 
           await replaceFile(file, JSON.stringify(bundles.get(bySignal)));
           // --watch may see this write too: whichever publishes first, the other finds the content unchanged.
           server.child.kill('SIGHUP');
-          await waitForPath(server, SMALL_BUNDLES[bySignal].poi, 'SIGHUP');
+          const signalled = await waitForPath(server, SMALL_BUNDLES[bySignal].poi, 'SIGHUP', workers, started!);
           await assertServesAs(server, await appFor(bySignal, bundles.get(bySignal)!), pathsOf(bySignal), `${bySignal}, by SIGHUP`);
 
           await replaceFile(file, JSON.stringify(bundles.get(bySave)));
-          await waitForPath(server, SMALL_BUNDLES[bySave].poi, '--watch');
+          await waitForPath(server, SMALL_BUNDLES[bySave].poi, '--watch', workers, signalled);
           await assertServesAs(server, await appFor(bySave, bundles.get(bySave)!), pathsOf(bySave), `${bySave}, by --watch`);
 
           const ready = await getJson(server.base, '/readyz');
