@@ -141,15 +141,18 @@ test('updated_since keeps the records changed at or after the instant, as their 
     await new Promise((r) => setTimeout(r, 20));
     const cut = new Date().toISOString();
     await new Promise((r) => setTimeout(r, 20));
-    // One marker renamed, one event retitled, another cancelled.
+    // One event retitled, another cancelled, and one marker renamed that other events name: they show its id and type
+    // only, so they do not change (docs/api-conventions.md, What changed since).
     const edited = structuredClone(demo);
-    const served = await createApp({ store, logger: QUIET }).fetch(new Request(`http://test.local/maps/${MAIN}/markers`));
-    const publicId = (await served.json()).markers[0].id as string;
-    const marker = edited.markers.find((m) => m.id === publicId)!;
-    marker.name = 'Renamed';
     const [retitled, cancelled] = edited.events.filter((e) => e.map_id === MAIN && !e.recurrence && e.status !== 'cancelled');
     retitled.title = 'Retitled';
     cancelled.status = 'cancelled';
+    const served = await createApp({ store, logger: QUIET }).fetch(new Request(`http://test.local/maps/${MAIN}/markers`));
+    const publicIds = new Set((await served.json()).markers.map((m: { id: string }) => m.id));
+    const namedElsewhere = new Set(edited.events.filter((e) => e !== retitled && e !== cancelled).flatMap((e) => e.poi_ids));
+    const marker = edited.markers.find((m) => publicIds.has(m.id) && namedElsewhere.has(m.id))!;
+    assert.ok(marker, 'a public marker that other events name');
+    marker.name = 'Renamed';
     await store.publish(JSON.stringify(edited), 'demo.json');
     const app = createApp({ store, logger: QUIET });
     const get = async (path: string) => {
