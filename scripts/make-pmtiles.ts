@@ -4,17 +4,19 @@
  * `water`, `roads`, `places`) around Lisbon, drawn from generated shapes (a rough Tagus estuary, a street grid, the
  * city's name), or with `--raster` solid PNG tiles. Nothing on npm writes PMTiles, so `writePmtiles` here does:
  * PMTiles v3 (header, root directory in the first 16,384 bytes, leaf directories beyond when the root would not fit,
- * metadata, tiles gzipped and deduplicated), tile ids from the `pmtiles` package's own `zxyToTileId`, and every
- * archive it writes is read back by the `pmtiles` reader before it is kept (tests/basemap.test.ts does the same).
+ * metadata, tiles gzipped (or brotli, zstd, none) and deduplicated), tile ids from the `pmtiles` package's own
+ * `zxyToTileId`. `readBack` reads an archive with the `pmtiles` reader and checks every tile: the command does so before it
+ * writes the file, and tests/basemap.test.ts checks what it writes the same way.
  *
  * To serve a real region instead, cut it from a public Protomaps build with the `pmtiles` tool (docs/operating.md).
  */
 import { writeFile } from 'node:fs/promises';
-import { crc32, deflateSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, crc32, deflateSync, gzipSync, zstdCompressSync } from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import type { Feature, Geometry } from 'geojson';
-import { zxyToTileId } from 'pmtiles';
+import { PMTiles, zxyToTileId, type Source } from 'pmtiles';
+import { uncompress } from '../src/geo/pmtiles-archive.ts';
 import { encodeTile, SHAPE_EXTENT, ShapeIndex } from '../src/geo/vector-tiles.ts';
 
 /** One tile to write. */
@@ -28,7 +30,20 @@ export interface ArchiveOptions {
   bounds: [number, number, number, number];
   center: [number, number, number];
   metadata: Record<string, unknown>;
+  /** How the tiles are compressed: default gzip for vector tiles, none for images (compressed already). */
+  tileCompression?: TileCompression;
 }
+
+/** The tile compressions the writer offers, by their PMTiles numbers. */
+export const TILE_COMPRESSION = { none: 1, gzip: 2, br: 3, zstd: 4 } as const;
+export type TileCompression = keyof typeof TILE_COMPRESSION;
+
+const COMPRESS: Record<TileCompression, (bytes: Uint8Array) => Uint8Array> = {
+  none: (bytes) => bytes,
+  gzip: (bytes) => gzipSync(bytes),
+  br: (bytes) => brotliCompressSync(bytes),
+  zstd: (bytes) => zstdCompressSync(bytes),
+};
 
 const HEADER_BYTES = 127;
 const ROOT_LIMIT = 16_384 - HEADER_BYTES;
@@ -71,13 +86,14 @@ function directory(entries: readonly Entry[]): Uint8Array {
 /** A PMTiles v3 archive of `tiles`. */
 export function writePmtiles(tiles: readonly ArchiveTile[], options: ArchiveOptions): Uint8Array {
   const sorted = tiles.map((t) => ({ ...t, id: zxyToTileId(t.z, t.x, t.y) })).sort((a, b) => a.id - b.id);
-  // Tile data, each distinct content once (gzipped for vector tiles, as they are for images).
+  // Tile data, each distinct content once (gzipped for vector tiles by default, images as they are).
+  const compression = options.tileCompression ?? (options.kind === 'mvt' ? 'gzip' : 'none');
   const chunks: Uint8Array[] = [];
   const seen = new Map<string, { offset: number; length: number }>();
   const entries: Entry[] = [];
   let size = 0;
   for (const t of sorted) {
-    const data = options.kind === 'mvt' ? gzipSync(t.data) : t.data;
+    const data = COMPRESS[compression](t.data);
     const key = Buffer.from(data).toString('base64');
     let at = seen.get(key);
     if (!at) {
@@ -122,7 +138,7 @@ export function writePmtiles(tiles: readonly ArchiveTile[], options: ArchiveOpti
   u64(sorted.length, 72); u64(entries.length, 80); u64(chunks.length, 88);
   header.writeUInt8(1, 96); // clustered: tiles in tile id order
   header.writeUInt8(GZIP, 97);
-  header.writeUInt8(options.kind === 'mvt' ? GZIP : 1, 98);
+  header.writeUInt8(TILE_COMPRESSION[compression], 98);
   header.writeUInt8(TILE_TYPE[options.kind], 99);
   header.writeUInt8(options.minZoom, 100);
   header.writeUInt8(options.maxZoom, 101);
@@ -194,13 +210,29 @@ export function solidPng(rgb: [number, number, number]): Uint8Array {
   return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
 }
 
-/** The generated Lisbon basemap: vector tiles in the Protomaps layers, or solid PNG tiles (`raster`). */
-export function lisbonBasemap(kind: 'mvt' | 'png' = 'mvt'): Uint8Array {
+/** The `pmtiles` package's reader over an archive's bytes in memory (and the service's own uncompressing). */
+export function readerOf(bytes: Uint8Array): PMTiles {
+  const own = new Uint8Array(bytes);
+  const source: Source = { getKey: () => 'memory', getBytes: async (offset, length) => ({ data: own.slice(offset, offset + length).buffer }) };
+  return new PMTiles(source, undefined, uncompress);
+}
+
+/** Reads `bytes` back with the `pmtiles` reader: throws unless every one of `tiles` comes back as it was written. */
+export async function readBack(bytes: Uint8Array, tiles: readonly ArchiveTile[]): Promise<void> {
+  const reader = readerOf(bytes);
+  for (const t of tiles) {
+    const found = await reader.getZxy(t.z, t.x, t.y);
+    if (!found || Buffer.compare(new Uint8Array(found.data), t.data) !== 0) throw new Error(`tile ${t.z}/${t.x}/${t.y} does not read back as written`);
+  }
+}
+
+/** The generated Lisbon basemap's tiles and what the archive says of itself: vector tiles in the Protomaps layers, or solid PNG tiles. */
+export function lisbonTiles(kind: 'mvt' | 'png' = 'mvt'): { tiles: ArchiveTile[]; options: ArchiveOptions } {
   const covering = tilesCovering(LISBON_BOUNDS, BASEMAP_ZOOMS.min, BASEMAP_ZOOMS.max);
   const options: Omit<ArchiveOptions, 'kind' | 'metadata'> = { minZoom: BASEMAP_ZOOMS.min, maxZoom: BASEMAP_ZOOMS.max, bounds: LISBON_BOUNDS, center: [-9.14, 38.72, 12] };
   if (kind === 'png') {
     const tiles = covering.map(([z, x, y]) => ({ z, x, y, data: solidPng((x + y) % 2 ? [170, 211, 223] : [242, 239, 233]) }));
-    return writePmtiles(tiles, { ...options, kind, metadata: { name: 'Lisbon (generated raster)', attribution: BASEMAP_ATTRIBUTION, format: 'png' } });
+    return { tiles, options: { ...options, kind, metadata: { name: 'Lisbon (generated raster)', attribution: BASEMAP_ATTRIBUTION, format: 'png' } } };
   }
   const shapes = lisbonShapes();
   const indexes = Object.entries(shapes).map(([name, features]) => ({
@@ -220,10 +252,16 @@ export function lisbonBasemap(kind: 'mvt' | 'png' = 'mvt'): Uint8Array {
     const data = encodeTile(layers);
     if (data.length > 0) tiles.push({ z, x, y, data });
   }
-  return writePmtiles(tiles, { ...options, kind, metadata: {
+  return { tiles, options: { ...options, kind, metadata: {
     name: 'Lisbon (generated)', attribution: BASEMAP_ATTRIBUTION, format: 'pbf',
     vector_layers: Object.keys(shapes).map((id) => ({ id, fields: { kind: 'String', name: 'String' } })),
-  } });
+  } } };
+}
+
+/** The generated Lisbon basemap as a PMTiles archive (vector, or raster with `png`), its tiles compressed as `tileCompression` says. */
+export function lisbonBasemap(kind: 'mvt' | 'png' = 'mvt', tileCompression?: TileCompression): Uint8Array {
+  const { tiles, options } = lisbonTiles(kind);
+  return writePmtiles(tiles, { ...options, ...(tileCompression ? { tileCompression } : {}) });
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
@@ -232,7 +270,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     console.error('usage: node scripts/make-pmtiles.ts --out FILE.pmtiles [--raster]');
     process.exit(2);
   }
-  const bytes = lisbonBasemap(values.raster ? 'png' : 'mvt');
+  const { tiles, options } = lisbonTiles(values.raster ? 'png' : 'mvt');
+  const bytes = writePmtiles(tiles, options);
+  await readBack(bytes, tiles);
   await writeFile(values.out, bytes);
-  console.log(`${values.out}: ${bytes.length.toLocaleString('en')} bytes`);
+  console.log(`${values.out}: ${bytes.length.toLocaleString('en')} bytes, ${tiles.length.toLocaleString('en')} tiles read back as written`);
 }

@@ -9,11 +9,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { gunzipSync } from 'node:zlib';
 import { VectorTile } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
-import { PMTiles, type Source } from 'pmtiles';
-import { BASEMAP_ATTRIBUTION, BASEMAP_ZOOMS, LISBON_BOUNDS, lisbonBasemap, tilesCovering, writePmtiles } from '../scripts/make-pmtiles.ts';
+import { BASEMAP_ATTRIBUTION, BASEMAP_ZOOMS, LISBON_BOUNDS, lisbonBasemap, lisbonTiles, readBack, readerOf, tilesCovering, writePmtiles } from '../scripts/make-pmtiles.ts';
 import { PmtilesArchive } from '../src/geo/pmtiles-archive.ts';
 import { openTestApp, readDemoBundle, type TestApp } from './helpers/app.ts';
 import { reachableBy, RUNTIME_NAMES, runToExit, startServer, type RunningServer } from './helpers/server.ts';
@@ -24,13 +22,6 @@ const rasterPath = join(dir, 'lisbon-raster.pmtiles');
 const vectorBytes = lisbonBasemap('mvt');
 writeFileSync(vectorPath, vectorBytes);
 writeFileSync(rasterPath, lisbonBasemap('png'));
-
-/** The package's reader over bytes in memory: the reference the writer is checked against. */
-function readerOf(bytes: Uint8Array): PMTiles {
-  const own = new Uint8Array(bytes);
-  const source: Source = { getKey: () => 'memory', getBytes: async (offset, length) => ({ data: own.slice(offset, offset + length).buffer }) };
-  return new PMTiles(source, undefined, async (buf, compression) => (compression === 2 ? new Uint8Array(gunzipSync(new Uint8Array(buf))).buffer : buf));
-}
 
 describe('the PMTiles writer', () => {
   test('every tile written is read back by the pmtiles package, and the header and metadata say what was written', async () => {
@@ -54,6 +45,17 @@ describe('the PMTiles writer', () => {
     }
     assert.equal(read, Number(header.numAddressedTiles));
     assert.equal(await reader.getZxy(14, 0, 0), undefined, 'no tile beyond the region');
+  });
+
+  test('readBack checks every tile, whatever the tiles\' compression, and fails on one that does not read back as written', async () => {
+    const { tiles, options } = lisbonTiles('mvt');
+    for (const tileCompression of ['gzip', 'br', 'zstd', 'none'] as const) {
+      const bytes = writePmtiles(tiles, { ...options, tileCompression });
+      await readBack(bytes, tiles);
+      assert.equal((await readerOf(bytes).getHeader()).tileCompression, { none: 1, gzip: 2, br: 3, zstd: 4 }[tileCompression]);
+    }
+    const changed = tiles.map((t, i) => (i === 7 ? { ...t, data: t.data.slice(1) } : t));
+    await assert.rejects(readBack(writePmtiles(tiles, options), changed), /tile \d+\/\d+\/\d+ does not read back as written/);
   });
 
   test('an archive too large for a root directory alone gets leaf directories, read back the same', async () => {
@@ -107,6 +109,23 @@ describe('/basemap in process', () => {
     assert.equal((await t.json('/basemap/3/9/0.mvt')).body.errors[0].name, 'x');
   });
 
+  test('an archive whose tiles are compressed with brotli, zstd or nothing serves the same tiles as a gzipped one', async () => {
+    const [z, x, y] = tilesCovering(LISBON_BOUNDS, 14, 14)[4];
+    const expected = new Uint8Array((await readerOf(vectorBytes).getZxy(z, x, y))!.data);
+    for (const compression of ['br', 'zstd', 'none'] as const) {
+      const path = join(dir, `lisbon-${compression}.pmtiles`);
+      writeFileSync(path, lisbonBasemap('mvt', compression));
+      const app = await openTestApp(await readDemoBundle(), { basemap: new PmtilesArchive(path) });
+      try {
+        const res = await app.get(`/basemap/${z}/${x}/${y}.mvt`);
+        assert.equal(res.status, 200, compression);
+        assert.deepEqual(new Uint8Array(await res.arrayBuffer()), expected, compression);
+      } finally {
+        await app.close();
+      }
+    }
+  });
+
   test('raster tiles are served as the archive holds them; a missing one is 404', async () => {
     const [z, x, y] = tilesCovering(LISBON_BOUNDS, 12, 12)[0];
     const res = await raster.get(`/basemap/${z}/${x}/${y}.png`);
@@ -138,7 +157,15 @@ describe('--basemap on the command line', () => {
     assert.match(run.stderr, /basemap .*bad\.pmtiles is not a PMTiles v3 archive/);
     const missing = await runToExit('node', ['--basemap', join(dir, 'missing.pmtiles')]);
     assert.equal(missing.code, 2);
-    assert.match(missing.stderr, /missing\.pmtiles/);
+    assert.match(missing.stderr, /missing\.pmtiles does not exist/);
+    // A compression the PMTiles spec does not name (byte 98 of the header: the tiles'), refused at start, not per tile.
+    const odd = new Uint8Array(vectorBytes);
+    odd[98] = 9;
+    const oddPath = join(dir, 'odd.pmtiles');
+    writeFileSync(oddPath, odd);
+    const compressed = await runToExit('node', ['--basemap', oddPath]);
+    assert.equal(compressed.code, 2);
+    assert.match(compressed.stderr, /odd\.pmtiles compresses its tiles with number 9: this service reads gzip, brotli, zstd or none/);
     const suffix = await runToExit('node', ['--basemap', join(dir, 'lisbon.mbtiles')]);
     assert.equal(suffix.code, 2);
     assert.match(suffix.stderr, /basemap must be a PMTiles archive/);
