@@ -22,7 +22,7 @@ export interface ArchiveInfo {
   /** [west, south, east, north] and [lng, lat, zoom]. */
   bounds: [number, number, number, number];
   center: [number, number, number];
-  /** The metadata's `attribution` (HTML in Protomaps builds, shown as text here), or ''. */
+  /** The metadata's `attribution` (HTML in Protomaps builds) without its markup (entities such as `&copy;` kept), or ''. */
   attribution: string;
   /** The metadata's `name`, or the file's. */
   name: string;
@@ -136,7 +136,8 @@ export class PmtilesArchive {
       maxZoom: header.maxZoom,
       bounds: [header.minLon, header.minLat, header.maxLon, header.maxLat],
       center: [header.centerLon, header.centerLat, header.centerZoom],
-      attribution: typeof metadata.attribution === 'string' ? metadata.attribution.replace(/<[^>]*>/g, '').trim() : '',
+      // Links and markup dropped; what is left is shown as HTML by map SDKs, so a `<` left over cannot open a tag.
+      attribution: typeof metadata.attribution === 'string' ? metadata.attribution.replace(/<[^>]*>/g, '').replace(/</g, '&lt;').replace(/>/g, '&gt;').trim() : '',
       name: typeof metadata.name === 'string' ? metadata.name : this.path.replace(/^.*[\\/]/, ''),
       layers,
     };

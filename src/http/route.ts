@@ -117,6 +117,8 @@ export interface RouteSpec<P extends Entries = Entries, Q extends Entries = Entr
   strictQuery?: boolean;
   /** Checks across parameters; each check skips parameters already reported bad. */
   crossCheck?: (query: Partial<ParamsOf<Q>>, bad: Set<string>) => ParamError[];
+  /** Checks across path parameters (a tile's x and y below 2^z), made with the others so one 400 names every bad one. */
+  pathCheck?: (params: Partial<ParamsOf<P>>, bad: Set<string>) => ParamError[];
   /**
    * Schema of the 200 body. A route of another media type than JSON declares what its handler answers (`v.string()`
    * for text, `v.instance(Uint8Array)` for bytes); OpenAPI documents its body as text or binary of that type.
@@ -239,6 +241,7 @@ export function parseParams<P extends Entries, Q extends Entries>(spec: RouteSpe
   const errors: ParamError[] = [];
   const bad = new Set<string>();
   const params = parseEntries(spec.pathParams, (name) => safeDecode(pathParams[name]), 'path', errors, bad);
+  if (spec.pathCheck) for (const error of spec.pathCheck(params as Partial<ParamsOf<P>>, bad)) errors.push(error);
   // Repeats of a declared parameter are ambiguous; repeats of unknown ones are ignored like the rest of them.
   const queryParams = queryEntries(spec as unknown as RouteSpec);
   const values = new Map<string, string>();

@@ -9,7 +9,7 @@ import type { ArchiveInfo, PmtilesArchive } from '../geo/pmtiles-archive.ts';
 import { HttpError, notFound } from '../http/errors.ts';
 import { defineRoute, MediaReply, type RouteSpec } from '../http/route.ts';
 import { MVT_TYPE } from '../geo/vector-tiles.ts';
-import { checkTileGrid, tilePathParams } from './shared.ts';
+import { tileGridErrors, tilePathParams } from './shared.ts';
 
 /** The archive, or 404 when none is served. */
 function served(basemap: PmtilesArchive | null): PmtilesArchive {
@@ -77,6 +77,7 @@ function basemapTileRoute(suffix: keyof typeof SUFFIXES): RouteSpec {
       'not got is 200 with an empty body, as map SDKs expect; a raster one is 404. The suffix must be the archive\'s (`format` in /basemap.json).',
     tag: 'Maps',
     pathParams: tilePathParams,
+    pathCheck: tileGridErrors,
     query: {},
     texts: false,
     contentType: SUFFIXES[suffix],
@@ -86,7 +87,6 @@ function basemapTileRoute(suffix: keyof typeof SUFFIXES): RouteSpec {
       const archive = served(basemap);
       const info = await archive.info();
       if (info.suffix !== suffix) throw notFound(`A .${suffix} basemap (the basemap served has .${info.suffix} tiles)`);
-      checkTileGrid(params);
       const { z, x, y } = params;
       const tile = await archive.tile(z, x, y);
       if (tile) return new MediaReply(tile);

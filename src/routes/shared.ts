@@ -80,12 +80,15 @@ export const tilePathParams = {
   y: requiredInt(0, 2 ** MAX_TILE_ZOOM - 1, 'Row, from 0 at the north edge southward (below 2^z)'),
 };
 
-/** A 400 naming each of a tile's `x` and `y` that lies beyond its zoom's grid; nothing when both are in it. */
-export function checkTileGrid(tile: { z: number; x: number; y: number }): void {
-  const beyond = beyondGrid(tile);
-  if (beyond.length > 0) {
-    throw invalidParams(beyond.map((name) => ({ name, in: 'path' as const, reason: `must be below 2^z (${2 ** tile.z} at zoom ${tile.z})` })));
-  }
+/**
+ * Each of a tile's `x` and `y` that lies beyond its zoom's grid, as a bad path parameter (none when both are in it, or
+ * when `z` is bad itself): a tile route's `pathCheck`.
+ */
+export function tileGridErrors(tile: { z?: number; x?: number; y?: number }, bad: Set<string>): ParamError[] {
+  const { z, x, y } = tile;
+  if (z === undefined || bad.has('z')) return [];
+  return beyondGrid({ z, x: x ?? 0, y: y ?? 0 }).filter((name) => !bad.has(name))
+    .map((name) => ({ name, in: 'path' as const, reason: `must be below 2^z (${2 ** z} at zoom ${z})` }));
 }
 
 /** A map path parameter. */

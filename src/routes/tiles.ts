@@ -7,11 +7,13 @@
 import * as v from 'valibot';
 import { CLUSTER_MAX_ZOOM, NO_CATEGORY_COLOR, versionTiles } from '../content/model/map-tiles.ts';
 import { MVT_TYPE } from '../geo/vector-tiles.ts';
+import { LocalText } from '../content/model/local-text.ts';
+import { escapeHtml } from '../utils/html.ts';
 import type { MapView, ReadModel, VersionContent } from '../content/model/read-model.ts';
 import { defineRoute, MediaReply } from '../http/route.ts';
 import { StyleLayerSchema, StyleSourceSchema } from './schemas.ts';
 import { basemapStyle } from './basemap.ts';
-import { checkTileGrid, findMapVersion, mapIdPath, oneLanguage, optionalTagsParam, tilePathParams, versionIdParam } from './shared.ts';
+import { findMapVersion, mapIdPath, oneLanguage, optionalTagsParam, tileGridErrors, tilePathParams, versionIdParam } from './shared.ts';
 
 /** The zoom TileJSON and the style give as the tiles' deepest: closer in, a map SDK draws these tiles larger. */
 export const TILEJSON_MAX_ZOOM = 16;
@@ -25,7 +27,7 @@ const tileQuery = {
 function tileSearch(query: { version_id?: string; tags?: readonly string[] }, lang: string): string {
   const search = new URLSearchParams();
   if (query.version_id) search.set('version_id', query.version_id);
-  if (query.tags) search.set('tags', query.tags.join(','));
+  if (query.tags) search.set('tags', [...new Set(query.tags)].join(','));
   search.set('lang', lang);
   return search.toString();
 }
@@ -43,6 +45,15 @@ function boundsOf(model: ReadModel, map: MapView, version: VersionContent): [num
     }
   }
   return w <= e ? [w, s, e, n] : [-180, -85.0511, 180, 85.0511];
+}
+
+/**
+ * The tiles' attribution, as TileJSON means it (HTML a map SDK shows: MapLibre writes it into the page): the map's
+ * publisher's name in the answer's language (else the map's), escaped as text.
+ */
+function publisherName(model: ReadModel, map: MapView, lang: string): string {
+  const name = model.publishers.get(map.publisherId)?.name;
+  return name instanceof LocalText ? name.in(lang) : map.doc.name.in(lang);
 }
 
 const VectorLayer = v.strictObject({ id: v.string(), description: v.string(), minzoom: v.number(), maxzoom: v.number(), fields: v.record(v.string(), v.string()) });
@@ -66,7 +77,7 @@ export const mapTileJson = defineRoute({
   summary: 'The map\'s vector tiles described as TileJSON 3.0.0',
   description: 'The tile URL template (absolute, under the public URL) carries the `version_id` and `tags` asked for and the language ' +
     'answered, so every tile of one TileJSON is of the same content and language. `bounds` and `center` come from the map\'s ' +
-    '`map_data` (else the box around its POIs).',
+    '`map_data` (else the box around its POIs). `attribution` is the publisher\'s name in the answer\'s language, escaped as HTML.',
   tag: 'Maps',
   pathParams: mapIdPath,
   query: tileQuery,
@@ -90,7 +101,7 @@ export const mapTileJson = defineRoute({
       maxzoom: TILEJSON_MAX_ZOOM,
       bounds: boundsOf(model, map, version),
       center: [data.center.lng, data.center.lat, data.zoom],
-      attribution: String(model.publishers.get(map.publisherId)?.name ?? map.doc.name.in(lang)),
+      attribution: escapeHtml(publisherName(model, map, lang)),
       vector_layers: VECTOR_LAYERS,
     };
   },
@@ -106,12 +117,12 @@ export const mapTile = defineRoute({
     'edges (across the antimeridian too), so a map draws a marker on an edge whole. A tile with nothing in it is 200 with an empty body.',
   tag: 'Maps',
   pathParams: { ...mapIdPath, ...tilePathParams },
+  pathCheck: tileGridErrors,
   query: tileQuery,
   contentType: MVT_TYPE,
   response: v.instance(Uint8Array),
   errors: [404],
   handle({ params, query, model, language }) {
-    checkTileGrid(params);
     const { map, version } = findMapVersion(model, params.map_id, query.version_id);
     const lang = oneLanguage(language, map.id);
     return new MediaReply(versionTiles(model, version).tile(params.z, params.x, params.y, lang, query.tags));

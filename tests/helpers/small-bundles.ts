@@ -150,13 +150,14 @@ export const HOURS = {
  * A map for vector tiles: 2,400 markers in dense knots (an old town), scattered over the world, on both sides of the
  * antimeridian and at the poles; three top-level categories (one with a colour and a Maki icon, one with a child
  * category, one without anything), a tag, markers with an icon of their own and without any category; paths (one
- * across the antimeridian) and polygons; in English and Portuguese. A second map, disabled.
+ * across the antimeridian) and polygons; in English and Portuguese, with a publisher whose name has markup in it. A
+ * second map, disabled.
  */
 export function tilesBundle(): BundleT {
   const rand = mulberry32(35);
   const publisher = id('tiles:publisher');
   const mapId = TILES.map;
-  const b: BundleT = { ...emptyBundle(), publishers: [{ id: publisher, name: 'Tiles office', slug: 'tiles-office' }] };
+  const b: BundleT = { ...emptyBundle(), publishers: [{ id: publisher, name: { en: 'Tiles <office> & co', pt: 'Escritório <de> mapas' }, slug: 'tiles-office' }] };
   b.maps.push({ ...bareMap(mapId, publisher, 'Tiles', { lat: 38.71, lng: -9.14 }), languages: ['en', 'pt'] });
   b.maps.push({ ...bareMap(TILES.disabled, publisher, 'Tiles off', { lat: 38.71, lng: -9.14 }), enabled: false });
   b.icons.push({ id: TILES.museumIcon, name: 'Museum', url: 'https://example.org/museum.svg', maki: 'museum' },

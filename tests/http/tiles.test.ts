@@ -12,7 +12,7 @@ import { VectorTile, type VectorTileLayer } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
 import { openTarget, type TestTarget } from '../helpers/target.ts';
 import { TILES, tilesBundle } from '../helpers/small-bundles.ts';
-import { CLUSTER_MAX_ZOOM, CLUSTER_RADIUS } from '../../src/content/model/map-tiles.ts';
+import { CLUSTER_MAX_ZOOM, CLUSTER_RADIUS, KEPT_TAG_SETS } from '../../src/content/model/map-tiles.ts';
 
 const bundle = tilesBundle();
 const markers = bundle.markers.filter((m) => m.map_id === TILES.map);
@@ -210,6 +210,35 @@ describe('vector tiles', () => {
     assert.equal(none.bytes.length, 0);
   });
 
+  test(`more tag sets than the ${KEPT_TAG_SETS} kept: each answers its own markers, the first again after it was let go`, async () => {
+    const keys = ['sights', 'food', 'bakeries', 'parks', 'free'];
+    const sets: string[][] = [];
+    for (let mask = 1; sets.length < KEPT_TAG_SETS + 2; mask++) sets.push(keys.filter((_, k) => mask & (1 << k)).map((key) => TILES.category(key)));
+    for (const tags of [...sets, sets[0]]) {
+      const wanted = new Set(tags.flatMap((tag) => [...subtree(tag)]));
+      const among = markers.filter((m) => m.category_ids.some((c) => wanted.has(c)));
+      let total = 0;
+      for (const f of features((await tile(0, 0, 0, `?tags=${tags.join(',')}`)).layers.markers)) {
+        const [[pt]] = f.geometry;
+        if (pt.x < 0 || pt.x >= 512 || pt.y < 0 || pt.y > 512) continue;
+        total += f.properties.cluster === true ? Number(f.properties.point_count) : 1;
+      }
+      assert.equal(total, among.length, tags.join(','));
+    }
+  });
+
+  test('tags keep the paths and polygons under them too', async () => {
+    const [x, y] = tileAt(14, -9.1475, 38.7175);
+    const ids = async (query: string) => {
+      const { layers } = await tile(14, x, y, query);
+      return [...features(layers.paths), ...features(layers.polygons)].map((f) => f.properties.id).sort();
+    };
+    assert.deepEqual(await ids(''), [TILES.path, TILES.polygon].sort());
+    assert.deepEqual(await ids(`?tags=${TILES.category('sights')}`), [TILES.polygon]);
+    assert.deepEqual(await ids(`?tags=${TILES.category('parks')}`), [TILES.path]);
+    assert.deepEqual(await ids(`?tags=${TILES.category('food')}`), []);
+  });
+
   test('paths and polygons: in the tiles they cross, with their ids, names and categories', async () => {
     const [x, y] = tileAt(14, -9.1475, 38.7175);
     const { layers } = await tile(14, x, y, '?lang=pt');
@@ -240,6 +269,13 @@ describe('vector tiles', () => {
     assert.ok(etag);
     const again = await t.get(`/maps/${TILES.map}/tiles/14/${fx}/${fy}.mvt`, { headers: { 'if-none-match': etag, 'accept-encoding': 'gzip' } });
     assert.equal(again.status, 304);
+    // HEAD: the same status and headers, no body.
+    const head = await t.get(`/maps/${TILES.map}/tiles/14/${fx}/${fy}.mvt`, { method: 'HEAD', headers: { 'accept-encoding': 'gzip' } });
+    assert.equal(head.status, 200);
+    // (Its ETag may be the strongly compressed body's, a tile served again: docs/operating.md, HTTP caching.)
+    assert.match(head.headers.get('etag') ?? '', /-gzip-/);
+    assert.equal(head.headers.get('content-type'), 'application/vnd.mapbox-vector-tile');
+    assert.equal((await head.arrayBuffer()).byteLength, 0);
   });
 
   test('bad coordinates are 400 naming each; a disabled or unknown map is 404', async () => {
@@ -252,6 +288,10 @@ describe('vector tiles', () => {
     const tags = await t.json(`/maps/${TILES.map}/tiles/0/0/0.mvt?tags=nope`);
     assert.equal(tags.status, 400);
     assert.deepEqual(tags.body.errors.map((e: { name: string }) => e.name), ['tags']);
+    // One 400 names every bad parameter: a column beyond the grid, a row below 0 and a bad tag at once.
+    const several = await t.json(`/maps/${TILES.map}/tiles/1/5/-1.mvt?tags=nope`);
+    assert.equal(several.status, 400);
+    assert.deepEqual(several.body.errors.map((e: { name: string }) => e.name).sort(), ['tags', 'x', 'y']);
     // Names are in one language: every language at once is 400 naming langs.
     const all = await t.json(`/maps/${TILES.map}/tiles/0/0/0.mvt?langs=all`);
     assert.equal(all.status, 400);
@@ -275,6 +315,9 @@ describe('TileJSON and style', () => {
     assert.equal(url.searchParams.get('tags'), TILES.category('food'));
     assert.equal(url.searchParams.get('lang'), 'pt');
     assert.deepEqual(body.vector_layers.map((l: { id: string }) => l.id), ['markers', 'paths', 'polygons']);
+    // The attribution is the publisher's name in the language answered, as text in the HTML map SDKs make of it.
+    assert.equal(body.attribution, 'Escritório &#60;de&#62; mapas');
+    assert.equal((await t.json(`/maps/${TILES.map}/tiles.json?lang=en`)).body.attribution, 'Tiles &#60;office&#62; &#38; co');
     // A version asked for is carried too.
     const version = bundle.maps.find((m) => m.id === TILES.map)!.current_version_id;
     const pinned = (await t.json(`/maps/${TILES.map}/tiles.json?version_id=${version}`)).body;
