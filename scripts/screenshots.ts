@@ -50,6 +50,10 @@ async function sentBytes(url: string, encoding: string): Promise<number> {
 
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** The first-render targets (issue: the map of 100,000 POIs under 2 s, the demo under 1 s), judged on every load. */
+const DEMO_TARGET_MS = 1000;
+const LARGE_TARGET_MS = 2000;
+const held = (renders: number[], target: number) => `${(target / 1000).toString()} s: ${Math.max(...renders) < target ? 'holds' : '**misses**'}`;
 
 const dataDir = await mkdtemp(join(tmpdir(), 'screenshots-'));
 let servers: RunningServer[] = [];
@@ -161,12 +165,14 @@ open now listed (the page sets \`data-ready\` then), in a new browser context ea
 loads each, every request to 127.0.0.1. The map of 100,000 POIs is the benchmark's (\`make-large.ts --events 1000\`:
 89,996 markers, 5,974 paths, 4,030 polygons around a dozen Iberian cities); its target is 2 s, the demo's 1 s.
 
-| map | median | fastest | slowest |
-|---|---|---|---|
-| the demo (Lisbon City Guide) | ${median(renders)} ms | ${Math.min(...renders)} ms | ${Math.max(...renders)} ms |
-| 100,000 POIs | ${median(largeRenders)} ms | ${Math.min(...largeRenders)} ms | ${Math.max(...largeRenders)} ms |
+| map | median | fastest | slowest | target: every load under |
+|---|---|---|---|---|
+| the demo (Lisbon City Guide) | ${median(renders)} ms | ${Math.min(...renders)} ms | ${Math.max(...renders)} ms | ${held(renders, DEMO_TARGET_MS)} |
+| 100,000 POIs | ${median(largeRenders)} ms | ${Math.min(...largeRenders)} ms | ${Math.max(...largeRenders)} ms | ${held(largeRenders, LARGE_TARGET_MS)} |
 `;
   await writeFile(join(ROOT, 'docs', 'pages.md'), doc);
+  // A target missed fails the script (after the report is written), so it cannot pass unseen.
+  if (Math.max(...renders) >= DEMO_TARGET_MS || Math.max(...largeRenders) >= LARGE_TARGET_MS) process.exitCode = 1;
   console.log(JSON.stringify({ explore_first_render_ms: renders, large_explore_first_render_ms: largeRenders, weights: summary }));
 } finally {
   await browser.close();

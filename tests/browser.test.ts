@@ -2,7 +2,7 @@
  * The pages in a real browser: headless Debian Chromium driven by playwright-core, against the service on Node
  * over a real port, serving the demo at a pinned time. The explorer: pick the demo map, click a category and see
  * its markers drawn, click the map and see the events near that point listed, open an event and see its anchored
- * POIs, open one of them and see its upcoming events, narrow the events to a date window; a place whose coordinates were swapped is named and shown. The kiosk (--kiosk, under a base path): the upcoming-events rail, and back to its start view after a
+ * POIs, open one of them and see its upcoming events, narrow the events to a date window; a place whose coordinates were swapped is named and shown. The kiosk (--kiosk, under a base path): the rail of what is on today and this week, its language switch (the kiosk's words and dates too), and back to its start view after a
  * minute with no touch (the page's clock is driven by Playwright). The explorer's GPX and KML links (the places
  * shown, a path opened) answer their formats. /docs renders every endpoint of /openapi.json. The
  * page of an event and of a place, with scripts off: title, dates, status, style sheet and JSON-LD.
@@ -32,6 +32,8 @@ const SQUARE = { lat: 38.7075, lng: -9.1364 };
 /** Early June 2027: the city's festival weeks, many events. */
 const NOW = '2027-06-10T10:00:00Z';
 const KIOSK_BASE = '/kiosk-api';
+/** The kiosk's public URL: where a phone that scans its QR codes goes (never asked by the test). */
+const KIOSK_PUBLIC = 'https://visit.example.org';
 
 const demo = await readDemoBundle();
 let browser: Browser;
@@ -95,7 +97,8 @@ before(async () => {
   [browser, server, kioskServer] = await Promise.all([
     launchChromium(),
     startServer('node', ['--data-dir', join(dataDir, 'a'), '--fixed-time', NOW], 120_000),
-    startServer('node', ['--data-dir', join(dataDir, 'b'), '--fixed-time', NOW, '--kiosk', MAIN, '--base-path', KIOSK_BASE, '--kiosk-here', `${SQUARE.lat},${SQUARE.lng}`], 120_000),
+    startServer('node', ['--data-dir', join(dataDir, 'b'), '--fixed-time', NOW, '--kiosk', MAIN, '--base-path', KIOSK_BASE, '--kiosk-here', `${SQUARE.lat},${SQUARE.lng}`,
+      '--public-url', `${KIOSK_PUBLIC}${KIOSK_BASE}`], 120_000),
   ]);
 });
 
@@ -391,6 +394,13 @@ describe('a basemap in Chromium', () => {
         assert.ok(recorded.requests.some((url) => new RegExp(`/basemap/\\d+/\\d+/\\d+\\.${kind}$`).test(url)), 'tiles of the archive are asked for');
         assert.match(await page.locator('.leaflet-control-attribution').innerText(), new RegExp(BASEMAP_ATTRIBUTION.replace(/[()]/g, '\\$&')));
         assert.ok(await page.locator('.poi-cluster, .poi-dot').count() > 0, 'the places over it');
+        // Beyond the archive's region (Porto, 270 km north of it) the coast still shows: Natural Earth's land is drawn
+        // under the archive, and no tile of the archive is asked for there.
+        const landBefore = await page.evaluate(() => Number(document.body.dataset.landTiles ?? 0));
+        const askedBefore = recorded.requests.length;
+        await page.evaluate(() => (window as any).explorer.map.setView([41.15, -8.61], 11, { animate: false }));
+        await page.waitForFunction((before) => Number(document.body.dataset.landTiles ?? 0) > before, landBefore);
+        assert.deepEqual(recorded.requests.slice(askedBefore).filter((url) => /\/basemap\/\d+\/\d+\/\d+\./.test(url)), [], 'no tile of the archive beyond its bounds');
         assertStayedHome(recorded);
       } finally {
         await based.stop();
@@ -400,29 +410,43 @@ describe('a basemap in Chromium', () => {
 });
 
 describe('the kiosk in Chromium', () => {
-  test('shows one map full screen with the upcoming events, and goes back to its start view after a minute with no touch', async () => {
+  test('shows one map full screen with what is on today and this week, in the language chosen, and goes back to its start view after a minute with no touch', async () => {
     const recorded = await newPage();
     const { page } = recorded;
     await page.clock.install();
     await page.goto(`${kioskServer.base}${KIOSK_BASE}/`);
     await page.waitForSelector('body.kiosk[data-ready="true"]');
     assert.equal(await page.locator('#map-select').count(), 0, 'no map picker');
-    const upcoming = await api(kioskServer.base, `${KIOSK_BASE}/events?map_id=${MAIN}&limit=12`);
-    assert.deepEqual(await page.locator('#event-list button.event').evaluateAll((b) => b.map((x) => (x as HTMLElement).dataset.id)),
-      upcoming.events.map((e: { id: string }) => e.id));
+    // The rail: the events of today and the six days after it on the map's clock (Lisbon, +01:00 in June), those over
+    // left out; under "Today" those under way or starting today, then the rest.
+    const rail = await api(kioskServer.base, `${KIOSK_BASE}/events?map_id=${MAIN}&from=2027-06-10T00:00:00%2B01:00&to=2027-06-16T23:59:59%2B01:00&limit=60`);
+    type RailEvent = { id: string; url: string | null; starts_at: string; ends_at: string | null; all_day: boolean; start_date: string; end_date: string };
+    const lisbonDate = (iso: string) => new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Lisbon' }).format(new Date(iso));
+    const on = (rail.events as RailEvent[]).filter((e) => (e.all_day ? e.end_date >= '2027-06-10' : !e.ends_at || Date.parse(e.ends_at) > Date.parse(NOW)));
+    const today = on.filter((e) => (e.all_day ? e.start_date : lisbonDate(e.starts_at)) <= '2027-06-10');
+    assert.ok(today.length > 0 && today.length < on.length, 'the demo has events today and later this week');
+    assert.deepEqual(await page.locator('#event-list button.event').evaluateAll((b) => b.map((x) => (x as HTMLElement).dataset.id)), on.map((e) => e.id));
+    assert.equal(await page.locator('#events-title').innerText(), 'Today and this week');
+    assert.equal(await page.locator('#rail-today').innerText(), 'TODAY');
+    const afterToday = await page.locator('#event-list > li').evaluateAll((li) => li.findIndex((x) => x.id === 'rail-later'));
+    assert.equal(afterToday, today.length + 1, '"Later this week" after today\'s events');
+    // The categories stay in view under the rail at 1280 x 800, with no scrolling.
+    const chip = await page.locator('#categories button').first().boundingBox();
+    assert.ok(chip && chip.y + chip.height <= 800, `the first category at ${chip?.y}`);
     const view = () => page.evaluate(() => {
       const { map } = (window as any).explorer;
       return { zoom: map.getZoom(), center: map.getCenter().toString() };
     });
     const start = await view();
     // An exhibition under way reads "On now, until …" in the rail, not its start; the kiosk's own place is marked.
-    const ongoing = upcoming.events.find((e: { starts_at: string; ends_at: string | null }) => Date.parse(e.starts_at) < Date.parse(NOW) && e.ends_at && Date.parse(e.ends_at) - Date.parse(NOW) > 86_400_000);
+    const ongoing = today.find((e) => Date.parse(e.starts_at) < Date.parse(NOW) && e.ends_at && Date.parse(e.ends_at) - Date.parse(NOW) > 86_400_000)!;
     assert.ok(ongoing, 'the demo has an event under way in the rail');
-    const until = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', timeZone: 'Europe/Lisbon' }).format(new Date(ongoing.ends_at));
-    assert.match(await page.locator(`#event-list button.event[data-id="${ongoing.id}"] .muted`).innerText(), new RegExp(`^On now, until ${until}`));
+    const until = (locale: string) => new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'long', timeZone: 'Europe/Lisbon' }).format(new Date(ongoing.ends_at!));
+    assert.match(await page.locator(`#event-list button.event[data-id="${ongoing.id}"] .muted`).innerText(), new RegExp(`^On now, until ${until('en-GB')}`));
     assert.equal(await page.locator('path.you-are-here').count(), 1);
     assert.equal(await page.locator('.here-label').innerText(), 'You are here');
-    // The language switch: the map's languages; Portuguese asks the API and the tiles in Portuguese.
+    // The language switch: the map's languages; Portuguese asks the API and the tiles in Portuguese, and the kiosk's
+    // own words and dates are Portuguese too; the view stays where it was.
     assert.deepEqual(await page.locator('#languages button').evaluateAll((b) => b.map((x) => x.getAttribute('lang'))), ['en', 'pt', 'es']);
     await page.click('#languages button[lang="pt"]');
     await page.waitForSelector('#languages button[lang="pt"][aria-pressed="true"]');
@@ -430,6 +454,12 @@ describe('the kiosk in Chromium', () => {
     assert.equal(await page.evaluate(() => document.documentElement.lang), 'pt');
     assert.ok(recorded.requests.some((url) => /\/tiles\/\d+\/\d+\/\d+\.mvt\?lang=pt$/.test(url)), 'tiles in Portuguese');
     assert.ok(recorded.requests.some((url) => /\/events\?.*lang=pt/.test(url)), 'events in Portuguese');
+    await page.waitForFunction(() => document.getElementById('events-title')?.textContent === 'Hoje e esta semana');
+    await page.waitForSelector(`#event-list button.event[data-id="${ongoing.id}"]`);
+    assert.match(await page.locator(`#event-list button.event[data-id="${ongoing.id}"] .muted`).innerText(), new RegExp(`^A decorrer, até ${until('pt')}`));
+    assert.equal(await page.locator('.here-label').innerText(), 'Está aqui');
+    assert.equal(await page.locator('#open-now').innerText(), 'Aberto agora');
+    assert.deepEqual(await view(), start, 'the view stays');
 
     // Touch things: open now, a category, an event (with a QR code of where it goes on a phone), a zoom.
     await page.click('#open-now');
@@ -438,9 +468,8 @@ describe('the kiosk in Chromium', () => {
     await page.waitForSelector('#event-title');
     const qr = page.locator('#detail .qr img');
     await qr.waitFor();
-    const first = upcoming.events[0];
-    const publicUrl = JSON.parse(await page.locator('#explorer-config').textContent() ?? '{}').public_url;
-    const target = first.url ?? `${publicUrl}/events/${first.id}.html`;
+    const first = on[0];
+    const target = first.url ?? `${KIOSK_PUBLIC}${KIOSK_BASE}/events/${first.id}.html`;
     assert.equal(new URL(await qr.getAttribute('src') ?? '', kioskServer.base).searchParams.get('text'), target);
     await page.waitForFunction(() => (document.querySelector('#detail .qr img') as HTMLImageElement).naturalWidth > 0);
     await page.click('.leaflet-control-zoom-in');
@@ -460,6 +489,7 @@ describe('the kiosk in Chromium', () => {
     assert.equal(await page.getAttribute('#open-now', 'aria-pressed'), 'false', 'every place, open or not');
     assert.deepEqual(await view(), start, 'the start view');
     await page.waitForFunction(() => document.documentElement.lang === 'en');
+    await page.waitForFunction(() => document.getElementById('events-title')?.textContent === 'Today and this week');
     assertStayedHome(recorded);
   });
 });

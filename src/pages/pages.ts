@@ -15,6 +15,7 @@ import { hash53 } from '../utils/hash.ts';
 import { PreparedBody } from '../http/response-cache.ts';
 import { pageCsp } from '../http/page-policy.ts';
 import { documentHead, escapeHtml, jsonBlock } from '../utils/html.ts';
+import { KIOSK_LANGUAGES, kioskWords } from './kiosk-words.ts';
 import type { PmtilesArchive } from '../geo/pmtiles-archive.ts';
 import { CLUSTER_MAX_ZOOM } from '../content/model/map-tiles.ts';
 import { LAND_MAX_ZOOM, LandTiles, mergeRegions, regionOf } from '../geo/land-tiles.ts';
@@ -157,11 +158,11 @@ export function createPages(basePath: string, options: PageOptions = {}): Pages 
     return answer;
   }
 
-  /** What the pages draw of the basemap: its kind, its tiles under the base path, its deepest zoom and attribution. */
+  /** What the pages draw of the basemap: its kind, its tiles under the base path, its deepest zoom, attribution and bounds. */
   async function basemapConfig() {
     if (!options.basemap) return null;
     const info = await options.basemap.info();
-    return { kind: info.kind, tiles: `${basePath}/basemap/{z}/{x}/{y}.${info.suffix}`, max_zoom: info.maxZoom, attribution: info.attribution };
+    return { kind: info.kind, tiles: `${basePath}/basemap/{z}/{x}/{y}.${info.suffix}`, max_zoom: info.maxZoom, attribution: info.attribution, bounds: info.bounds };
   }
 
   /** The enabled maps, by name, with their publisher and published versions (oldest first). */
@@ -225,9 +226,12 @@ ${items}
 
   function explorePage(model: ReadModel, url: (name: AssetName) => string, kiosk: boolean, basemap: Awaited<ReturnType<typeof basemapConfig>>): string {
     const maps = catalogue(model).filter((m) => !kiosk || m.id === options.kiosk);
-    const config = { base: basePath, public_url: options.publicUrl ?? `http://localhost${basePath}`, maps, world: url('countries-50m.json'),
+    const config = { base: basePath, public_url: options.publicUrl ?? `http://localhost${basePath}`, share_url: options.publicUrl ?? null, maps, world: url('countries-50m.json'),
       land: `${basePath}/assets/land/{z}/{x}/{y}.mvt`, land_max_zoom: LAND_MAX_ZOOM, maki: url('maki.js'), basemap, tiles: basemap ? null : options.tiles ?? null, kiosk, idle_ms: KIOSK_IDLE_MS,
-      cluster_max_zoom: CLUSTER_MAX_ZOOM, here: kiosk ? options.here ?? null : null, now: options.now ?? null };
+      cluster_max_zoom: CLUSTER_MAX_ZOOM, here: kiosk ? options.here ?? null : null, now: options.now ?? null,
+      // The page's own words: English, and in the kiosk those of each of its map's languages the kiosk speaks.
+      words: Object.fromEntries(['en', ...(kiosk ? maps[0].languages : [])].map((lang) => lang.toLowerCase().split('-')[0])
+        .filter((code) => code === 'en' || KIOSK_LANGUAGES.includes(code)).map((code) => [code, kioskWords(code)])) };
     const scripts = [
       `<script type="application/json" id="explorer-config">${jsonBlock(config)}</script>`,
       `<script defer src="${escapeHtml(url('leaflet.js'))}"></script>`,
@@ -247,12 +251,13 @@ ${items}
 </form>
 <p class="muted"><a id="event-subscribe" href="#">Subscribe in a calendar app</a> to the events listed (this window and point).</p>
 <p class="muted" id="event-hint">Click the map to list events near that point.</p>`;
-    // The kiosk shows what comes next first, and its top-level categories; the explorer every category and tag.
-    const categories = `<section><h2>${kiosk ? 'Explore' : 'Categories and tags'}</h2>
+    // The kiosk shows what is on today and this week first (a rail that scrolls on its own), and its top-level categories
+    // below it, always in view; the explorer every category and tag, then the events.
+    const categories = `<section class="choose"><h2 id="explore-title">${kiosk ? 'Explore' : 'Categories and tags'}</h2>
 <p><button type="button" id="open-now" class="chip open-now" aria-pressed="false">Open now</button>${kiosk ? '' : `
 <span class="muted" id="downloads" title="The places of the category chosen (every place without one), for a GPS device or Google Earth">Download places: <a id="pois-gpx" href="#">GPX</a> · <a id="pois-kml" href="#">KML</a></span>`}</p>
 <div id="categories" class="chips" role="group" aria-label="Categories and tags"></div></section>\n`;
-    const events = `<section><h2 id="events-title">${kiosk ? 'Coming up' : 'Events'}</h2>${eventForm}
+    const events = `<section class="rail"><h2 id="events-title">${kiosk ? 'Today and this week' : 'Events'}</h2>${eventForm}
 <ol id="event-list" class="event-list" aria-live="polite"></ol></section>\n`;
     return `${head(title, [url('leaflet.css'), url('site.css')], scripts)}
 <body class="${kiosk ? 'kiosk' : 'explore'}">

@@ -9,6 +9,31 @@ const config = JSON.parse(document.getElementById('explorer-config').textContent
 const kiosk = config.kiosk;
 const $ = (id) => document.getElementById(id);
 
+/**
+ * The page's own words, by language, from its config (src/pages/kiosk-words.ts): the kiosk's for each of its map's
+ * languages it speaks, so a visitor who switches to Portuguese reads the rail, the dates and the detail card in
+ * Portuguese; English only in the explorer, a tool for staff. Names, descriptions and the rest of the content come
+ * from the API in the language chosen.
+ */
+const WORDS = config.words;
+
+/** The language of the page's own words: the kiosk's language chosen, when it has words for it; else English. */
+function wordsLang() {
+  const tag = kiosk && state.lang ? state.lang.toLowerCase().split('-')[0] : 'en';
+  return Object.hasOwn(WORDS, tag) ? tag : 'en';
+}
+
+/** One of the page's own words, its `{0}`, `{1}` filled in with `values`. */
+function t(key, ...values) {
+  const word = WORDS[wordsLang()][key] ?? key;
+  return word.replace(/\{(\d)\}/g, (_, i) => String(values[Number(i)]));
+}
+
+/** The locale dates are written in: the words' language (English as written in Britain: 30 June, 18:00). */
+function locale() {
+  return wordsLang() === 'en' ? 'en-GB' : state.lang;
+}
+
 /** Builds an element; children are nodes or strings (set as text). */
 function el(tag, props = {}, ...children) {
   const node = document.createElement(tag);
@@ -80,11 +105,12 @@ window.explorer = { map, state, hitShape: (latlng) => hitShape(latlng), loading:
 async function drawBase() {
   const basemap = config.basemap;
   if (basemap) {
-    const layer = basemap.kind === 'vector'
-      ? protomapsL.leafletLayer({ url: basemap.tiles, flavor: 'light', lang: 'en', maxDataZoom: basemap.max_zoom, attribution: basemap.attribution, pane: 'tilePane' })
-      : L.tileLayer(basemap.tiles, { maxNativeZoom: basemap.max_zoom, maxZoom: 19, attribution: basemap.attribution });
-    layer.addTo(map);
-    map.getContainer().classList.add('near');
+    // Natural Earth's land under the archive, on the sea's colour: beyond the region the archive covers the coast
+    // still shows. The archive's tiles are asked for within its bounds only.
+    map.createPane('under').style.zIndex = '150';
+    landLayer.addLayer(new LandTiles({ pane: 'under', tileSize: 256, maxNativeZoom: config.land_max_zoom, maxZoom: 19 }));
+    map.attributionControl.addAttribution('Land: Natural Earth');
+    drawBasemap();
     document.body.dataset.basemap = basemap.kind;
     return;
   }
@@ -100,6 +126,21 @@ async function drawBase() {
   const world = await fetch(config.world).then((r) => r.json());
   const borders = topojson.mesh(world, world.objects.countries, (a, b) => a !== b);
   L.geoJSON(borders, { pane: 'base', interactive: false, style: { color: '#a58fb5', weight: 1, dashArray: '4 3', fill: false } }).addTo(baseLayer);
+}
+
+/** The operator's basemap layer drawn now (a vector one is drawn again in another language). */
+let basemapLayer = null;
+
+/** Draws the basemap: vector tiles with their place names in the page's language (as the map SDK has them), or raster. */
+function drawBasemap() {
+  const basemap = config.basemap;
+  const [west, south, east, north] = basemap.bounds;
+  const bounds = L.latLngBounds([south, west], [north, east]);
+  basemapLayer?.remove();
+  basemapLayer = basemap.kind === 'vector'
+    ? protomapsL.leafletLayer({ url: basemap.tiles, flavor: 'light', lang: kiosk && state.lang ? state.lang.toLowerCase().split('-')[0] : 'en', maxDataZoom: basemap.max_zoom, attribution: basemap.attribution, pane: 'tilePane', bounds })
+    : L.tileLayer(basemap.tiles, { maxNativeZoom: basemap.max_zoom, maxZoom: 19, attribution: basemap.attribution, bounds });
+  basemapLayer.addTo(map);
 }
 
 /** Land tiles drawn on a canvas each: land in the ground's colour, water the map's own. */
@@ -141,31 +182,31 @@ function showWorldAtScale() {
 /** A date and time in the map's time zone. */
 function when(iso) {
   const zone = state.record?.time_zone;
-  return new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', ...(zone ? { timeZone: zone } : {}) }).format(new Date(iso));
+  return new Intl.DateTimeFormat(locale(), { dateStyle: 'medium', timeStyle: 'short', ...(zone ? { timeZone: zone } : {}) }).format(new Date(iso));
 }
 
 /** When an event is: "On now, until …" for one under way, its days for an all-day one, else its start on the map's clock. */
 function eventWhen(e) {
   const now = config.now ? Date.parse(config.now) : Date.now();
   const zone = state.record?.time_zone;
-  const dateOnly = (ms) => new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', ...(zone ? { timeZone: zone } : {}) }).format(new Date(ms));
+  const dateOnly = (ms) => new Intl.DateTimeFormat(locale(), { day: 'numeric', month: 'long', ...(zone ? { timeZone: zone } : {}) }).format(new Date(ms));
   if (e.all_day) {
     const today = new Intl.DateTimeFormat('en-CA', { ...(zone ? { timeZone: zone } : {}) }).format(new Date(now));
-    if (e.start_date < today && e.end_date >= today) return `On now, until ${dateOnly(Date.parse(`${e.end_date}T12:00:00Z`))}`;
+    if (e.start_date < today && e.end_date >= today) return t('onNow', dateOnly(Date.parse(`${e.end_date}T12:00:00Z`)));
   } else if (e.ends_at && Date.parse(e.starts_at) < now && Date.parse(e.ends_at) > now) {
-    return `On now, until ${Date.parse(e.ends_at) - now < 86_400_000 ? new Intl.DateTimeFormat('en-GB', { timeStyle: 'short', ...(zone ? { timeZone: zone } : {}) }).format(new Date(e.ends_at)) : dateOnly(Date.parse(e.ends_at))}`;
+    return t('onNow', Date.parse(e.ends_at) - now < 86_400_000 ? new Intl.DateTimeFormat(locale(), { timeStyle: 'short', ...(zone ? { timeZone: zone } : {}) }).format(new Date(e.ends_at)) : dateOnly(Date.parse(e.ends_at)));
   }
   if (!e.all_day) return when(e.starts_at);
-  const day = (date) => new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`));
+  const day = (date) => new Intl.DateTimeFormat(locale(), { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`));
   return e.start_date === e.end_date ? day(e.start_date) : `${day(e.start_date)} – ${day(e.end_date)}`;
 }
 
 /** An event's status in words, for one that is not simply on (null when scheduled). */
 function statusText(e) {
-  if (e.status === 'cancelled') return 'Cancelled';
-  if (e.status === 'postponed') return 'Postponed';
-  if (e.status === 'moved_online') return 'Moved online';
-  if (e.status === 'rescheduled') return e.previous_start ? `Rescheduled (was ${when(e.previous_start)})` : 'Rescheduled';
+  if (e.status === 'cancelled') return t('cancelled');
+  if (e.status === 'postponed') return t('postponed');
+  if (e.status === 'moved_online') return t('movedOnline');
+  if (e.status === 'rescheduled') return e.previous_start ? t('rescheduledFrom', when(e.previous_start)) : t('rescheduled');
   return null;
 }
 
@@ -197,21 +238,22 @@ function fillPickers() {
 }
 
 /** Loads a map version through /maps/:id and draws it. */
-async function loadMap(mapId, versionId) {
+async function loadMap(mapId, versionId, { keepView = false } = {}) {
   const entry = config.maps.find((m) => m.id === mapId) ?? config.maps[0];
   if (!entry) { setStatus('No enabled map is published.'); return; }
   state.mapId = entry.id;
   state.versionId = versionId && entry.versions.some((v) => v.id === versionId) ? versionId : entry.current_version_id;
   fillPickers();
   if (!kiosk) history.replaceState(null, '', `?map=${state.mapId}${state.versionId === entry.current_version_id ? '' : `&version=${state.versionId}`}`);
-  setStatus('Loading…');
+  setStatus(t('loading'));
   const record = await api(`/maps/${state.mapId}`, { version_id: state.versionId, info: true, map_data: true, all_categories: true, tag_counts: true });
   state.record = record;
   state.categories = record.all_categories;
   state.counts = new Map(record.tag_counts.map((c) => [c.id, c.count]));
   state.selected = null;
   state.startView = startView(record);
-  map.setView(state.startView.center, state.startView.zoom, { animate: false });
+  // Another language of the same map keeps the view the visitor is looking at.
+  if (!keepView) map.setView(state.startView.center, state.startView.zoom, { animate: false });
   if (record.map_data?.min_zoom !== undefined) map.setMinZoom(Math.min(record.map_data.min_zoom, 3));
   state.openNow = null;
   const drawn = drawPois();
@@ -360,7 +402,7 @@ function drawPoints(tile, features, size, coords) {
       button = L.DomUtil.create('button', 'poi-cluster leaflet-interactive', tile);
       button.textContent = f.props.label;
       button.style.setProperty('--size', `${diameter}px`);
-      button.setAttribute('aria-label', `${n} places: zoom in`);
+      button.setAttribute('aria-label', t('zoomIn', n));
       button.dataset.count = String(n);
       button.addEventListener('click', () => map.setView(at, Math.min(map.getZoom() + 2, config.cluster_max_zoom + 1)));
     } else {
@@ -423,7 +465,7 @@ function drawPois() {
       layer.addTo(markerLayer);
     }
     document.body.dataset.markers = String(open.filter((poi) => poi.type === 'marker').length);
-    setStatus(label ? `${open.length} places open now in ${label}` : `${open.length} places open now`);
+    setStatus(label ? t('openPlacesIn', open.length, label) : t('openPlaces', open.length));
     return Promise.resolve();
   }
   poiLayer = new PoiTiles({ pane: 'pois', tileSize: 256, maxNativeZoom: 19, updateWhenZooming: false, keepBuffer: 1 });
@@ -439,7 +481,7 @@ function drawPois() {
   const drawn = new Promise((resolve) => layer.once('load', resolve));
   poiLayer.addTo(map);
   const count = state.selected ? state.counts.get(state.selected) ?? 0 : null;
-  setStatus(label ? `${count} places in ${label}` : `${[...state.categories].length ? 'Places' : 'No places'} of ${state.record.name}`);
+  setStatus(label ? t('placesIn', count, label) : state.categories.length ? t('placesOf', state.record.name) : t('noPlacesOf', state.record.name));
   return drawn;
 }
 
@@ -487,15 +529,15 @@ async function loadOpenNow() {
 /** "Open now · until 18:00" or "Closed now" for a POI with hours, from what is open now; null when that says nothing. */
 function openText(poi) {
   if (!poi.hours || !state.openNow) return null;
-  if (!state.openNow.has(poi.id)) return 'Closed now';
+  if (!state.openNow.has(poi.id)) return t('closedNow');
   const closes = state.openNow.get(poi.id);
-  return closes ? `Open now · until ${when(closes)}` : 'Open now';
+  return closes ? t('openUntil', when(closes)) : t('openNow');
 }
 
 async function toggleOpenOnly() {
   state.openOnly = !state.openOnly;
   if (state.openOnly && state.openNow === null) {
-    setStatus('Asking what is open now…');
+    setStatus(t('askingOpen'));
     await (state.openNowLoading ?? loadOpenNow());
   }
   drawPois();
@@ -537,7 +579,7 @@ function drawLanguages(entry) {
   const current = state.lang ?? offered[0];
   box.replaceChildren(...(offered.length > 1 ? offered.map((tag) => el('button', {
     type: 'button', className: 'chip lang', lang: tag, 'aria-pressed': String(tag === current),
-    onclick: () => { state.lang = tag; document.documentElement.lang = tag; void loadMap(state.mapId); },
+    onclick: () => { state.lang = tag; showWords(); void loadMap(state.mapId, undefined, { keepView: true }); },
   }, new Intl.DisplayNames([tag], { type: 'language' }).of(tag) ?? tag)) : []));
 }
 
@@ -545,7 +587,7 @@ function drawLanguages(entry) {
 function drawHere() {
   if (!config.here || hereMarker) return;
   hereMarker = L.circleMarker([config.here.lat, config.here.lng], { radius: 11, color: '#fff', weight: 4, fillColor: '#d0021b', fillOpacity: 1, pane: 'highlight', className: 'you-are-here', interactive: false })
-    .bindTooltip('You are here', { permanent: true, direction: 'top', className: 'here-label' }).addTo(map);
+    .bindTooltip(t('here'), { permanent: true, direction: 'top', className: 'here-label' }).addTo(map);
 }
 
 function selectCategory(id) {
@@ -554,31 +596,86 @@ function selectCategory(id) {
   drawPois();
 }
 
-/** Lists events of the map: the date window and the point clicked, if any (the kiosk: what comes next). */
+/** Lists events of the map: the date window and the point clicked, if any (the kiosk: its rail, below). */
 async function listEvents() {
-  const params = { map_id: state.mapId, limit: kiosk ? 12 : 25 };
-  if (!kiosk) {
-    params.from = $('event-from').value;
-    params.to = $('event-to').value;
-    if (state.near) Object.assign(params, { near: `${state.near.lat.toFixed(5)},${state.near.lng.toFixed(5)}`, radius_m: $('event-radius').value });
-  }
+  if (kiosk) return listRail();
+  const params = { map_id: state.mapId, limit: 25, from: $('event-from').value, to: $('event-to').value };
+  if (state.near) Object.assign(params, { near: `${state.near.lat.toFixed(5)},${state.near.lng.toFixed(5)}`, radius_m: $('event-radius').value });
   const list = $('event-list');
-  if (!kiosk) {
-    // The same filter as a feed a calendar app subscribes to (webcal: under the service's public URL).
-    const { limit: _, ...filter } = params;
-    const query = new URLSearchParams(Object.entries(filter).filter(([, value]) => value !== '' && value !== undefined));
-    $('event-subscribe').href = `${config.public_url.replace(/^https?:/, 'webcal:')}/events.ics?${query}`;
-  }
+  // The same filter as a feed a calendar app subscribes to (webcal: under the service's public URL).
+  const { limit: _, ...filter } = params;
+  const query = new URLSearchParams(Object.entries(filter).filter(([, value]) => value !== '' && value !== undefined));
+  $('event-subscribe').href = `${config.public_url.replace(/^https?:/, 'webcal:')}/events.ics?${query}`;
   try {
     const page = await api('/events', params);
     list.replaceChildren(...page.events.map((e) => eventButton(e, e.event_type)));
     const where = state.near ? ` within ${$('event-radius').selectedOptions[0].text} of the point` : '';
-    $('events-title').textContent = kiosk ? 'Coming up' : `Events: ${page.total}${where}`;
+    $('events-title').textContent = `Events: ${page.total}${where}`;
     list.dataset.total = String(page.total);
     if (page.events.length === 0) list.append(el('li', { className: 'muted' }, 'No events in this window.'));
   } catch (err) {
     list.replaceChildren(el('li', { className: 'error' }, err.message));
   }
+}
+
+/** The days the kiosk's rail covers: today and the six after it, on the map's clock. */
+const RAIL_DAYS = 7;
+/** How often the rail is asked again. */
+const RAIL_REFRESH_MS = 5 * 60_000;
+/** The most events the rail lists (it scrolls); beyond them it says how many more there are. */
+const RAIL_LIMIT = 60;
+
+/** The date (YYYY-MM-DD) of an instant on the map's clock. */
+function mapDate(ms) {
+  const zone = state.record?.time_zone;
+  return new Intl.DateTimeFormat('en-CA', { ...(zone ? { timeZone: zone } : {}) }).format(new Date(ms));
+}
+
+/** The map's offset from UTC at an instant, as RFC 3339 writes it (`+01:00`, `Z`). */
+function mapOffset(ms) {
+  const zone = state.record?.time_zone;
+  if (!zone) return 'Z';
+  const name = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' }).formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
+  return name === 'GMT' ? 'Z' : name.replace('GMT', '');
+}
+
+/**
+ * The kiosk's rail: what is on today and this week on the map's clock, under "Today" (under way, or starting today)
+ * and "Later this week"; events already over are left out. The window is whole days, so the rail's question is the
+ * same all day (the response cache answers it) and it is asked again at each reset and every few minutes.
+ */
+async function listRail() {
+  const now = config.now ? Date.parse(config.now) : Date.now();
+  const today = mapDate(now);
+  const last = mapDate(now + (RAIL_DAYS - 1) * 86_400_000);
+  const offset = mapOffset(now);
+  const list = $('event-list');
+  $('events-title').textContent = t('rail');
+  try {
+    const page = await api('/events', { map_id: state.mapId, from: `${today}T00:00:00${offset}`, to: `${last}T23:59:59${offset}`, limit: RAIL_LIMIT });
+    const over = (e) => (e.all_day ? e.end_date < today : e.ends_at !== null && e.ends_at !== undefined && Date.parse(e.ends_at) <= now);
+    const isToday = (e) => (e.all_day ? e.start_date <= today : mapDate(Date.parse(e.starts_at)) <= today);
+    const on = page.events.filter((e) => !over(e));
+    const day = (title, events, id) => (events.length ? [el('li', { className: 'day', id }, el('h3', {}, title)), ...events.map((e) => eventButton(e, e.event_type))] : []);
+    list.replaceChildren(...day(t('today'), on.filter(isToday), 'rail-today'), ...day(t('later'), on.filter((e) => !isToday(e)), 'rail-later'));
+    list.dataset.total = String(page.total);
+    if (page.total > page.events.length) list.append(el('li', { className: 'muted', id: 'rail-more' }, t('more', page.total - page.events.length)));
+    if (on.length === 0) list.append(el('li', { className: 'muted' }, t('nothing')));
+  } catch (err) {
+    list.replaceChildren(el('li', { className: 'error' }, err.message));
+  }
+}
+
+/** The kiosk's own words in the language chosen: what the page's HTML and the map's controls say. */
+function showWords() {
+  if (!kiosk) return;
+  document.documentElement.lang = state.lang ?? 'en';
+  $('open-now').textContent = t('openNow');
+  $('explore-title').textContent = t('explore');
+  $('events-title').textContent = t('rail');
+  $('detail-close').setAttribute('aria-label', t('close'));
+  hereMarker?.setTooltipContent(t('here'));
+  if (config.basemap?.kind === 'vector' && basemapLayer) drawBasemap();
 }
 
 function openDetail(...children) {
@@ -600,23 +697,23 @@ function facts(pairs) {
 
 async function openPoi(poi) {
   const names = poi.category_ids.map((id) => state.categories.find((c) => c.id === id)?.name).filter(Boolean);
-  const upcoming = el('ol', { className: 'event-list' }, el('li', { className: 'muted' }, 'Loading events…'));
-  openDetail(el('p', { className: 'kind' }, poi.type), el('h2', {}, poi.name), poi.description ? el('p', {}, poi.description) : null,
-    facts([['Categories and tags', names.join(', ')], ['Address', poi.address], ['Open now', openText(poi)], ['Opening hours', poi.opening_hours],
-      ['Hours (OpenStreetMap)', poi.hours], ['Phone', poi.phone],
-      ['Website', poi.website], ['Difficulty', poi.difficulty], ['Duration', poi.duration_min ? `${poi.duration_min} min` : null],
-      ['Where', poi.type === 'marker' ? `${poi.lat}, ${poi.lng}` : null]]),
-    el('p', {}, el('a', { id: 'poi-page', href: `${config.base}/${poi.type}s/${poi.id}.html` }, 'Page to share')),
+  const upcoming = el('ol', { className: 'event-list' }, el('li', { className: 'muted' }, t('loadingEvents')));
+  openDetail(el('p', { className: 'kind' }, t(poi.type)), el('h2', {}, poi.name), poi.description ? el('p', {}, poi.description) : null,
+    facts([[t('categories'), names.join(', ')], [t('address'), poi.address], [t('openNow'), openText(poi)], [t('hours'), poi.opening_hours],
+      [t('osmHours'), poi.hours], [t('telephone'), poi.phone],
+      [t('website'), poi.website], [t('difficulty'), poi.difficulty], [t('duration'), poi.duration_min ? `${poi.duration_min} min` : null],
+      [t('where'), poi.type === 'marker' ? `${poi.lat}, ${poi.lng}` : null]]),
+    el('p', {}, el('a', { id: 'poi-page', href: `${config.base}/${poi.type}s/${poi.id}.html` }, t('pageToShare'))),
     // A route to take along: a GPS device or hiking app reads GPX, Google Earth KML.
     poi.type === 'path' && !kiosk ? el('p', {}, 'Take it along: ', downloadLink('path-gpx', `/paths/${poi.id}.gpx`, `${poi.name}.gpx`, 'GPX'),
       ' · ', downloadLink('path-kml', `/paths/${poi.id}.kml`, `${poi.name}.kml`, 'KML'), ' (with its stops)') : null,
-    phoneCode(poi.website || `${config.public_url}/${poi.type}s/${poi.id}.html`),
-    el('h3', {}, 'Upcoming events here'), upcoming);
+    phoneCode(poi.website || (config.share_url ? `${config.share_url}/${poi.type}s/${poi.id}.html` : '')),
+    el('h3', {}, t('upcomingHere')), upcoming);
   highlight([poi]);
   try {
     const answer = await api('/events/upcoming-by-poi', { poi_ids: poi.id, limit_per_poi: 5 });
     const events = answer[poi.id] ?? [];
-    upcoming.replaceChildren(...(events.length ? events.map((e) => eventButton(e)) : [el('li', { className: 'muted' }, 'None scheduled.')]));
+    upcoming.replaceChildren(...(events.length ? events.map((e) => eventButton(e)) : [el('li', { className: 'muted' }, t('none'))]));
   } catch (err) {
     upcoming.replaceChildren(el('li', { className: 'error' }, err.message));
   }
@@ -629,27 +726,31 @@ async function openEvent(id) {
   const anchors = event.pois.map((poi) => el('li', {}, el('button', { type: 'button', className: 'poi', onclick: () => openPoi(poi) }, poi.name, el('span', { className: 'muted' }, ` · ${poi.type}`))));
   const status = statusText(event);
   const offers = event.offers;
-  const price = offers?.free ? 'Free' : offers?.price != null ? `${offers.price} ${offers.currency ?? ''}`.trim() : event.price;
+  const price = offers?.free ? t('free') : offers?.price != null ? `${offers.price} ${offers.currency ?? ''}`.trim() : event.price;
   openDetail(el('p', { className: 'kind' }, `event · ${event.event_type}`), el('h2', { id: 'event-title' }, event.title),
     status ? el('p', { id: 'event-status', className: `event-status status-${event.status}` }, status) : null,
     event.description ? el('p', {}, event.description) : null,
-    facts(event.all_day ? [['When', eventWhen(event)]] : [['Starts', when(event.starts_at)], ['Ends', event.ends_at ? when(event.ends_at) : null]]),
-    facts([['Repeats', series?.recurrence?.text], ['Tags', event.tags.join(', ')], ['Price', price], ['Booking', offers?.booking_url],
-      ['Organizer', event.organizer?.name], ['Online', event.online_url], ['Accessibility', event.accessibility.map((f) => f.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)).join(', ')],
-      ['More', event.url]]),
-    el('p', {}, el('a', { id: 'event-calendar', href: `${config.base}/events/${event.id}.ics`, download: `${event.id}.ics` }, 'Add to calendar'),
-      series ? el('span', {}, ' · ', el('a', { id: 'series-calendar', href: `${config.base}/events/${series.id}.ics`, download: `${series.id}.ics` }, 'the whole series')) : null,
-      ' · ', el('a', { id: 'event-page', href: `${config.base}/events/${event.id}.html` }, 'Page to share')),
-    phoneCode(event.url || `${config.public_url}/events/${event.id}.html`),
-    el('h3', {}, `Where (${event.pois.length})`), el('ol', { className: 'poi-list', id: 'event-pois' }, ...anchors));
+    facts(event.all_day ? [[t('when'), eventWhen(event)]] : [[t('starts'), when(event.starts_at)], [t('ends'), event.ends_at ? when(event.ends_at) : null]]),
+    facts([[t('repeats'), series?.recurrence?.text], [t('tags'), event.tags.join(', ')], [t('price'), price], [t('booking'), offers?.booking_url],
+      [t('organizer'), event.organizer?.name], [t('online'), event.online_url], [t('accessibility'), event.accessibility.map((f) => f.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)).join(', ')],
+      [t('moreInfo'), event.url]]),
+    el('p', {}, el('a', { id: 'event-calendar', href: `${config.base}/events/${event.id}.ics`, download: `${event.id}.ics` }, t('addToCalendar')),
+      series ? el('span', {}, ' · ', el('a', { id: 'series-calendar', href: `${config.base}/events/${series.id}.ics`, download: `${series.id}.ics` }, t('wholeSeries'))) : null,
+      ' · ', el('a', { id: 'event-page', href: `${config.base}/events/${event.id}.html` }, t('pageToShare'))),
+    phoneCode(event.url || (config.share_url ? `${config.share_url}/events/${event.id}.html` : '')),
+    el('h3', {}, t('whereList', event.pois.length)), el('ol', { className: 'poi-list', id: 'event-pois' }, ...anchors));
   highlight(event.pois);
 }
 
-/** The kiosk's QR code of where a place or event goes on a phone (its own site, else its page here); none in the explorer. */
+/**
+ * The kiosk's QR code of where a place or event goes on a phone: its own site, else its page under the service's public
+ * URL when one is set (`--public-url`: without it the page's address is this machine's, which no phone reaches); none
+ * in the explorer.
+ */
 function phoneCode(url) {
   if (!kiosk || !/^https?:\/\//i.test(url)) return null;
   return el('figure', { className: 'qr' }, el('img', { src: `${config.base}/assets/qr.svg?text=${encodeURIComponent(url)}`, alt: `QR code of ${url}`, width: '160', height: '160' }),
-    el('figcaption', {}, 'On your phone'));
+    el('figcaption', {}, t('phone')));
 }
 
 /** Outlines some POIs over the others and brings them into view. */
@@ -725,7 +826,7 @@ if (!kiosk) {
     closeDetail();
     if (state.lang) {
       state.lang = null;
-      document.documentElement.lang = 'en';
+      showWords();
       void loadMap(state.mapId);
     }
     if (state.openOnly) toggleOpenOnly();
@@ -741,6 +842,8 @@ if (!kiosk) {
   };
   for (const type of ['pointerdown', 'keydown', 'wheel', 'touchstart']) document.addEventListener(type, touched, { passive: true, capture: true });
   touched();
+  // The rail follows the clock: what is over leaves it, and at midnight the week moves on.
+  setInterval(() => void listEvents(), RAIL_REFRESH_MS);
 }
 
 const began = performance.now();
