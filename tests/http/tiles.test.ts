@@ -12,6 +12,7 @@ import { VectorTile, type VectorTileLayer } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
 import { openTarget, type TestTarget } from '../helpers/target.ts';
 import { TILES, tilesBundle } from '../helpers/small-bundles.ts';
+import { F, makeFixture } from '../helpers/fixture.ts';
 import { CLUSTER_MAX_ZOOM, CLUSTER_RADIUS, KEPT_TAG_SETS } from '../../src/content/model/map-tiles.ts';
 
 const bundle = tilesBundle();
@@ -300,6 +301,32 @@ describe('vector tiles', () => {
       '/maps/00000000-0000-4000-8000-000000000000/tiles/0/0/0.mvt']) {
       assert.equal((await t.get(path)).status, 404, path);
     }
+  });
+});
+
+describe('tiles of each published version', () => {
+  let demo: TestTarget;
+  before(async () => { demo = await openTarget(makeFixture()); });
+  after(async () => { await demo.close(); });
+
+  test('the z0 tile of each version counts that version\'s markers, as /maps/{map_id}/markers lists them', async () => {
+    const counts: number[] = [];
+    for (const version of [F.v1, F.v2]) {
+      const listed = await demo.json(`/maps/${F.map}/markers?version_id=${version}&end=100000`);
+      assert.equal(listed.status, 200);
+      const res = await demo.get(`/maps/${F.map}/tiles/0/0/0.mvt?version_id=${version}`);
+      assert.equal(res.status, 200);
+      const layer = new VectorTile(new PbfReader(new Uint8Array(await res.arrayBuffer()))).layers.markers;
+      let total = 0;
+      for (const f of features(layer)) {
+        const [[pt]] = f.geometry;
+        if (pt.x < 0 || pt.x >= 512 || pt.y < 0 || pt.y > 512) continue;
+        total += f.properties.cluster === true ? Number(f.properties.point_count) : 1;
+      }
+      assert.equal(total, listed.body.markers.length, version);
+      counts.push(total);
+    }
+    assert.notEqual(counts[0], counts[1], 'the versions hold different markers');
   });
 });
 
