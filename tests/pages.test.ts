@@ -27,6 +27,8 @@ describe('settings', () => {
     const env = parseConfig([], { KIOSK: F.map, TILES_URL: '/tiles/{z}/{x}/{y}.png' }) as ServerConfig;
     assert.deepEqual(pageOptions(env), { kiosk: F.map, tiles: '/tiles/{z}/{x}/{y}.png' });
     assert.deepEqual(pageOptions(parseConfig([], {}) as ServerConfig), {});
+    // The kiosk's QR codes of the service's own pages: only under a public URL the operator set.
+    assert.equal(pageOptions(parseConfig(['--public-url', 'https://visit.example.org/guide/'], {}) as ServerConfig).shareUrl, 'https://visit.example.org/guide');
     // A basemap takes precedence over --tiles; the kiosk's own place is a latitude and a longitude.
     const based = parseConfig(['--basemap', '/srv/lisbon.pmtiles', '--tiles', '/tiles/{z}/{x}/{y}.png', '--kiosk-here', '38.7075, -9.1364'], {}) as ServerConfig;
     assert.equal(based.basemap, '/srv/lisbon.pmtiles');
@@ -53,6 +55,8 @@ describe('the pages of an app', () => {
       const config = explorerConfig(kiosk);
       assert.equal(config.kiosk, true);
       assert.equal(config.idle_ms, 60_000);
+      assert.equal(config.share_url, null, 'no QR code of a page of this machine without --public-url');
+      assert.deepEqual(Object.keys(config.words).sort(), ['en'], 'the fixture map speaks English only');
       assert.deepEqual(config.maps.map((m: { id: string }) => m.id), [F.map]);
       assert.doesNotMatch(kiosk, /id="map-select"/);
       const explore = await (await t.get('/explore')).text();

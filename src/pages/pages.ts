@@ -33,6 +33,11 @@ export interface PageOptions {
   assets?: AssetLoader;
   /** The service's public URL (links a visitor takes elsewhere: a calendar subscription); default from the base path. */
   publicUrl?: string;
+  /**
+   * The public URL the operator set (`--public-url`), under which the kiosk's QR codes of the service's own pages
+   * point; without one the kiosk shows none of those (`publicUrl` would then be this machine's, which no phone reaches).
+   */
+  shareUrl?: string;
   /** The operator's basemap (`--basemap`), drawn under the maps instead of `tiles` or the offline base. */
   basemap?: PmtilesArchive;
   /** The kiosk's "you are here" point (`--kiosk-here`). */
@@ -226,7 +231,7 @@ ${items}
 
   function explorePage(model: ReadModel, url: (name: AssetName) => string, kiosk: boolean, basemap: Awaited<ReturnType<typeof basemapConfig>>): string {
     const maps = catalogue(model).filter((m) => !kiosk || m.id === options.kiosk);
-    const config = { base: basePath, public_url: options.publicUrl ?? `http://localhost${basePath}`, share_url: options.publicUrl ?? null, maps, world: url('countries-50m.json'),
+    const config = { base: basePath, public_url: options.publicUrl ?? `http://localhost${basePath}`, share_url: options.shareUrl ?? null, maps, world: url('countries-50m.json'),
       land: `${basePath}/assets/land/{z}/{x}/{y}.mvt`, land_max_zoom: LAND_MAX_ZOOM, maki: url('maki.js'), basemap, tiles: basemap ? null : options.tiles ?? null, kiosk, idle_ms: KIOSK_IDLE_MS,
       cluster_max_zoom: CLUSTER_MAX_ZOOM, here: kiosk ? options.here ?? null : null, now: options.now ?? null,
       // The page's own words: English, and in the kiosk those of each of its map's languages the kiosk speaks.

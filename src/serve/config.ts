@@ -346,7 +346,8 @@ export function appSettings(config: ServerConfig, assets?: AssetLoader): Pick<Ap
 /** What the app's pages are configured with: the kiosk map and tile source of the settings, and where the assets come from. */
 export function pageOptions(config: ServerConfig, assets?: AssetLoader): PageOptions {
   return { ...(config.kiosk ? { kiosk: config.kiosk } : {}), ...(config.tiles && !config.basemap ? { tiles: config.tiles } : {}), ...(assets ? { assets } : {}),
-    ...(config.kioskHere ? { here: config.kioskHere } : {}), ...(config.fixedTime ? { now: config.fixedTime.toISOString() } : {}) };
+    ...(config.kioskHere ? { here: config.kioskHere } : {}), ...(config.fixedTime ? { now: config.fixedTime.toISOString() } : {}),
+    ...(config.publicUrl !== undefined ? { shareUrl: publicUrlOf(config) } : {}) };
 }
 
 /** The connection limits, each checked: a positive number of seconds, or a positive count (or `auto`). */

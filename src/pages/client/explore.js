@@ -17,9 +17,19 @@ const $ = (id) => document.getElementById(id);
  */
 const WORDS = config.words;
 
-/** The language of the page's own words: the kiosk's language chosen, when it has words for it; else English. */
+/** The language the kiosk's content is in: the one chosen, else the one the map's record was answered in. */
+function shownLang() {
+  return state.lang ?? state.shown ?? null;
+}
+
+/** A language tag's language alone (`pt-BR`: `pt`), as the page's words and a basemap's names are kept. */
+function primary(tag) {
+  return tag.toLowerCase().split('-')[0];
+}
+
+/** The language of the page's own words: the kiosk's content's, when it has words for it; else English. */
 function wordsLang() {
-  const tag = kiosk && state.lang ? state.lang.toLowerCase().split('-')[0] : 'en';
+  const tag = kiosk && shownLang() ? primary(shownLang()) : 'en';
   return Object.hasOwn(WORDS, tag) ? tag : 'en';
 }
 
@@ -31,7 +41,7 @@ function t(key, ...values) {
 
 /** The locale dates are written in: the words' language (English as written in Britain: 30 June, 18:00). */
 function locale() {
-  return wordsLang() === 'en' ? 'en-GB' : state.lang;
+  return wordsLang() === 'en' ? 'en-GB' : shownLang();
 }
 
 /** Builds an element; children are nodes or strings (set as text). */
@@ -47,6 +57,9 @@ function el(tag, props = {}, ...children) {
   return node;
 }
 
+/** The language the API answered in last (its Content-Language). */
+let answeredIn = null;
+
 /** GET of the API under the base path; parameters left empty are not sent. */
 async function api(path, params = {}) {
   const query = new URLSearchParams();
@@ -54,6 +67,7 @@ async function api(path, params = {}) {
   if (state.lang && !query.has('lang')) query.set('lang', state.lang);
   const text = query.toString();
   const res = await fetch(`${config.base}${path}${text ? `?${text}` : ''}`, { headers: { accept: 'application/json' } });
+  answeredIn = res.headers.get('content-language') ?? answeredIn;
   const body = await res.json();
   if (!res.ok) throw new Error(body.detail || body.title || `HTTP ${res.status}`);
   return body;
@@ -128,17 +142,21 @@ async function drawBase() {
   L.geoJSON(borders, { pane: 'base', interactive: false, style: { color: '#a58fb5', weight: 1, dashArray: '4 3', fill: false } }).addTo(baseLayer);
 }
 
-/** The operator's basemap layer drawn now (a vector one is drawn again in another language). */
+/** The operator's basemap layer drawn now, and the language of its names (a vector one is drawn again in another). */
 let basemapLayer = null;
+let basemapLang = null;
 
 /** Draws the basemap: vector tiles with their place names in the page's language (as the map SDK has them), or raster. */
 function drawBasemap() {
   const basemap = config.basemap;
   const [west, south, east, north] = basemap.bounds;
   const bounds = L.latLngBounds([south, west], [north, east]);
+  const lang = kiosk && shownLang() ? primary(shownLang()) : 'en';
+  if (basemapLayer && (basemap.kind !== 'vector' || lang === basemapLang)) return;
+  basemapLang = lang;
   basemapLayer?.remove();
   basemapLayer = basemap.kind === 'vector'
-    ? protomapsL.leafletLayer({ url: basemap.tiles, flavor: 'light', lang: kiosk && state.lang ? state.lang.toLowerCase().split('-')[0] : 'en', maxDataZoom: basemap.max_zoom, attribution: basemap.attribution, pane: 'tilePane', bounds })
+    ? protomapsL.leafletLayer({ url: basemap.tiles, flavor: 'light', lang, maxDataZoom: basemap.max_zoom, attribution: basemap.attribution, pane: 'tilePane', bounds })
     : L.tileLayer(basemap.tiles, { maxNativeZoom: basemap.max_zoom, maxZoom: 19, attribution: basemap.attribution, bounds });
   basemapLayer.addTo(map);
 }
@@ -191,10 +209,12 @@ function eventWhen(e) {
   const zone = state.record?.time_zone;
   const dateOnly = (ms) => new Intl.DateTimeFormat(locale(), { day: 'numeric', month: 'long', ...(zone ? { timeZone: zone } : {}) }).format(new Date(ms));
   if (e.all_day) {
-    const today = new Intl.DateTimeFormat('en-CA', { ...(zone ? { timeZone: zone } : {}) }).format(new Date(now));
-    if (e.start_date < today && e.end_date >= today) return t('onNow', dateOnly(Date.parse(`${e.end_date}T12:00:00Z`)));
+    const today = mapDate(now);
+    if (e.start_date < today && e.end_date >= today) return t('onNowDate', dateOnly(Date.parse(`${e.end_date}T12:00:00Z`)));
   } else if (e.ends_at && Date.parse(e.starts_at) < now && Date.parse(e.ends_at) > now) {
-    return t('onNow', Date.parse(e.ends_at) - now < 86_400_000 ? new Intl.DateTimeFormat(locale(), { timeStyle: 'short', ...(zone ? { timeZone: zone } : {}) }).format(new Date(e.ends_at)) : dateOnly(Date.parse(e.ends_at)));
+    return Date.parse(e.ends_at) - now < 86_400_000
+      ? t('onNowTime', new Intl.DateTimeFormat(locale(), { timeStyle: 'short', ...(zone ? { timeZone: zone } : {}) }).format(new Date(e.ends_at)))
+      : t('onNowDate', dateOnly(Date.parse(e.ends_at)));
   }
   if (!e.all_day) return when(e.starts_at);
   const day = (date) => new Intl.DateTimeFormat(locale(), { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`));
@@ -248,6 +268,8 @@ async function loadMap(mapId, versionId, { keepView = false } = {}) {
   setStatus(t('loading'));
   const record = await api(`/maps/${state.mapId}`, { version_id: state.versionId, info: true, map_data: true, all_categories: true, tag_counts: true });
   state.record = record;
+  state.shown = answeredIn;
+  showWords();
   state.categories = record.all_categories;
   state.counts = new Map(record.tag_counts.map((c) => [c.id, c.count]));
   state.selected = null;
@@ -576,7 +598,7 @@ function drawLanguages(entry) {
   const box = $('languages');
   if (!box) return;
   const offered = entry.languages ?? [];
-  const current = state.lang ?? offered[0];
+  const current = shownLang() ?? offered[0];
   box.replaceChildren(...(offered.length > 1 ? offered.map((tag) => el('button', {
     type: 'button', className: 'chip lang', lang: tag, 'aria-pressed': String(tag === current),
     onclick: () => { state.lang = tag; showWords(); void loadMap(state.mapId, undefined, { keepView: true }); },
@@ -627,16 +649,24 @@ const RAIL_LIMIT = 60;
 
 /** The date (YYYY-MM-DD) of an instant on the map's clock. */
 function mapDate(ms) {
-  const zone = state.record?.time_zone;
-  return new Intl.DateTimeFormat('en-CA', { ...(zone ? { timeZone: zone } : {}) }).format(new Date(ms));
+  return new Intl.DateTimeFormat('en-CA', { timeZone: state.record?.time_zone ?? 'UTC' }).format(new Date(ms));
 }
 
-/** The map's offset from UTC at an instant, as RFC 3339 writes it (`+01:00`, `Z`). */
-function mapOffset(ms) {
-  const zone = state.record?.time_zone;
-  if (!zone) return 'Z';
-  const name = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' }).formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
+/**
+ * The map's offset from UTC at a time of day on a date, as RFC 3339 writes it (`+01:00`, `Z`): the offset at that
+ * time read as UTC, which is the day's own on either side of a daylight-saving change (made at night).
+ */
+function mapOffset(date, time) {
+  const zone = state.record?.time_zone ?? 'UTC';
+  const name = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' }).formatToParts(new Date(`${date}T${time}Z`))
+    .find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
   return name === 'GMT' ? 'Z' : name.replace('GMT', '');
+}
+
+/** The date `days` after a date (YYYY-MM-DD), by the calendar. */
+function addDays(date, days) {
+  const [y, m, d] = date.split('-').map(Number);
+  return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
 }
 
 /**
@@ -647,12 +677,11 @@ function mapOffset(ms) {
 async function listRail() {
   const now = config.now ? Date.parse(config.now) : Date.now();
   const today = mapDate(now);
-  const last = mapDate(now + (RAIL_DAYS - 1) * 86_400_000);
-  const offset = mapOffset(now);
+  const last = addDays(today, RAIL_DAYS - 1);
   const list = $('event-list');
   $('events-title').textContent = t('rail');
   try {
-    const page = await api('/events', { map_id: state.mapId, from: `${today}T00:00:00${offset}`, to: `${last}T23:59:59${offset}`, limit: RAIL_LIMIT });
+    const page = await api('/events', { map_id: state.mapId, from: `${today}T00:00:00${mapOffset(today, '00:00:00')}`, to: `${last}T23:59:59${mapOffset(last, '23:59:59')}`, limit: RAIL_LIMIT });
     const over = (e) => (e.all_day ? e.end_date < today : e.ends_at !== null && e.ends_at !== undefined && Date.parse(e.ends_at) <= now);
     const isToday = (e) => (e.all_day ? e.start_date <= today : mapDate(Date.parse(e.starts_at)) <= today);
     const on = page.events.filter((e) => !over(e));
@@ -669,13 +698,13 @@ async function listRail() {
 /** The kiosk's own words in the language chosen: what the page's HTML and the map's controls say. */
 function showWords() {
   if (!kiosk) return;
-  document.documentElement.lang = state.lang ?? 'en';
+  document.documentElement.lang = shownLang() ?? 'en';
   $('open-now').textContent = t('openNow');
   $('explore-title').textContent = t('explore');
   $('events-title').textContent = t('rail');
   $('detail-close').setAttribute('aria-label', t('close'));
   hereMarker?.setTooltipContent(t('here'));
-  if (config.basemap?.kind === 'vector' && basemapLayer) drawBasemap();
+  if (config.basemap && basemapLayer) drawBasemap();
 }
 
 function openDetail(...children) {
@@ -723,7 +752,7 @@ async function openEvent(id) {
   const event = await api(`/events/${id}`);
   // An occurrence of a series says how it repeats: the series' rule in words.
   const series = event.series_id ? await api(`/events/${event.series_id}`).catch(() => null) : null;
-  const anchors = event.pois.map((poi) => el('li', {}, el('button', { type: 'button', className: 'poi', onclick: () => openPoi(poi) }, poi.name, el('span', { className: 'muted' }, ` · ${poi.type}`))));
+  const anchors = event.pois.map((poi) => el('li', {}, el('button', { type: 'button', className: 'poi', onclick: () => openPoi(poi) }, poi.name, el('span', { className: 'muted' }, ` · ${t(poi.type)}`))));
   const status = statusText(event);
   const offers = event.offers;
   const price = offers?.free ? t('free') : offers?.price != null ? `${offers.price} ${offers.currency ?? ''}`.trim() : event.price;
@@ -749,7 +778,7 @@ async function openEvent(id) {
  */
 function phoneCode(url) {
   if (!kiosk || !/^https?:\/\//i.test(url)) return null;
-  return el('figure', { className: 'qr' }, el('img', { src: `${config.base}/assets/qr.svg?text=${encodeURIComponent(url)}`, alt: `QR code of ${url}`, width: '160', height: '160' }),
+  return el('figure', { className: 'qr' }, el('img', { src: `${config.base}/assets/qr.svg?text=${encodeURIComponent(url)}`, alt: t('qrOf', url), width: '160', height: '160' }),
     el('figcaption', {}, t('phone')));
 }
 
