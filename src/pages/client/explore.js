@@ -803,8 +803,9 @@ function highlight(pois) {
  * them: from the map's z0 tile, where a place far from the others is a marker of its own (a cluster is counted whole).
  */
 async function reportOutside() {
+  // Said to the staff who check a map in the explorer, not to a kiosk's visitors.
   const box = state.record.map_data?.bounds;
-  if (!box) return;
+  if (!box || kiosk) return;
   const [west, south, east, north] = box;
   const size = 256;
   const layers = await new protomapsL.ZxySource(tileUrl('{z}', '{x}', '{y}'), false).get({ z: 0, x: 0, y: 0 }, size);
