@@ -57,20 +57,21 @@ function el(tag, props = {}, ...children) {
   return node;
 }
 
-/** The language the API answered in last (its Content-Language). */
-let answeredIn = null;
-
 /** GET of the API under the base path; parameters left empty are not sent. */
 async function api(path, params = {}) {
+  return (await apiAnswer(path, params)).body;
+}
+
+/** The same GET, with the language the answer is in (its Content-Language, or null). */
+async function apiAnswer(path, params = {}) {
   const query = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== null && value !== '') query.set(key, String(value));
   if (state.lang && !query.has('lang')) query.set('lang', state.lang);
   const text = query.toString();
   const res = await fetch(`${config.base}${path}${text ? `?${text}` : ''}`, { headers: { accept: 'application/json' } });
-  answeredIn = res.headers.get('content-language') ?? answeredIn;
   const body = await res.json();
   if (!res.ok) throw new Error(body.detail || body.title || `HTTP ${res.status}`);
-  return body;
+  return { body, lang: res.headers.get('content-language') };
 }
 
 function setStatus(text, ...extra) {
@@ -266,7 +267,10 @@ async function loadMap(mapId, versionId, { keepView = false } = {}) {
   fillPickers();
   if (!kiosk) history.replaceState(null, '', `?map=${state.mapId}${state.versionId === entry.current_version_id ? '' : `&version=${state.versionId}`}`);
   setStatus(t('loading'));
-  const record = await api(`/maps/${state.mapId}`, { version_id: state.versionId, info: true, map_data: true, all_categories: true, tag_counts: true });
+  const loading = ++mapLoads;
+  const { body: record, lang: answeredIn } = await apiAnswer(`/maps/${state.mapId}`, { version_id: state.versionId, info: true, map_data: true, all_categories: true, tag_counts: true });
+  // A later load (another language chosen, or a reset) has been asked for since: its answer is the one shown.
+  if (loading !== mapLoads) return;
   state.record = record;
   state.shown = answeredIn;
   showWords();
@@ -290,6 +294,9 @@ async function loadMap(mapId, versionId, { keepView = false } = {}) {
   document.body.dataset.map = state.mapId;
   document.body.dataset.version = state.versionId;
 }
+
+/** Loads of the map asked for so far: an answer to an earlier one than the last is dropped. */
+let mapLoads = 0;
 
 /** The map's start view: its centre and zoom (map_data), or the world. */
 function startView(record) {
@@ -652,15 +659,24 @@ function mapDate(ms) {
   return new Intl.DateTimeFormat('en-CA', { timeZone: state.record?.time_zone ?? 'UTC' }).format(new Date(ms));
 }
 
+/** The map's offset from UTC at an instant, in minutes. */
+function offsetAt(ms) {
+  const name = new Intl.DateTimeFormat('en-US', { timeZone: state.record?.time_zone ?? 'UTC', timeZoneName: 'longOffset' }).formatToParts(new Date(ms))
+    .find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
+  const [, sign, hours, minutes] = /^GMT(?:([+-])(\d\d):(\d\d))?$/.exec(name) ?? [];
+  return sign ? (sign === '-' ? -1 : 1) * (Number(hours) * 60 + Number(minutes)) : 0;
+}
+
 /**
- * The map's offset from UTC at a time of day on a date, as RFC 3339 writes it (`+01:00`, `Z`): the offset at that
- * time read as UTC, which is the day's own on either side of a daylight-saving change (made at night).
+ * The map's offset from UTC at a time of day on a date (its wall clock), as RFC 3339 writes it (`+01:00`): the wall
+ * time is read as UTC, moved by the offset there, and the offset at that instant taken, so the day's own offset on
+ * either side of a daylight-saving change, east of Greenwich as west of it.
  */
 function mapOffset(date, time) {
-  const zone = state.record?.time_zone ?? 'UTC';
-  const name = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' }).formatToParts(new Date(`${date}T${time}Z`))
-    .find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
-  return name === 'GMT' ? 'Z' : name.replace('GMT', '');
+  const wall = Date.parse(`${date}T${time}Z`);
+  const offset = offsetAt(wall - offsetAt(wall) * 60_000);
+  const abs = Math.abs(offset);
+  return `${offset < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
 }
 
 /** The date `days` after a date (YYYY-MM-DD), by the calendar. */
