@@ -63,19 +63,16 @@ class FileSource implements Source {
 
 /**
  * The compressions an archive's tiles and directories may use and how each is undone, by node:zlib (gzip about ten
- * times faster than the package's own): gzip and brotli everywhere, zstd where the runtime has it (Node from 22.15,
- * Bun, Deno). An archive using any other is refused at start (`info`), not tile by tile.
+ * times faster than the package's own): none, gzip and brotli everywhere, zstd where the runtime has it (Node from
+ * 22.15, Bun, Deno). An archive using any other is refused at start (`info`), not tile by tile.
  */
 const UNCOMPRESS: Partial<Record<Compression, (bytes: Uint8Array) => Uint8Array>> = {
+  [Compression.Unknown]: (bytes) => bytes,
+  [Compression.None]: (bytes) => bytes,
   [Compression.Gzip]: (bytes) => zlib.gunzipSync(bytes),
   [Compression.Brotli]: (bytes) => zlib.brotliDecompressSync(bytes),
   ...(typeof zlib.zstdDecompressSync === 'function' ? { [Compression.Zstd]: (bytes: Uint8Array) => zlib.zstdDecompressSync(bytes) } : {}),
 };
-
-/** Whether this service reads a compression (none, or one of UNCOMPRESS). */
-function readable(compression: Compression): boolean {
-  return compression === Compression.None || compression === Compression.Unknown || UNCOMPRESS[compression] !== undefined;
-}
 
 /** Uncompresses a tile or directory of an archive (the `pmtiles` reader's DecompressFunc). */
 export async function uncompress(buf: ArrayBuffer, compression: Compression): Promise<ArrayBuffer> {
@@ -117,7 +114,7 @@ export class PmtilesArchive {
       throw new Error(`${this.path} is not a PMTiles v3 archive: ${err instanceof Error ? err.message : String(err)}`);
     }
     for (const [what, compression] of [['tiles', header.tileCompression], ['directories and metadata', header.internalCompression]] as const) {
-      if (!readable(compression)) {
+      if (!UNCOMPRESS[compression]) {
         throw new Error(`${this.path} compresses its ${what} with ${compressionName(compression)}: this service reads gzip, brotli` +
           `${UNCOMPRESS[Compression.Zstd] ? ', zstd' : ''} or none (recompress it, for example with \`pmtiles convert\`)`);
       }

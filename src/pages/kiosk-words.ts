@@ -37,19 +37,24 @@ const OWN: Record<string, Record<string, string>> = {
   },
 };
 
-/** The languages the kiosk speaks (any other gets English). */
-export const KIOSK_LANGUAGES = Object.keys(OWN);
+/**
+ * The page's words for a map in `languages` (none: the explorer's), by language code: English, and each of those
+ * languages the kiosk speaks (`pt-BR` as `pt`).
+ */
+export function kioskWordsFor(languages: readonly string[]): Record<string, Record<string, string>> {
+  const codes = new Set(['en', ...languages.map((lang) => lang.toLowerCase().split('-')[0]).filter((code) => Object.hasOwn(OWN, code))]);
+  return Object.fromEntries([...codes].map((code) => [code, kioskWords(code)]));
+}
 
-/** Every word of the kiosk in `lang` (its language's, else English), by key. */
-export function kioskWords(lang: string): Record<string, string> {
-  const code = lang.toLowerCase().split('-')[0];
-  const page = wordsFor(Object.hasOwn(OWN, code) ? code : 'en');
+/** Every word of the kiosk in a language it speaks, by key. */
+function kioskWords(code: string): Record<string, string> {
+  const page = wordsFor(code);
   return {
     when: page.when, repeats: page.repeats, where: page.where, online: page.online, price: page.price, booking: page.booking,
     organizer: page.organizer, accessibility: page.accessibility, website: page.website, address: page.address, telephone: page.phone,
     hours: page.hours, openNow: page.openNow, closedNow: page.closedNow, difficulty: page.difficulty, duration: page.duration, free: page.free,
     marker: page.marker, path: page.path, polygon: page.polygon, addToCalendar: page.calendar,
     cancelled: page.status.cancelled, postponed: page.status.postponed, rescheduled: page.status.rescheduled, movedOnline: page.status.moved_online,
-    ...(OWN[code] ?? OWN.en),
+    ...OWN[code],
   };
 }

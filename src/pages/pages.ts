@@ -15,7 +15,7 @@ import { hash53 } from '../utils/hash.ts';
 import { PreparedBody } from '../http/response-cache.ts';
 import { pageCsp } from '../http/page-policy.ts';
 import { documentHead, escapeHtml, jsonBlock } from '../utils/html.ts';
-import { KIOSK_LANGUAGES, kioskWords } from './kiosk-words.ts';
+import { kioskWordsFor } from './kiosk-words.ts';
 import type { PmtilesArchive } from '../geo/pmtiles-archive.ts';
 import { CLUSTER_MAX_ZOOM } from '../content/model/map-tiles.ts';
 import { LAND_MAX_ZOOM, LandTiles, mergeRegions, regionOf } from '../geo/land-tiles.ts';
@@ -235,8 +235,7 @@ ${items}
       land: `${basePath}/assets/land/{z}/{x}/{y}.mvt`, land_max_zoom: LAND_MAX_ZOOM, maki: url('maki.js'), basemap, tiles: basemap ? null : options.tiles ?? null, kiosk, idle_ms: KIOSK_IDLE_MS,
       cluster_max_zoom: CLUSTER_MAX_ZOOM, here: kiosk ? options.here ?? null : null, now: options.now ?? null,
       // The page's own words: English, and in the kiosk those of each of its map's languages the kiosk speaks.
-      words: Object.fromEntries(['en', ...(kiosk ? maps[0].languages : [])].map((lang) => lang.toLowerCase().split('-')[0])
-        .filter((code) => code === 'en' || KIOSK_LANGUAGES.includes(code)).map((code) => [code, kioskWords(code)])) };
+      words: kioskWordsFor(kiosk ? maps[0].languages : []) };
     const scripts = [
       `<script type="application/json" id="explorer-config">${jsonBlock(config)}</script>`,
       `<script defer src="${escapeHtml(url('leaflet.js'))}"></script>`,

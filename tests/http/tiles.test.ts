@@ -307,7 +307,9 @@ describe('vector tiles', () => {
     assert.equal(all.status, 400);
     assert.deepEqual(all.body.errors.map((e: { name: string }) => e.name), ['langs']);
     for (const path of [`/maps/${TILES.disabled}/tiles/0/0/0.mvt`, `/maps/${TILES.map}/tiles/0/0/0.mvt?version_id=00000000-0000-4000-8000-000000000000`, `/maps/${TILES.disabled}/tiles.json`, `/maps/${TILES.disabled}/style.json`,
-      '/maps/00000000-0000-4000-8000-000000000000/tiles/0/0/0.mvt']) {
+      '/maps/00000000-0000-4000-8000-000000000000/tiles/0/0/0.mvt',
+      // The suffix is .mvt only.
+      `/maps/${TILES.map}/tiles/0/0/0.pbf`]) {
       assert.equal((await t.get(path)).status, 404, path);
     }
   });
@@ -344,6 +346,9 @@ describe('TileJSON and style', () => {
     const url = new URL(body.tiles[0].replace('{z}/{x}/{y}', '0/0/0'));
     assert.match(url.pathname, new RegExp(`/maps/${TILES.map}/tiles/0/0/0\\.mvt$`));
     assert.equal(url.searchParams.get('tags'), TILES.category('food'));
+    // Each tag once, as asked.
+    const twice = (await t.json(`/maps/${TILES.map}/tiles.json?tags=${TILES.category('food')},${TILES.category('food')}`)).body;
+    assert.equal(new URL(twice.tiles[0].replace('{z}/{x}/{y}', '0/0/0')).searchParams.get('tags'), TILES.category('food'));
     assert.equal(url.searchParams.get('lang'), 'pt');
     assert.deepEqual(body.vector_layers.map((l: { id: string }) => l.id), ['markers', 'paths', 'polygons']);
     // The attribution is the publisher's name in the language answered, as text in the HTML map SDKs make of it.

@@ -870,9 +870,9 @@ if (!kiosk) {
   let resets = 0;
   const reset = () => {
     closeDetail();
+    // The map again in the language it comes in unasked (loadMap puts the kiosk's words in it too).
     if (state.lang) {
       state.lang = null;
-      showWords();
       void loadMap(state.mapId);
     }
     if (state.openOnly) toggleOpenOnly();
