@@ -9,7 +9,7 @@ import { VectorTile, type VectorTileLayer } from '@mapbox/vector-tile';
 import { fromVectorTileJs, GeoJSONWrapper } from '@maplibre/vt-pbf';
 import { PbfReader } from 'pbf';
 import { mulberry32 } from '../scripts/demo/ids.ts';
-import { encodeTile, ShapeIndex, SizedShapeIndex, type TileFeature, type TileLayer } from '../src/geo/vector-tiles.ts';
+import { CUT_AFRESH_MAX_VERTICES, encodeTile, ShapeIndex, SizedShapeIndex, type ShapePart, type TileFeature, type TileLayer } from '../src/geo/vector-tiles.ts';
 
 /** Every feature of a layer as plain data. */
 function read(layer: VectorTileLayer) {
@@ -89,12 +89,71 @@ test('a shape index made again from its shapes once it keeps too many tiles cuts
   assert.equal(asked > 1, true, 'made again after more than 3 tiles were kept');
   assert.deepEqual(tiles.map(([z, x, y]) => JSON.stringify(index.tile(z, x, y))), first);
   assert.ok(first.some((parts) => parts.includes('"index":3')), 'the line is in the tiles it crosses');
-  const sized = new SizedShapeIndex([{ geometry: line, index: 3 }], 22, 1 / 64, (i) => {
+  // A line of more than CUT_AFRESH_MAX_VERTICES vertices is in a band's index: its geometry is asked for again.
+  const long = { type: 'LineString' as const, coordinates: Array.from({ length: CUT_AFRESH_MAX_VERTICES + 1 }, (_, k) => [-9.2 + k * 0.0008, 38.7 + (k % 2) * 0.0001]) };
+  const again = new ShapeIndex([{ geometry: long, index: 3 }], 22);
+  const sized = new SizedShapeIndex([{ geometry: long, index: 3 }], 22, 1 / 64, (i) => {
     assert.equal(i, 3);
     asked++;
-    return line;
+    return long;
   });
   const before = asked;
-  assert.deepEqual(sized.tile(12, 1945, 1569), JSON.parse(first[1]));
+  assert.deepEqual(sized.tile(12, 1945, 1569), again.tile(12, 1945, 1569));
+  assert.ok(sized.tile(12, 1945, 1569).length > 0);
   assert.equal(asked, before + 1, 'the geometry asked for again when the band\'s index is made');
+});
+
+/** A tile's parts as comparable text: each ring without its closing vertex, from its smallest vertex on (cuts may start a ring anywhere). */
+function partsText(parts: readonly ShapePart[]): string[] {
+  const ringText = (ring: number[][], closed: boolean) => {
+    const open = closed && ring.length > 1 && ring[0][0] === ring.at(-1)![0] && ring[0][1] === ring.at(-1)![1] ? ring.slice(0, -1) : ring;
+    if (!closed) return JSON.stringify(open);
+    let from = 0;
+    for (let k = 1; k < open.length; k++) if (open[k][0] < open[from][0] || (open[k][0] === open[from][0] && open[k][1] < open[from][1])) from = k;
+    return JSON.stringify([...open.slice(from), ...open.slice(0, from)]);
+  };
+  return parts.map((p) => `${p.index} ${p.type} ${(p.geometry as number[][][]).map((ring) => ringText(ring, p.type === 3)).join(' ')}`).sort();
+}
+
+test('small shapes cut for each tile afresh give the parts a geojson-vt index cuts, across the antimeridian too', () => {
+  const random = mulberry32(35);
+  // Lines and polygons (some with a hole) of up to 40 vertices around Lisbon and on both sides of the antimeridian.
+  const shapes = Array.from({ length: 400 }, (_, index) => {
+    const [lng0, lat0] = index % 4 === 0 ? [179.9 + random() * 0.19 - 0.19 * (index % 8 === 0 ? 1 : 0), -17] : [-9.2 + random() * 0.3, 38.6 + random() * 0.2];
+    const size = 0.0005 + random() * 0.05;
+    const ring = (s: number) => {
+      const n = 3 + Math.floor(random() * 12);
+      const pts = Array.from({ length: n }, (_, k) => {
+        const a = (2 * Math.PI * k) / n;
+        const x = Math.max(-180, Math.min(180, lng0 + Math.cos(a) * s));
+        return [x, lat0 + Math.sin(a) * s];
+      });
+      return [...pts, pts[0]];
+    };
+    if (index % 3 === 0) return { geometry: { type: 'LineString' as const, coordinates: Array.from({ length: 2 + Math.floor(random() * 38) }, () => [Math.max(-180, Math.min(180, lng0 + (random() - 0.5) * size)), lat0 + (random() - 0.5) * size]) }, index };
+    const outer = ring(size);
+    return { geometry: { type: 'Polygon' as const, coordinates: index % 5 === 0 ? [outer, ring(size / 3).reverse()] : [outer] }, index };
+  });
+  // Every shape drawn from zoom 0, so each tile holds what the index's does.
+  const afresh = new SizedShapeIndex(shapes, 22, 0);
+  const indexed = new ShapeIndex(shapes, 22);
+  const tileOf = (z: number, lng: number, lat: number): [number, number, number] => {
+    const n = 2 ** z;
+    const sin = Math.sin((lat * Math.PI) / 180);
+    return [z, Math.min(n - 1, Math.floor(((lng + 180) / 360) * n)), Math.floor((0.5 - Math.log((1 + sin) / (1 - sin)) / (4 * Math.PI)) * n)];
+  };
+  const tiles: [number, number, number][] = [[0, 0, 0], [1, 0, 1], [1, 1, 1]];
+  for (let z = 2; z <= 18; z++) {
+    for (const [lng, lat] of [[-9.1, 38.7], [-9.05, 38.72], [179.95, -17], [-179.999, -17], [179.999, -17.01]]) {
+      const [, x, y] = tileOf(z, lng, lat);
+      for (const dx of [-1, 0, 1]) tiles.push([z, (x + dx + 2 ** z) % 2 ** z, y]);
+    }
+  }
+  let nonEmpty = 0;
+  for (const [z, x, y] of tiles) {
+    const got = partsText(afresh.tile(z, x, y));
+    assert.deepEqual(got, partsText(indexed.tile(z, x, y)), `tile ${z}/${x}/${y}`);
+    if (got.length > 0) nonEmpty++;
+  }
+  assert.ok(nonEmpty > tiles.length / 2, `most tiles hold parts (${nonEmpty} of ${tiles.length})`);
 });

@@ -10,7 +10,8 @@
  * string it builds per feature and property, which took most of a distinct tile's time here (docs/decisions.md).
  */
 import Supercluster from 'supercluster';
-import { GeoJSONVT } from '@maplibre/geojson-vt';
+import { GeoJSONVT, geoJSONToTile } from '@maplibre/geojson-vt';
+import Flatbush from 'flatbush';
 import { PbfWriter } from 'pbf';
 import type { Feature as GeoFeature, Geometry } from 'geojson';
 
@@ -218,8 +219,9 @@ export interface ShapePart { type: 1 | 2 | 3; geometry: number[][] | number[][][
 
 /**
  * Tiles a shape index keeps before it starts afresh: geojson-vt keeps every tile it has cut, those it cut on the way
- * down to the one asked for too (one pass of the benchmark's 301-tile mix keeps about 8,000, some 2 KB each on its
- * 10,000 paths and polygons), and a crawler asks for many. A SizedShapeIndex shares it among its bands.
+ * down to the one asked for too (four at each zoom: one pass of the benchmark's 301-tile mix kept about 8,000, some 2 KB
+ * each, when its 10,000 paths and polygons were all in such indexes), and a crawler asks for many. A SizedShapeIndex
+ * shares it among the bands of its large shapes.
  */
 export const KEPT_SHAPE_TILES = 20_000;
 
@@ -279,24 +281,56 @@ export class ShapeIndex {
   }
 }
 
+/** A shape with at most this many vertices is cut for each tile afresh; a larger one from an index that keeps its cuts. */
+export const CUT_AFRESH_MAX_VERTICES = 256;
+
+/** The buffer around a tile that shapes are cut with, in units of the tile's width (geojson-vt's 64 of 4096). */
+const SHAPE_BUFFER = 64;
+
+/** How geojson-vt cuts one tile of the small shapes: as the indexes do, clipped to the tile and its buffer, wrapped at 180°. */
+const CUT_OPTIONS = { extent: SHAPE_EXTENT, buffer: SHAPE_BUFFER, tolerance: 3, clip: true, wrap: true };
+
+type CutTile = { features: { type: number; geometry: number[][] | number[][][]; tags: { i: number } }[] } | null;
+/** geojson-vt's one-tile cut, typed (its type files resolve to `any` here). */
+const cutOneTile = geoJSONToTile as unknown as (data: { type: 'FeatureCollection'; features: GeoFeature[] }, z: number, x: number, y: number,
+  options: typeof CUT_OPTIONS & { maxZoom: number }) => CutTile;
+
 /**
  * Shapes drawn from the zoom at which they span `minSize` of a tile (its width or height, in Web Mercator): a park
  * across town from about zoom 12, a 300 m trail from zoom 15; below it a shape is a few pixels of noise that every
- * tile around a city would otherwise carry. Each zoom's shapes are an index of their own, so a tile cuts only the
- * shapes it draws; together they keep about KEPT_SHAPE_TILES tiles. The index keeps the shapes' numbers, not their
- * geometry: `geometryOf` gives a shape's again when its band's index is made.
+ * tile around a city would otherwise carry.
+ *
+ * Most shapes are small (a park, a trail: a few dozen vertices). Those of up to CUT_AFRESH_MAX_VERTICES are cut for
+ * each tile afresh: a `flatbush` index of their boxes finds those that meet the tile, and geojson-vt cuts that tile of
+ * them alone (`geoJSONToTile`). Nothing is kept between tiles, and a tile never asked for costs nothing: a geojson-vt
+ * index cuts its way down from zoom 5 and keeps the tiles on the way (four at each zoom), which made a tile in a part
+ * of the map not asked for before three times as slow (docs/decisions.md). The index keeps their vertices in one
+ * Float64Array, not their GeoJSON. Larger shapes, whose every tile would repeat their simplification, are in
+ * geojson-vt indexes, one per zoom they are drawn from (so a tile cuts only the shapes it draws), which together keep
+ * about KEPT_SHAPE_TILES tiles; `geometryOf` gives such a shape's geometry again when its band's index is made (the
+ * index keeps its number, not its geometry).
  */
 export class SizedShapeIndex {
   private readonly bands: { minZoom: number; index: ShapeIndex }[];
+  private readonly small: SmallShapes | null;
+  private readonly maxZoom: number;
 
   constructor(shapes: readonly Shape[], maxZoom: number, minSize: number, geometryOf?: (index: number) => Geometry) {
+    this.maxZoom = maxZoom;
     const byZoom = new Map<number, Shape[]>();
+    const small: { shape: Shape; box: [number, number, number, number]; minZoom: number }[] = [];
     for (const shape of shapes) {
-      const zoom = Math.min(maxZoom, Math.max(0, Math.ceil(Math.log2(minSize / unitSize(shape.geometry)))));
+      const box = mercatorBox(shape.geometry);
+      const zoom = Math.min(maxZoom, Math.max(0, Math.ceil(Math.log2(minSize / Math.max(box[2] - box[0], box[3] - box[1], 0)))));
+      if (cutAfresh(shape.geometry)) {
+        small.push({ shape, box, minZoom: zoom });
+        continue;
+      }
       let band = byZoom.get(zoom);
       if (!band) byZoom.set(zoom, (band = []));
       band.push(shape);
     }
+    this.small = small.length > 0 ? new SmallShapes(small) : null;
     // The bands share the budget (see `tile`): no band lets go of its tiles on its own.
     const keep = Infinity;
     this.bands = [...byZoom].sort((a, b) => a[0] - b[0]).map(([minZoom, band]) => {
@@ -307,23 +341,116 @@ export class SizedShapeIndex {
     });
   }
 
-  /** The parts of tile z/x/y of the shapes drawn at zoom z; then, past KEPT_SHAPE_TILES, the band keeping most lets go. */
+  /**
+   * The parts of tile z/x/y of the shapes drawn at zoom z, the large shapes' first (a map draws the small over them);
+   * then, past KEPT_SHAPE_TILES, the band keeping most lets go.
+   */
   tile(z: number, x: number, y: number): ShapePart[] {
     const parts: ShapePart[] = [];
-    let kept = 0;
-    let largest = this.bands[0];
-    for (const band of this.bands) {
-      if (band.minZoom <= z) for (const part of band.index.tile(z, x, y)) parts.push(part);
-      kept += band.index.kept;
-      if (band.index.kept > largest.index.kept) largest = band;
+    if (this.bands.length > 0) {
+      let kept = 0;
+      let largest = this.bands[0];
+      for (const band of this.bands) {
+        if (band.minZoom <= z) for (const part of band.index.tile(z, x, y)) parts.push(part);
+        kept += band.index.kept;
+        if (band.index.kept > largest.index.kept) largest = band;
+      }
+      if (kept > KEPT_SHAPE_TILES) largest.index.reset();
     }
-    if (kept > KEPT_SHAPE_TILES) largest.index.reset();
+    if (this.small) this.small.tile(z, x, y, this.maxZoom, parts);
     return parts;
   }
 }
 
-/** A geometry's width or height, the larger, in Web Mercator's unit square (0 for a point). */
-function unitSize(geometry: Geometry): number {
+/** Whether a shape is cut for each tile afresh: a line or a polygon of at most CUT_AFRESH_MAX_VERTICES vertices. */
+function cutAfresh(geometry: Geometry): boolean {
+  if (geometry.type === 'LineString') return geometry.coordinates.length <= CUT_AFRESH_MAX_VERTICES;
+  if (geometry.type !== 'Polygon') return false;
+  let vertices = 0;
+  for (const ring of geometry.coordinates) vertices += ring.length;
+  return vertices <= CUT_AFRESH_MAX_VERTICES;
+}
+
+/**
+ * Small lines and polygons, each cut for every tile it meets afresh: their boxes (Web Mercator) in a `flatbush`
+ * index, the zoom each is drawn from, and their rings' vertices (lng, lat) in one array.
+ */
+class SmallShapes {
+  private readonly boxes: Flatbush;
+  private readonly numbers: Int32Array;
+  private readonly minZooms: Uint8Array;
+  private readonly polygon: Uint8Array;
+  /** Shape k's rings are rings firstRing[k] .. firstRing[k + 1]; ring r's vertices are ringStart[r] .. ringStart[r + 1] (pairs). */
+  private readonly firstRing: Uint32Array;
+  private readonly ringStart: Uint32Array;
+  private readonly coords: Float64Array;
+  /** Marks of the shapes found for one tile (a tile across the antimeridian searches twice). */
+  private readonly found: Uint8Array;
+
+  constructor(shapes: readonly { shape: Shape; box: readonly number[]; minZoom: number }[]) {
+    const n = shapes.length;
+    this.boxes = new Flatbush(n);
+    this.numbers = new Int32Array(n);
+    this.minZooms = new Uint8Array(n);
+    this.polygon = new Uint8Array(n);
+    this.firstRing = new Uint32Array(n + 1);
+    this.found = new Uint8Array(n);
+    const rings: (readonly number[][])[] = [];
+    shapes.forEach(({ shape, box, minZoom }, k) => {
+      this.boxes.add(box[0], box[1], box[2], box[3]);
+      this.numbers[k] = shape.index;
+      this.minZooms[k] = minZoom;
+      const g = shape.geometry as { type: 'LineString'; coordinates: number[][] } | { type: 'Polygon'; coordinates: number[][][] };
+      this.polygon[k] = g.type === 'Polygon' ? 1 : 0;
+      for (const ring of g.type === 'Polygon' ? g.coordinates : [g.coordinates]) rings.push(ring);
+      this.firstRing[k + 1] = rings.length;
+    });
+    this.boxes.finish();
+    this.ringStart = new Uint32Array(rings.length + 1);
+    for (let r = 0; r < rings.length; r++) this.ringStart[r + 1] = this.ringStart[r] + rings[r].length;
+    this.coords = new Float64Array(2 * this.ringStart[rings.length]);
+    let at = 0;
+    for (const ring of rings) for (const p of ring) {
+      this.coords[at++] = p[0];
+      this.coords[at++] = p[1];
+    }
+  }
+
+  /** Appends the parts of tile z/x/y (with its buffer, across the antimeridian too) of the shapes drawn at zoom z to `out`. */
+  tile(z: number, x: number, y: number, maxZoom: number, out: ShapePart[]): void {
+    const size = 2 ** -z;
+    const buffer = (SHAPE_BUFFER / SHAPE_EXTENT) * size;
+    const [west, north, east, south] = [x * size - buffer, y * size - buffer, (x + 1) * size + buffer, (y + 1) * size + buffer];
+    const hits = this.boxes.search(west, north, east, south);
+    // geojson-vt's wrap copies shapes within its buffer of the far side of the antimeridian: find them too.
+    if (west < 0) hits.push(...this.boxes.search(1 + west, north, 1, south));
+    if (east > 1) hits.push(...this.boxes.search(0, north, east - 1, south));
+    const features: GeoFeature[] = [];
+    for (const k of hits) {
+      if (this.found[k] === 1 || this.minZooms[k] > z) continue;
+      this.found[k] = 1;
+      features.push({ type: 'Feature', geometry: this.geometry(k), properties: { i: this.numbers[k] } });
+    }
+    for (const k of hits) this.found[k] = 0;
+    if (features.length === 0) return;
+    const tile = cutOneTile({ type: 'FeatureCollection', features }, z, x, y, { ...CUT_OPTIONS, maxZoom });
+    for (const f of tile?.features ?? []) out.push({ type: f.type as 1 | 2 | 3, geometry: f.geometry, index: f.tags.i });
+  }
+
+  /** Shape k's geometry as GeoJSON. */
+  private geometry(k: number): Geometry {
+    const rings: number[][][] = [];
+    for (let r = this.firstRing[k]; r < this.firstRing[k + 1]; r++) {
+      const ring: number[][] = [];
+      for (let at = 2 * this.ringStart[r]; at < 2 * this.ringStart[r + 1]; at += 2) ring.push([this.coords[at], this.coords[at + 1]]);
+      rings.push(ring);
+    }
+    return this.polygon[k] === 1 ? { type: 'Polygon', coordinates: rings } : { type: 'LineString', coordinates: rings[0] };
+  }
+}
+
+/** A geometry's box in Web Mercator's unit square (x east, y south from the north edge): [west, north, east, south]. */
+function mercatorBox(geometry: Geometry): [number, number, number, number] {
   let [w, s, e, n] = [Infinity, Infinity, -Infinity, -Infinity];
   const visit = (c: unknown): void => {
     if (typeof (c as number[])[0] === 'number') {
@@ -335,7 +462,7 @@ function unitSize(geometry: Geometry): number {
     } else for (const inner of c as unknown[]) visit(inner);
   };
   if ('coordinates' in geometry) visit(geometry.coordinates);
-  return Math.max(e - w, n - s, 0);
+  return w <= e ? [w, s, e, n] : [0, 0, 0, 0];
 }
 
 /** The coordinates of tile z/x/y that lie beyond its zoom's grid (`x` or `y` at or past 2^z), by name. */
