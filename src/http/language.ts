@@ -32,6 +32,9 @@ export const languageQuery = {
   )),
 };
 
+/** The 400 of `langs=all` on a route whose answers are written in one language (RouteSpec.oneLanguage). */
+export const ONE_LANGUAGE_ONLY = { name: 'langs', in: 'query', reason: 'is for JSON records; this answer is written in one language: ask for it with lang' } as const;
+
 /** Languages already negotiated, by languages offered and preference: the same few headers come again and again. */
 const negotiated = new Lru<string, string>(1024);
 

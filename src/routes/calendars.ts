@@ -26,6 +26,7 @@ function yearAfter(date: string): string {
 /** GET /events.ics */
 export const eventsCalendar = defineRoute({
   path: '/events.ics',
+  oneLanguage: true,
   operationId: 'eventsCalendar',
   summary: 'A map\'s events as an iCalendar feed',
   description: 'The events /events would list for the same filters, as iCalendar (RFC 5545) for a calendar app to subscribe to, ' +
@@ -69,6 +70,7 @@ export const eventsCalendar = defineRoute({
 /** GET /events/:id.ics */
 export const eventCalendar = defineRoute({
   path: '/events/:id.ics',
+  oneLanguage: true,
   operationId: 'eventCalendar',
   summary: 'One event, or a whole series, as iCalendar',
   description: 'A single event, or one occurrence of a series, is one VEVENT (an occurrence on its own: its UID is its own id, not ' +

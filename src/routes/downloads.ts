@@ -28,6 +28,7 @@ function pathDownload(format: Format) {
   const { type, write, title, name } = FORMATS[format];
   return defineRoute({
     path: `/paths/:id.${format}`,
+    oneLanguage: true,
     operationId: `getPath${title}`,
     summary: `A path as ${name}, with the POIs associated with it`,
     description: (format === 'gpx'
@@ -58,6 +59,7 @@ function mapDownload(format: Format) {
   const kinds = KINDS_HELD[format];
   return defineRoute({
     path: `/maps/:map_id/pois.${format}`,
+    oneLanguage: true,
     operationId: `getMapPois${title}`,
     summary: `A map's POIs as ${name}, all or filtered as /maps/{map_id}/pois filters them`,
     description: (format === 'gpx'

@@ -175,6 +175,7 @@ const collectionPath = { collectionId: v.pipe(v.string(), v.description('`{map_i
 /** GET /ogc/collections/:collectionId */
 export const ogcCollection = defineRoute({
   path: '/ogc/collections/:collectionId',
+  oneLanguage: true,
   operationId: 'getOgcCollection',
   summary: 'OGC API – Features: one collection',
   tag: 'OGC API Features',
@@ -192,6 +193,7 @@ export const ogcCollection = defineRoute({
 /** GET /ogc/collections/:collectionId/queryables */
 export const ogcQueryables = defineRoute({
   path: '/ogc/collections/:collectionId/queryables',
+  oneLanguage: true,
   operationId: 'getOgcQueryables',
   summary: 'OGC API – Features: what a filter on a collection can name (JSON Schema)',
   description: 'Every property of the collection\'s features, with its type: a CQL2 filter compares them (`filter`).',
@@ -270,6 +272,7 @@ function readFilter(kind: CollectionKind, text: string | undefined): Cql2Filter 
 /** GET /ogc/collections/:collectionId/items */
 export const ogcItems = defineRoute({
   path: '/ogc/collections/:collectionId/items',
+  oneLanguage: true,
   operationId: 'getOgcItems',
   summary: 'OGC API – Features: a page of a collection\'s features',
   description: `GeoJSON. \`bbox\` keeps the features whose geometry intersects the box (exactly: a path across it with no vertex in it ` +
@@ -401,6 +404,7 @@ function lowerBound(list: readonly number[], value: number): number {
 /** GET /ogc/collections/:collectionId/items/:featureId */
 export const ogcItem = defineRoute({
   path: '/ogc/collections/:collectionId/items/:featureId',
+  oneLanguage: true,
   operationId: 'getOgcItem',
   summary: 'OGC API – Features: one feature',
   tag: 'OGC API Features',

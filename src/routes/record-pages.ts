@@ -78,6 +78,7 @@ const JsonLd = v.looseObject({ '@context': v.literal('https://schema.org'), '@ty
 /** GET /events/:id.html */
 export const eventPage = defineRoute({
   path: '/events/:id.html',
+  oneLanguage: true,
   operationId: 'eventPage',
   summary: 'The page of an event, an occurrence or a series',
   description: 'Small HTML written on the server in the negotiated language, readable with scripts off: title, when (for a series ' +
@@ -100,6 +101,7 @@ export const eventPage = defineRoute({
 /** GET /events/:id.jsonld */
 export const eventJsonLdRoute = defineRoute({
   path: '/events/:id.jsonld',
+  oneLanguage: true,
   operationId: 'eventJsonLd',
   summary: 'An event, an occurrence or a series as schema.org JSON-LD',
   description: 'A schema.org Event: eventStatus, previousStartDate, eventAttendanceMode, location (a Place with geo and address ' +
@@ -122,6 +124,7 @@ function placeRoutes(type: PoiType): RouteSpec[] {
   const plural = `${type}s`;
   const page = defineRoute({
     path: `/${plural}/:id.html`,
+    oneLanguage: true,
     operationId: `${type}Page`,
     summary: `The page of a ${type}`,
     description: 'Small HTML written on the server in the negotiated language, readable with scripts off: name, categories, ' +
@@ -142,6 +145,7 @@ function placeRoutes(type: PoiType): RouteSpec[] {
   });
   const jsonLd = defineRoute({
     path: `/${plural}/:id.jsonld`,
+    oneLanguage: true,
     operationId: `${type}JsonLd`,
     summary: `A ${type} as schema.org JSON-LD`,
     description: `A schema.org TouristAttraction: geo (${type === 'marker' ? 'GeoCoordinates' : 'a GeoShape'}), address, ` +

@@ -4,7 +4,7 @@
 import * as v from 'valibot';
 import type { MapView, ReadModel, VersionContent } from '../content/model/read-model.ts';
 import { invalidParams, notFound, type ParamError } from '../http/errors.ts';
-import type { LanguageChoice } from '../http/language.ts';
+import { ONE_LANGUAGE_ONLY, type LanguageChoice } from '../http/language.ts';
 import { instant, int, optionalInt, optionalUuid, requiredInt, uuid, uuidList } from '../http/params.ts';
 import { beyondGrid, MAX_TILE_ZOOM } from '../geo/vector-tiles.ts';
 
@@ -96,12 +96,13 @@ export const mapIdPath = { map_id: uuid('Map UUID') };
 
 /**
  * The one language an answer written as a whole (a page, JSON-LD, a calendar) is in: the language negotiated for
- * the map. `langs=all` gets 400: such an answer has no form that holds every language.
+ * the map. `langs=all` gets 400: such an answer has no form that holds every language (a route that says so,
+ * RouteSpec.oneLanguage, names it with its other bad parameters before the handler runs).
  */
 export function oneLanguage(language: LanguageChoice, mapId: string): string {
   const served = language.forMap(mapId);
   if (served === null) {
-    throw invalidParams([{ name: 'langs', in: 'query', reason: 'is for JSON records; this answer is written in one language: ask for it with lang' }]);
+    throw invalidParams([{ ...ONE_LANGUAGE_ONLY }]);
   }
   return served;
 }

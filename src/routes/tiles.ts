@@ -73,6 +73,7 @@ const VECTOR_LAYERS = [
 /** GET /maps/:map_id/tiles.json */
 export const mapTileJson = defineRoute({
   path: '/maps/:map_id/tiles.json',
+  oneLanguage: true,
   operationId: 'getMapTileJson',
   summary: 'The map\'s vector tiles described as TileJSON 3.0.0',
   description: 'The tile URL template (absolute, under the public URL) carries the `version_id` and `tags` asked for and the language ' +
@@ -110,6 +111,7 @@ export const mapTileJson = defineRoute({
 /** GET /maps/:map_id/tiles/:z/:x/:y.mvt */
 export const mapTile = defineRoute({
   path: '/maps/:map_id/tiles/:z/:x/:y.mvt',
+  oneLanguage: true,
   operationId: 'getMapTile',
   summary: 'One vector tile of the map (Mapbox Vector Tile 2.1)',
   description: `Layers \`markers\` (clustered up to zoom ${CLUSTER_MAX_ZOOM}; from zoom ${CLUSTER_MAX_ZOOM + 1} each marker on its own), \`paths\` and ` +
@@ -151,6 +153,7 @@ function poiLayers(): StyleLayer[] {
 /** GET /maps/:map_id/style.json */
 export const mapStyle = defineRoute({
   path: '/maps/:map_id/style.json',
+  oneLanguage: true,
   operationId: 'getMapStyle',
   summary: 'A MapLibre style over the map\'s vector tiles (and the served basemap, when there is one)',
   description: 'MapLibre style specification version 8: one URL for a MapLibre app. The POI source is this map\'s TileJSON (with the same ' +

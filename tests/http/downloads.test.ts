@@ -250,6 +250,12 @@ describe('the rules every answer follows', () => {
       assert.equal(status, 400, path);
       assert.equal(body.errors[0].name, 'langs');
     }
+    // ... named in the same 400 as every other bad parameter.
+    for (const [path, names] of [['/paths/not-a-uuid.gpx?langs=all', ['id', 'langs']], [`/maps/${MAIN}/pois.kml?langs=all&tags=not-a-uuid`, ['langs', 'tags']]] as const) {
+      const { status, body } = await t.json(path);
+      assert.equal(status, 400, path);
+      assert.deepEqual(body.errors.map((e: { name: string }) => e.name).sort(), names, path);
+    }
   });
 
   test('a strong ETag and 304, per language; compressed when asked', async () => {

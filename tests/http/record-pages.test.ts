@@ -322,6 +322,13 @@ describe('what is not public, and bad requests', () => {
     const { status, body } = await t.json('/events/not-a-uuid.html?lang=pt_BR');
     assert.equal(status, 400);
     assert.deepEqual(body.errors.map((e: any) => e.name).sort(), ['id', 'lang']);
+    // langs=all is named in the same 400 as every other bad parameter.
+    for (const [path, names] of [['/events/not-a-uuid.html?langs=all', ['id', 'langs']], ['/markers/not-a-uuid.jsonld?langs=all', ['id', 'langs']],
+      ['/events/not-a-uuid.ics?langs=all', ['id', 'langs']], ['/events.ics?map_id=not-a-uuid&langs=all', ['langs', 'map_id']]] as const) {
+      const answer = await t.json(path);
+      assert.equal(answer.status, 400, path);
+      assert.deepEqual(answer.body.errors.map((e: any) => e.name).sort(), names, path);
+    }
   });
 });
 

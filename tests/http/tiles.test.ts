@@ -306,6 +306,14 @@ describe('vector tiles', () => {
     const all = await t.json(`/maps/${TILES.map}/tiles/0/0/0.mvt?langs=all`);
     assert.equal(all.status, 400);
     assert.deepEqual(all.body.errors.map((e: { name: string }) => e.name), ['langs']);
+    // ... named in the same 400 as every other bad parameter.
+    const allAndMore = await t.json(`/maps/${TILES.map}/tiles/1/5/-1.mvt?tags=nope&langs=all`);
+    assert.deepEqual(allAndMore.body.errors.map((e: { name: string }) => e.name).sort(), ['langs', 'tags', 'x', 'y']);
+    for (const path of [`/maps/${TILES.map}/tiles.json?langs=all&version_id=nope`, `/maps/${TILES.map}/style.json?langs=all&version_id=nope`]) {
+      const { status, body } = await t.json(path);
+      assert.equal(status, 400, path);
+      assert.deepEqual(body.errors.map((e: { name: string }) => e.name).sort(), ['langs', 'version_id'], path);
+    }
     for (const path of [`/maps/${TILES.disabled}/tiles/0/0/0.mvt`, `/maps/${TILES.map}/tiles/0/0/0.mvt?version_id=00000000-0000-4000-8000-000000000000`, `/maps/${TILES.disabled}/tiles.json`, `/maps/${TILES.disabled}/style.json`,
       '/maps/00000000-0000-4000-8000-000000000000/tiles/0/0/0.mvt',
       // The suffix is .mvt only.
