@@ -154,6 +154,9 @@ test('small shapes cut for each tile afresh give the parts a geojson-vt index cu
     const got = partsText(afresh.tile(z, x, y));
     assert.deepEqual(got, partsText(indexed.tile(z, x, y)), `tile ${z}/${x}/${y}`);
     if (got.length > 0) nonEmpty++;
+    // Kept by number (a tile's tags): only those are cut, and they are cut the same.
+    const even = (index: number) => index % 2 === 0;
+    assert.deepEqual(partsText(afresh.tile(z, x, y, even)), partsText(afresh.tile(z, x, y).filter((p) => even(p.index))), `tile ${z}/${x}/${y}, kept`);
   }
   assert.ok(nonEmpty > tiles.length / 2, `most tiles hold parts (${nonEmpty} of ${tiles.length})`);
 });

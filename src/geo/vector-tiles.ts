@@ -342,22 +342,22 @@ export class SizedShapeIndex {
   }
 
   /**
-   * The parts of tile z/x/y of the shapes drawn at zoom z, the large shapes' first (a map draws the small over them);
-   * then, past KEPT_SHAPE_TILES, the band keeping most lets go.
+   * The parts of tile z/x/y of the shapes drawn at zoom z (those `keep` keeps, by number, when given), the large
+   * shapes' first (a map draws the small over them); then, past KEPT_SHAPE_TILES, the band keeping most lets go.
    */
-  tile(z: number, x: number, y: number): ShapePart[] {
+  tile(z: number, x: number, y: number, keep?: (index: number) => boolean): ShapePart[] {
     const parts: ShapePart[] = [];
     if (this.bands.length > 0) {
       let kept = 0;
       let largest = this.bands[0];
       for (const band of this.bands) {
-        if (band.minZoom <= z) for (const part of band.index.tile(z, x, y)) parts.push(part);
+        if (band.minZoom <= z) for (const part of band.index.tile(z, x, y)) if (!keep || keep(part.index)) parts.push(part);
         kept += band.index.kept;
         if (band.index.kept > largest.index.kept) largest = band;
       }
       if (kept > KEPT_SHAPE_TILES) largest.index.reset();
     }
-    if (this.small) this.small.tile(z, x, y, this.maxZoom, parts);
+    if (this.small) this.small.tile(z, x, y, this.maxZoom, keep, parts);
     return parts;
   }
 }
@@ -416,8 +416,11 @@ class SmallShapes {
     }
   }
 
-  /** Appends the parts of tile z/x/y (with its buffer, across the antimeridian too) of the shapes drawn at zoom z to `out`. */
-  tile(z: number, x: number, y: number, maxZoom: number, out: ShapePart[]): void {
+  /**
+   * Appends the parts of tile z/x/y (with its buffer, across the antimeridian too) of the shapes drawn at zoom z that
+   * `keep` keeps to `out`: only those are cut.
+   */
+  tile(z: number, x: number, y: number, maxZoom: number, keep: ((index: number) => boolean) | undefined, out: ShapePart[]): void {
     const size = 2 ** -z;
     const buffer = (SHAPE_BUFFER / SHAPE_EXTENT) * size;
     const [west, north, east, south] = [x * size - buffer, y * size - buffer, (x + 1) * size + buffer, (y + 1) * size + buffer];
@@ -427,7 +430,7 @@ class SmallShapes {
     if (east > 1) hits.push(...this.boxes.search(0, north, east - 1, south));
     const features: GeoFeature[] = [];
     for (const k of hits) {
-      if (this.found[k] === 1 || this.minZooms[k] > z) continue;
+      if (this.found[k] === 1 || this.minZooms[k] > z || (keep && !keep(this.numbers[k]))) continue;
       this.found[k] = 1;
       features.push({ type: 'Feature', geometry: this.geometry(k), properties: { i: this.numbers[k] } });
     }

@@ -175,8 +175,7 @@ class VersionTiles {
     });
     const paths: TileFeature[] = [];
     const polygons: TileFeature[] = [];
-    for (const part of this.shapes.tile(z, x, y)) {
-      if (wanted && wanted[part.index] !== 1) continue;
+    for (const part of this.shapes.tile(z, x, y, wanted ? (i) => wanted[i] === 1 : undefined)) {
       const top = this.topOf[part.index];
       const values = [this.ids[part.index], names[part.index], topId(top), color(top)];
       (this.model.pois.type(part.index) === 'path' ? paths : polygons).push({ type: part.type, geometry: part.geometry, values });
