@@ -212,6 +212,29 @@ export function tileMix(perZoom: number, seed = TILES_SEED): [number, number, nu
   return mix;
 }
 
+/** The seed of the vector-tile rows' warm-up tiles. */
+const TILES_WARMUP_SEED = TILES_SEED + 1;
+
+/**
+ * `count` tiles for a warm-up before `measured` is sent: tiles of other seeded points around the cities, zooms 10 to 16
+ * in turn, none of them in `measured` (nor twice), so the warm-up runs the code the measured tiles run and leaves none
+ * of them in a cache. Zoom 10 has few tiles around the cities, so its turn is skipped once they are all taken.
+ */
+export function tileWarmup(count: number, measured: readonly (readonly number[])[], seed = TILES_WARMUP_SEED): [number, number, number][] {
+  const random = mulberry32(seed);
+  const taken = new Set(measured.map((tile) => tile.join('/')));
+  const out: [number, number, number][] = [];
+  for (let tries = 0; out.length < count && tries < count * 50; tries++) {
+    const { lng, lat } = pointNearCity(random);
+    const tile = tileOf(10 + (tries % 7), lng, lat);
+    const key = tile.join('/');
+    if (taken.has(key)) continue;
+    taken.add(key);
+    out.push(tile);
+  }
+  return out;
+}
+
 /** The seed of the OGC API Features rows' boxes. */
 const OGC_SEED = SEED + 5;
 /** Features an OGC items page of the benchmark holds. */

@@ -46,6 +46,12 @@ export interface LoadOptions {
    */
   once?: boolean;
   /**
+   * With `once`: the paths the warm-up sends (each once) instead of the first share of `distinctPaths`, which the
+   * measured run then sends whole. For a row of few distinct paths, whose first share would warm the code too little:
+   * the warm-up's paths are others of the same kind, so no cache holds a measured one.
+   */
+  warmupPaths?: string[];
+  /**
    * The server's pid: after the warm-up, wait (up to 15 s) until it is idle, so requests the warm-up left
    * behind (sockets closed, work still queued) are not charged to the measured run.
    */
@@ -115,9 +121,10 @@ export function checkLoopback(url: string): void {
  * How a `once` run splits its distinct paths: the warm-up's share (warmupS ÷ (warmupS + durationS), none without a
  * warm-up) and the measured run's rest, each at least one path; null when the run is timed, not bounded.
  */
-export function boundedAmounts(o: Pick<LoadOptions, 'distinctPaths' | 'once' | 'warmupS' | 'durationS'>): { warmup: number; measured: number } | null {
+export function boundedAmounts(o: Pick<LoadOptions, 'distinctPaths' | 'once' | 'warmupS' | 'durationS' | 'warmupPaths'>): { warmup: number; measured: number } | null {
   if (!o.once || !o.distinctPaths) return null;
   const n = o.distinctPaths.length;
+  if (o.warmupPaths && o.warmupPaths.length > 0) return { warmup: o.warmupPaths.length, measured: n };
   if (n < 2) throw new Error(`a run that sends each path once needs at least 2 paths, not ${n}`);
   const warmup = o.warmupS > 0 ? Math.min(n - 1, Math.max(1, Math.floor((n * o.warmupS) / (o.warmupS + o.durationS)))) : 0;
   return { warmup, measured: n - warmup };
@@ -129,7 +136,8 @@ const BOUNDED_SAMPLE_MS = 10;
 /** Runs the warm-up and the measured run in this process. */
 export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   checkLoopback(o.url);
-  const distinct = o.distinctPaths;
+  // A warm-up of paths of its own sends them first, then the measured run every distinct path.
+  const distinct = o.distinctPaths && o.once && o.warmupPaths ? [...o.warmupPaths, ...o.distinctPaths] : o.distinctPaths;
   let next = 0;
   const requests = distinct
     ? [{ method: 'GET', setupRequest: (req: Record<string, unknown>) => ({ ...req, path: distinct[next++ % distinct.length] }) }]
@@ -183,14 +191,19 @@ export function runLoadPinned(o: LoadOptions, cpu: string | null, onMeasuring?: 
   if (o.drainPid !== undefined) args.push('--drain-pid', String(o.drainPid));
   for (const path of o.paths ?? []) args.push('--path', path);
   // Thousands of paths go through a file, not the command line.
-  let pathsFile: string | null = null;
+  const files: string[] = [];
+  const pathsFile = (paths: string[]) => {
+    const file = join(tmpdir(), `run-load-paths-${process.pid}-${crypto.randomUUID()}.json`);
+    writeFileSync(file, JSON.stringify(paths));
+    files.push(file);
+    return file;
+  };
   if (o.distinctPaths) {
-    pathsFile = join(tmpdir(), `run-load-paths-${process.pid}-${crypto.randomUUID()}.json`);
-    writeFileSync(pathsFile, JSON.stringify(o.distinctPaths));
-    args.push('--distinct-paths-file', pathsFile);
+    args.push('--distinct-paths-file', pathsFile(o.distinctPaths));
     if (o.once) args.push('--once');
+    if (o.warmupPaths) args.push('--warmup-paths-file', pathsFile(o.warmupPaths));
   }
-  const cleanup = () => { if (pathsFile) rmSync(pathsFile, { force: true }); };
+  const cleanup = () => { for (const file of files) rmSync(file, { force: true }); };
   const budgetMs = (o.warmupS + o.durationS) * 1000 + 30_000;
   return new Promise((resolve, reject) => {
     const child = spawnTracked([process.execPath, ...args], { cpu });
@@ -229,7 +242,7 @@ function parseLoadArgs(argv: string[]): LoadOptions {
     options: {
       url: { type: 'string' }, duration: { type: 'string' }, connections: { type: 'string' }, warmup: { type: 'string' },
       header: { type: 'string', multiple: true }, path: { type: 'string', multiple: true }, 'drain-pid': { type: 'string' },
-      'distinct-paths-file': { type: 'string' }, once: { type: 'boolean' },
+      'distinct-paths-file': { type: 'string' }, once: { type: 'boolean' }, 'warmup-paths-file': { type: 'string' },
     },
   });
   if (!values.url) throw new Error('--url is required');
@@ -244,6 +257,7 @@ function parseLoadArgs(argv: string[]): LoadOptions {
     warmupS: Number(values.warmup ?? 1), headers, ...(values.path ? { paths: values.path } : {}),
     ...(values['distinct-paths-file'] ? { distinctPaths: JSON.parse(readFileSync(values['distinct-paths-file'], 'utf8')) as string[] } : {}),
     ...(values['drain-pid'] ? { drainPid: Number(values['drain-pid']) } : {}), ...(values.once ? { once: true } : {}),
+    ...(values['warmup-paths-file'] ? { warmupPaths: JSON.parse(readFileSync(values['warmup-paths-file'], 'utf8')) as string[] } : {}),
   };
 }
 
