@@ -2,7 +2,7 @@
  * The pages in a real browser: headless Debian Chromium driven by playwright-core, against the service on Node
  * over a real port, serving the demo at a pinned time. The explorer: pick the demo map, click a category and see
  * its markers drawn, click the map and see the events near that point listed, open an event and see its anchored
- * POIs, open one of them and see its upcoming events, narrow the events to a date window; a place whose coordinates were swapped is named and shown. The kiosk (--kiosk, under a base path): the rail of what is on today and this week, its language switch (the kiosk's words and dates too), and back to its start view after a
+ * POIs, open one of them and see its upcoming events, narrow the events to a date window; a place whose coordinates were swapped is named and shown. The kiosk (--kiosk, under a base path): the rail of what is on today and this week (what is over left out, on a clock set after an event ended), its language switch (the kiosk's words and dates too), and back to its start view after a
  * minute with no touch (the page's clock is driven by Playwright). The explorer's GPX and KML links (the places
  * shown, a path opened) answer their formats. /docs renders every endpoint of /openapi.json. The
  * page of an event and of a place, with scripts off: title, dates, status, style sheet and JSON-LD.
@@ -491,6 +491,36 @@ describe('the kiosk in Chromium', () => {
     await page.waitForFunction(() => document.documentElement.lang === 'en');
     await page.waitForFunction(() => document.getElementById('events-title')?.textContent === 'Today and this week');
     assertStayedHome(recorded);
+  });
+
+  test('leaves out of the rail what is over: an event that ended an hour ago is in the day\'s answer, not in the rail', async () => {
+    // An event of the week that starts and ends on one day (Lisbon); the kiosk's clock an hour after its end.
+    const lisbonDate = (ms: number) => new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Lisbon' }).format(new Date(ms));
+    type RailEvent = { id: string; starts_at: string; ends_at: string | null; all_day: boolean; start_date: string; end_date: string };
+    const week = await api<{ events: RailEvent[] }>(server.base, `/events?map_id=${MAIN}&from=2027-06-11T00:00:00%2B01:00&to=2027-06-16T23:59:59%2B01:00&limit=60`);
+    const ended = week.events.find((e) => !e.all_day && e.ends_at && lisbonDate(Date.parse(e.starts_at)) === lisbonDate(Date.parse(e.ends_at)) &&
+      lisbonDate(Date.parse(e.ends_at) + 3_600_000) === lisbonDate(Date.parse(e.ends_at)))!;
+    assert.ok(ended, 'the demo has an event of one day that week');
+    const at = Date.parse(ended.ends_at!) + 3_600_000;
+    const day = lisbonDate(at);
+    const later = await startServer('node', ['--data-dir', join(dataDir, 'kiosk-later'), '--fixed-time', new Date(at).toISOString(), '--kiosk', MAIN,
+      '--base-path', KIOSK_BASE], 120_000);
+    try {
+      const lastDay = lisbonDate(Date.parse(`${day}T12:00:00Z`) + 6 * 86_400_000);
+      const answer = await api<{ events: RailEvent[] }>(later.base, `${KIOSK_BASE}/events?map_id=${MAIN}&from=${day}T00:00:00%2B01:00&to=${lastDay}T23:59:59%2B01:00&limit=60`);
+      assert.ok(answer.events.some((e) => e.id === ended.id), 'the day\'s answer holds the event that is over');
+      const on = answer.events.filter((e) => (e.all_day ? e.end_date >= day : !e.ends_at || Date.parse(e.ends_at) > at));
+      const recorded = await newPage();
+      const { page } = recorded;
+      await page.goto(`${later.base}${KIOSK_BASE}/`);
+      await page.waitForSelector('body.kiosk[data-ready="true"]');
+      const rail = await page.locator('#event-list button.event').evaluateAll((b) => b.map((x) => (x as HTMLElement).dataset.id));
+      assert.ok(!rail.includes(ended.id), 'not in the rail');
+      assert.deepEqual(rail, on.map((e) => e.id));
+      assertStayedHome(recorded);
+    } finally {
+      await later.stop();
+    }
   });
 });
 
