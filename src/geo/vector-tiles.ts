@@ -290,7 +290,7 @@ const SHAPE_BUFFER = 64;
 /** How geojson-vt cuts one tile of the small shapes: as the indexes do, clipped to the tile and its buffer, wrapped at 180°. */
 const CUT_OPTIONS = { extent: SHAPE_EXTENT, buffer: SHAPE_BUFFER, tolerance: 3, clip: true, wrap: true };
 
-type CutTile = { features: { type: number; geometry: number[][] | number[][][]; tags: { i: number } }[] } | null;
+type CutTile = { features: { type: number; geometry: number[][] | number[][][]; tags: { i: number; z: number; k: number } }[] } | null;
 /** geojson-vt's one-tile cut, typed (its type files resolve to `any` here). */
 const cutOneTile = geoJSONToTile as unknown as (data: { type: 'FeatureCollection'; features: GeoFeature[] }, z: number, x: number, y: number,
   options: typeof CUT_OPTIONS & { maxZoom: number }) => CutTile;
@@ -303,9 +303,10 @@ const cutOneTile = geoJSONToTile as unknown as (data: { type: 'FeatureCollection
  * Most shapes are small (a park, a trail: a few dozen vertices). Those of up to CUT_AFRESH_MAX_VERTICES are cut for
  * each tile afresh: a `flatbush` index of their boxes finds those that meet the tile, and geojson-vt cuts that tile of
  * them alone (`geoJSONToTile`). Nothing is kept between tiles, and a tile never asked for costs nothing: a geojson-vt
- * index cuts its way down from zoom 5 and keeps the tiles on the way (four at each zoom), which made a tile in a part
- * of the map not asked for before three times as slow (docs/decisions.md). The index keeps their vertices in one
- * Float64Array, not their GeoJSON. Larger shapes, whose every tile would repeat their simplification, are in
+ * index cuts its way down from the deepest tile it keeps (at first zoom 0 on a city's map: it cuts ahead only tiles of
+ * more than 100,000 vertices) and keeps the tiles on the way (four at each zoom), which made a tile in a part of the
+ * map not asked for before several times as slow (docs/decisions.md). The index keeps a copy of their vertices in one
+ * Float64Array (16 bytes a vertex), not their GeoJSON. Larger shapes, whose every tile would repeat their simplification, are in
  * geojson-vt indexes, one per zoom they are drawn from (so a tile cuts only the shapes it draws), which together keep
  * about KEPT_SHAPE_TILES tiles; `geometryOf` gives such a shape's geometry again when its band's index is made (the
  * index keeps its number, not its geometry).
@@ -342,22 +343,26 @@ export class SizedShapeIndex {
   }
 
   /**
-   * The parts of tile z/x/y of the shapes drawn at zoom z (those `keep` keeps, by number, when given), the large
-   * shapes' first (a map draws the small over them); then, past KEPT_SHAPE_TILES, the band keeping most lets go.
+   * The parts of tile z/x/y of the shapes drawn at zoom z (those `keep` keeps, by number, when given), in the order of
+   * the zoom each is drawn from, so the larger first (a map draws the smaller over them), then as the shapes were
+   * given (a large shape's before a small one's of the same zoom); then, past KEPT_SHAPE_TILES, the band keeping most
+   * lets go.
    */
   tile(z: number, x: number, y: number, keep?: (index: number) => boolean): ShapePart[] {
+    const small = this.small ? this.small.tile(z, x, y, this.maxZoom, keep) : [];
+    if (this.bands.length === 0) return small.map((s) => s.part);
     const parts: ShapePart[] = [];
-    if (this.bands.length > 0) {
-      let kept = 0;
-      let largest = this.bands[0];
-      for (const band of this.bands) {
-        if (band.minZoom <= z) for (const part of band.index.tile(z, x, y)) if (!keep || keep(part.index)) parts.push(part);
-        kept += band.index.kept;
-        if (band.index.kept > largest.index.kept) largest = band;
-      }
-      if (kept > KEPT_SHAPE_TILES) largest.index.reset();
+    let next = 0;
+    let kept = 0;
+    let largest = this.bands[0];
+    for (const band of this.bands) {
+      while (next < small.length && small[next].minZoom < band.minZoom) parts.push(small[next++].part);
+      if (band.minZoom <= z) for (const part of band.index.tile(z, x, y)) if (!keep || keep(part.index)) parts.push(part);
+      kept += band.index.kept;
+      if (band.index.kept > largest.index.kept) largest = band;
     }
-    if (this.small) this.small.tile(z, x, y, this.maxZoom, keep, parts);
+    while (next < small.length) parts.push(small[next++].part);
+    if (kept > KEPT_SHAPE_TILES) largest.index.reset();
     return parts;
   }
 }
@@ -417,10 +422,13 @@ class SmallShapes {
   }
 
   /**
-   * Appends the parts of tile z/x/y (with its buffer, across the antimeridian too) of the shapes drawn at zoom z that
-   * `keep` keeps to `out`: only those are cut.
+   * The parts of tile z/x/y (with its buffer, across the antimeridian too) of the shapes drawn at zoom z that `keep`
+   * keeps (only those are cut), each with the zoom it is drawn from, in that order, then as the shapes were given.
+   * Where a concave shape leaves the tile and comes back, a cut straight to the tile runs along the buffer's edge and
+   * back: those spikes are taken out of its rings, a ring then without area is left out, and a polygon left with no
+   * ring (a geojson-vt index, cutting its way down zoom by zoom, makes none of them).
    */
-  tile(z: number, x: number, y: number, maxZoom: number, keep: ((index: number) => boolean) | undefined, out: ShapePart[]): void {
+  tile(z: number, x: number, y: number, maxZoom: number, keep: ((index: number) => boolean) | undefined): { part: ShapePart; minZoom: number }[] {
     const size = 2 ** -z;
     const buffer = (SHAPE_BUFFER / SHAPE_EXTENT) * size;
     const [west, north, east, south] = [x * size - buffer, y * size - buffer, (x + 1) * size + buffer, (y + 1) * size + buffer];
@@ -428,16 +436,28 @@ class SmallShapes {
     // geojson-vt's wrap copies shapes within its buffer of the far side of the antimeridian: find them too.
     if (west < 0) hits.push(...this.boxes.search(1 + west, north, 1, south));
     if (east > 1) hits.push(...this.boxes.search(0, north, east - 1, south));
-    const features: GeoFeature[] = [];
+    const chosen: number[] = [];
     for (const k of hits) {
       if (this.found[k] === 1 || this.minZooms[k] > z || (keep && !keep(this.numbers[k]))) continue;
       this.found[k] = 1;
-      features.push({ type: 'Feature', geometry: this.geometry(k), properties: { i: this.numbers[k] } });
+      chosen.push(k);
     }
     for (const k of hits) this.found[k] = 0;
-    if (features.length === 0) return;
+    if (chosen.length === 0) return [];
+    chosen.sort((a, b) => this.minZooms[a] - this.minZooms[b] || a - b);
+    const features: GeoFeature[] = chosen.map((k) => ({ type: 'Feature', geometry: this.geometry(k), properties: { i: this.numbers[k], z: this.minZooms[k], k } }));
     const tile = cutOneTile({ type: 'FeatureCollection', features }, z, x, y, { ...CUT_OPTIONS, maxZoom });
-    for (const f of tile?.features ?? []) out.push({ type: f.type as 1 | 2 | 3, geometry: f.geometry, index: f.tags.i });
+    const out: { part: ShapePart; minZoom: number; k: number }[] = [];
+    for (const f of tile?.features ?? []) {
+      let geometry = f.geometry;
+      if (f.type === 3) {
+        geometry = (geometry as number[][][]).map(withoutSpikes).filter((ring) => ringArea(ring) !== 0);
+        if (geometry.length === 0) continue;
+      }
+      out.push({ part: { type: f.type as 1 | 2 | 3, geometry, index: f.tags.i }, minZoom: f.tags.z, k: f.tags.k });
+    }
+    // Copies across the antimeridian come first from geojson-vt: back in order.
+    return out.sort((a, b) => a.minZoom - b.minZoom || a.k - b.k);
   }
 
   /** Shape k's geometry as GeoJSON. */
@@ -452,15 +472,49 @@ class SmallShapes {
   }
 }
 
-/** A geometry's box in Web Mercator's unit square (x east, y south from the north edge): [west, north, east, south]. */
+/** Whether b is a spike between a and c: the ring goes from a to b and straight back toward a (or b repeats a or c). */
+function isSpike(a: readonly number[], b: readonly number[], c: readonly number[]): boolean {
+  const [ux, uy, wx, wy] = [b[0] - a[0], b[1] - a[1], c[0] - b[0], c[1] - b[1]];
+  return ux * wy - uy * wx === 0 && ux * wx + uy * wy <= 0;
+}
+
+/** A closed ring without its spikes (see isSpike), closed again; fewer than three vertices left when it had no area. */
+function withoutSpikes(ring: readonly number[][]): number[][] {
+  const out: number[][] = [];
+  for (const p of ring.slice(0, -1)) {
+    out.push(p);
+    while (out.length >= 3 && isSpike(out[out.length - 3], out[out.length - 2], out[out.length - 1])) out.splice(out.length - 2, 1);
+  }
+  // Where the ring closes: its last vertices before its first, its first after its last.
+  for (let changed = true; changed && out.length >= 3;) {
+    changed = false;
+    if (isSpike(out[out.length - 2], out[out.length - 1], out[0])) out.pop();
+    else if (isSpike(out[out.length - 1], out[0], out[1])) out.shift();
+    else continue;
+    changed = true;
+  }
+  return out.length > 0 ? [...out, out[0]] : out;
+}
+
+/** Twice a ring's signed area, in its own coordinates (the shoelace formula). */
+function ringArea(ring: readonly number[][]): number {
+  let sum = 0;
+  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) sum += (ring[j][0] - ring[i][0]) * (ring[i][1] + ring[j][1]);
+  return sum;
+}
+
+/**
+ * A geometry's box in Web Mercator's unit square (x east, y south from the north edge): [west, north, east, south].
+ * Projected as geojson-vt projects (y kept within the square), so a shape near a pole is found by the tiles it is cut into.
+ */
 function mercatorBox(geometry: Geometry): [number, number, number, number] {
   let [w, s, e, n] = [Infinity, Infinity, -Infinity, -Infinity];
   const visit = (c: unknown): void => {
     if (typeof (c as number[])[0] === 'number') {
       const [lng, lat] = c as number[];
       const x = lng / 360 + 0.5;
-      const sin = Math.sin((Math.max(-85.0511, Math.min(85.0511, lat)) * Math.PI) / 180);
-      const y = 0.5 - Math.log((1 + sin) / (1 - sin)) / (4 * Math.PI);
+      const sin = Math.sin((lat * Math.PI) / 180);
+      const y = Math.min(1, Math.max(0, 0.5 - Math.log((1 + sin) / (1 - sin)) / (4 * Math.PI)));
       w = Math.min(w, x); e = Math.max(e, x); s = Math.min(s, y); n = Math.max(n, y);
     } else for (const inner of c as unknown[]) visit(inner);
   };

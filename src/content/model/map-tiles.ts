@@ -110,7 +110,8 @@ class VersionTiles {
     this.markers = Int32Array.from(markers);
     this.markerTop = Int16Array.from(tops);
     this.markerIcon = icons;
-    // The shapes' geometry stays in the store: a band's index asks for it again when it is made.
+    // The large shapes' geometry stays in the store (a band's index asks for it again when it is made); the small ones'
+    // vertices are copied into the index, 16 bytes each.
     this.shapes = new SizedShapeIndex(shapes, MAX_TILE_ZOOM, MIN_SHAPE_SIZE, (i) => model.pois.listed(i).geometry);
     this.everyMarker = this.clusters(() => true);
   }
