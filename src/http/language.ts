@@ -35,6 +35,19 @@ export const languageQuery = {
 /** The 400 of `langs=all` on a route whose answers are written in one language (RouteSpec.oneLanguage). */
 export const ONE_LANGUAGE_ONLY = { name: 'langs', in: 'query', reason: 'is for JSON records; this answer is written in one language: ask for it with lang' } as const;
 
+/**
+ * The language parameters of a route whose answers are written in one language: `langs` is refused whatever its
+ * value (named in the 400 with any other bad parameter), and OpenAPI says so.
+ */
+export const oneLanguageQuery = {
+  lang: languageQuery.lang,
+  langs: v.optional(v.pipe(
+    v.picklist(['all'], 'must be all'),
+    v.check(() => false, ONE_LANGUAGE_ONLY.reason),
+    v.description('Not taken here: this answer is written in one language (ask for it with `lang`), so `langs=all` is 400'),
+  )),
+};
+
 /** Languages already negotiated, by languages offered and preference: the same few headers come again and again. */
 const negotiated = new Lru<string, string>(1024);
 

@@ -8,7 +8,7 @@ import type { ServedContent } from '../content/content-store.ts';
 import type { ReadModel } from '../content/model/read-model.ts';
 import { invalidParams, type ParamError } from './errors.ts';
 import { fieldListParam, recordFieldNames, type FieldMask, type RecordsAt } from './fields.ts';
-import { languageQuery, ONE_LANGUAGE_ONLY, type LanguageChoice } from './language.ts';
+import { languageQuery, oneLanguageQuery, type LanguageChoice } from './language.ts';
 import type { QueryEntry } from './query.ts';
 import type { CacheClass } from './respond.ts';
 import type { PmtilesArchive } from '../geo/pmtiles-archive.ts';
@@ -119,7 +119,7 @@ export interface RouteSpec<P extends Entries = Entries, Q extends Entries = Entr
   crossCheck?: (query: Partial<ParamsOf<Q>>, bad: Set<string>) => ParamError[];
   /**
    * True when every answer is written in one language (a page, JSON-LD, a calendar, a tile, a download, an OGC
-   * feature): `langs=all` is then a bad parameter, named in one 400 with the others.
+   * collection or feature): `langs=all` is then a bad parameter (`oneLanguageQuery`), named in one 400 with the others.
    */
   oneLanguage?: boolean;
   /** Checks across path parameters (a tile's x and y below 2^z), made with the others so one 400 names every bad one. */
@@ -185,7 +185,10 @@ const withLanguage = new WeakMap<RouteSpec, Entries>();
 export function queryEntries(spec: RouteSpec): Entries {
   if (spec.texts === false && !spec.records) return spec.query;
   let entries = withLanguage.get(spec);
-  if (!entries) withLanguage.set(spec, (entries = { ...spec.query, ...(spec.texts === false ? {} : languageQuery), ...fieldQuery(spec) }));
+  if (!entries) {
+    const language = spec.texts === false ? {} : spec.oneLanguage ? oneLanguageQuery : languageQuery;
+    withLanguage.set(spec, (entries = { ...spec.query, ...language, ...fieldQuery(spec) }));
+  }
   return entries;
 }
 
@@ -271,7 +274,6 @@ export function parseParams<P extends Entries, Q extends Entries>(spec: RouteSpe
     }
   }
   const parsed = parseEntries(queryParams, (name) => values.get(name), 'query', errors, bad);
-  if (spec.oneLanguage && parsed.langs === 'all') errors.push({ ...ONE_LANGUAGE_ONLY });
   if (spec.crossCheck) errors.push(...spec.crossCheck(parsed as Partial<ParamsOf<Q>>, bad));
   if (errors.length > 0) throw invalidParams(errors);
   return { params: params as ParamsOf<P>, query: parsed as ParamsOf<Q> };

@@ -23,7 +23,7 @@ import { defineRoute, type RouteSpec } from '../http/route.ts';
 import { toUtc } from '../content/rfc3339.ts';
 import { LineGeometry, MultiPointGeometry, PointGeometry, PolygonGeometry } from './schemas.ts';
 import { oneLanguage } from './shared.ts';
-import type { LanguageChoice } from '../http/language.ts';
+import { ONE_LANGUAGE_ONLY, type LanguageChoice } from '../http/language.ts';
 
 /** Features a page holds when `limit` is not given, and the most it holds (a larger `limit` is taken as this). */
 export const OGC_DEFAULT_LIMIT = 100;
@@ -65,7 +65,7 @@ function findCollection(model: ReadModel, id: string): { map: MapView; kind: Col
 /** The language of an answer about every map: one they all offer (`langs=all` has no place in these answers). */
 function languageOfMaps(language: LanguageChoice, model: ReadModel): string {
   const served = language.forMaps(model.maps.keys());
-  if (served === null) throw invalidParams([{ name: 'langs', in: 'query', reason: 'is for JSON records; this answer is written in one language: ask for it with lang' }]);
+  if (served === null) throw invalidParams([{ ...ONE_LANGUAGE_ONLY }]);
   return served;
 }
 
@@ -151,6 +151,7 @@ export const ogcConformance = defineRoute({
 /** GET /ogc/collections */
 export const ogcCollections = defineRoute({
   path: '/ogc/collections',
+  oneLanguage: true,
   operationId: 'listOgcCollections',
   summary: 'OGC API – Features: the collections, four per enabled map',
   description: '`{map_id}-markers`, `{map_id}-paths`, `{map_id}-polygons` and `{map_id}-events`, each with its extent from the data. ' +

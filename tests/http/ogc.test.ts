@@ -425,7 +425,8 @@ describe('OGC API – Features over the demo: events, time and languages', () =>
     await accept.arrayBuffer();
     assert.equal((await target.get(`/ogc/collections/${MAIN}-markers/items?langs=all`)).status, 400);
     // ... named in the same 400 as every other bad parameter.
-    for (const path of [`/ogc/collections/${MAIN}-markers/items?langs=all&limit=0`, `/ogc/collections/${MAIN}-markers/queryables?langs=all&limit=0`]) {
+    for (const path of [`/ogc/collections/${MAIN}-markers/items?langs=all&limit=0`, `/ogc/collections/${MAIN}-markers/queryables?langs=all&limit=0`,
+      '/ogc/collections?langs=all&limit=0']) {
       const { res, body } = await target.json<{ errors?: { name: string }[] }>(path);
       assert.equal(res.status, 400, path);
       assert.deepEqual(body.errors?.map((e) => e.name).sort(), ['langs', 'limit'], path);
