@@ -994,12 +994,15 @@ async function benchTiles(ctx: Ctx, runtime: RuntimeName, server: Running, mapId
   const mix = tileMix(TILES_PER_ZOOM);
   const tilePath = ([z, x, y]: readonly number[]) => `/maps/${mapId}/tiles/${z}/${x}/${y}.mvt`;
   const distinct = mix.map(tilePath);
-  const warmup = tileWarmup(TILES_WARMUP, mix).map(tilePath);
+  const warmupTiles = tileWarmup(TILES_WARMUP, mix);
+  const warmup = warmupTiles.map(tilePath);
+  const warmupZooms = [10, 11, 12, 13, 14, 15, 16].map((z) => `${warmupTiles.filter((t) => t[0] === z).length} of zoom ${z}`).join(', ');
   if (!ctx.notes.some((n) => n.startsWith('tiles mix'))) {
     ctx.notes.push(`tiles mix: ${mix.length.toLocaleString('en-US')} distinct tiles, ${mix.length / 7} of each zoom from 10 to 16 (as many as ` +
-      'zoom 10 has around the cities), each the tile of a seeded point around the cities, zooms in turn, each sent once; the distinct ' +
-      `row's warm-up sends ${warmup.length.toLocaleString('en-US')} other tiles of other seeded points (zooms 10 to 16 in turn, none of the ` +
-      'measured ones), so its code is compiled when the measured run begins and no cache holds a measured tile');
+      'zoom 10 has around the cities), each the tile of a seeded point around the cities, zooms in turn, each sent once; instead of ' +
+      `the first ninth of them, the distinct row's warm-up sends ${warmup.length.toLocaleString('en-US')} tiles of other seeded points, none ` +
+      `of the measured ones (${warmupZooms}: the tiles of zooms 10 to 12 around the cities are few, and measured), so the tile code ` +
+      'is compiled when the measured run begins and no cache holds a measured tile');
   }
   const cachedPath = `/maps/${mapId}/tiles/14/7776/6278.mvt`;
   const run = pairRunner(ctx, runtime, server, 'tiles', rows, 'tile');

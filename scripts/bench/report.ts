@@ -407,7 +407,8 @@ function renderMethod(r: BenchResult): string {
     '## Method',
     '',
     `- **Load**: autocannon ${r.versions.autocannon} (programmatic API, in its own Node process), ${o.connections} connections, ` +
-      `a ${o.warmupS} s warm-up (discarded), a pause until the server is idle again (so requests the warm-up left queued are not ` +
+      `a ${o.warmupS} s warm-up (discarded; a row that sends each of its distinct paths once warms up on the first share of them, ` +
+      'the distinct tiles row on tiles of its own: see the notes), a pause until the server is idle again (so requests the warm-up left queued are not ' +
       `charged to the run), then a ${o.durationS} s measured run per request and target, against 127.0.0.1 only. ` +
       'req/s is completed requests ÷ actual duration; p50/p99 are autocannon\'s latency percentiles in ms. Every request asks for ' +
       '`Accept-Encoding: identity`. The serving-threads comparison also runs with wrk ' +

@@ -47,7 +47,7 @@ export interface LoadOptions {
   once?: boolean;
   /**
    * With `once`: the paths the warm-up sends (each once) instead of the first share of `distinctPaths`, which the
-   * measured run then sends whole. For a row of few distinct paths, whose first share would warm the code too little:
+   * measured run then sends whole (without a warm-up, `warmupS` 0, none of them). For a row of few distinct paths, whose first share would warm the code too little:
    * the warm-up's paths are others of the same kind, so no cache holds a measured one.
    */
   warmupPaths?: string[];
@@ -124,7 +124,7 @@ export function checkLoopback(url: string): void {
 export function boundedAmounts(o: Pick<LoadOptions, 'distinctPaths' | 'once' | 'warmupS' | 'durationS' | 'warmupPaths'>): { warmup: number; measured: number } | null {
   if (!o.once || !o.distinctPaths) return null;
   const n = o.distinctPaths.length;
-  if (o.warmupPaths && o.warmupPaths.length > 0) return { warmup: o.warmupPaths.length, measured: n };
+  if (o.warmupPaths && o.warmupPaths.length > 0) return { warmup: o.warmupS > 0 ? o.warmupPaths.length : 0, measured: n };
   if (n < 2) throw new Error(`a run that sends each path once needs at least 2 paths, not ${n}`);
   const warmup = o.warmupS > 0 ? Math.min(n - 1, Math.max(1, Math.floor((n * o.warmupS) / (o.warmupS + o.durationS)))) : 0;
   return { warmup, measured: n - warmup };
@@ -136,14 +136,14 @@ const BOUNDED_SAMPLE_MS = 10;
 /** Runs the warm-up and the measured run in this process. */
 export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   checkLoopback(o.url);
+  const bounded = boundedAmounts(o);
   // A warm-up of paths of its own sends them first, then the measured run every distinct path.
-  const distinct = o.distinctPaths && o.once && o.warmupPaths ? [...o.warmupPaths, ...o.distinctPaths] : o.distinctPaths;
+  const distinct = bounded && bounded.warmup > 0 && o.warmupPaths ? [...o.warmupPaths, ...o.distinctPaths!] : o.distinctPaths;
   let next = 0;
   const requests = distinct
     ? [{ method: 'GET', setupRequest: (req: Record<string, unknown>) => ({ ...req, path: distinct[next++ % distinct.length] }) }]
     : o.paths?.map((path) => ({ method: 'GET', path }));
   const base = { url: o.url, connections: o.connections, headers: o.headers ?? {}, timeout: 10, ...(requests ? { requests } : {}) };
-  const bounded = boundedAmounts(o);
   // The warm-up lets JITs, caches and connection pools settle; its numbers are thrown away.
   if (bounded && bounded.warmup > 0) await autocannon({ ...base, amount: bounded.warmup, connections: Math.min(o.connections, bounded.warmup) });
   else if (!bounded && o.warmupS > 0) await autocannon({ ...base, duration: o.warmupS });
