@@ -15,7 +15,7 @@ import { brotliCompressSync, crc32, deflateSync, gzipSync, zstdCompressSync } fr
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import type { Feature, Geometry } from 'geojson';
-import { PMTiles, zxyToTileId, type Source } from 'pmtiles';
+import { Compression, PMTiles, TileType, zxyToTileId, type Source } from 'pmtiles';
 import { uncompress } from '../src/geo/pmtiles-archive.ts';
 import { encodeTile, SHAPE_EXTENT, ShapeIndex } from '../src/geo/vector-tiles.ts';
 
@@ -34,8 +34,8 @@ export interface ArchiveOptions {
   tileCompression?: TileCompression;
 }
 
-/** The tile compressions the writer offers, by their PMTiles numbers. */
-export const TILE_COMPRESSION = { none: 1, gzip: 2, br: 3, zstd: 4 } as const;
+/** The tile compressions the writer offers, as the PMTiles header numbers them (the `pmtiles` package's enum). */
+const TILE_COMPRESSION = { none: Compression.None, gzip: Compression.Gzip, br: Compression.Brotli, zstd: Compression.Zstd } as const;
 export type TileCompression = keyof typeof TILE_COMPRESSION;
 
 const COMPRESS: Record<TileCompression, (bytes: Uint8Array) => Uint8Array> = {
@@ -47,8 +47,7 @@ const COMPRESS: Record<TileCompression, (bytes: Uint8Array) => Uint8Array> = {
 
 const HEADER_BYTES = 127;
 const ROOT_LIMIT = 16_384 - HEADER_BYTES;
-const GZIP = 2;
-const TILE_TYPE = { mvt: 1, png: 2 } as const;
+const TILE_TYPE = { mvt: TileType.Mvt, png: TileType.Png } as const;
 
 /** A growable byte buffer of unsigned varints. */
 class Varints {
@@ -137,7 +136,7 @@ export function writePmtiles(tiles: readonly ArchiveTile[], options: ArchiveOpti
   u64(dataAt, 56); u64(size, 64);
   u64(sorted.length, 72); u64(entries.length, 80); u64(chunks.length, 88);
   header.writeUInt8(1, 96); // clustered: tiles in tile id order
-  header.writeUInt8(GZIP, 97);
+  header.writeUInt8(Compression.Gzip, 97);
   header.writeUInt8(TILE_COMPRESSION[compression], 98);
   header.writeUInt8(TILE_TYPE[options.kind], 99);
   header.writeUInt8(options.minZoom, 100);
