@@ -314,10 +314,8 @@ const cutOneTile = geoJSONToTile as unknown as (data: { type: 'FeatureCollection
 export class SizedShapeIndex {
   private readonly bands: { minZoom: number; index: ShapeIndex }[];
   private readonly small: SmallShapes | null;
-  private readonly maxZoom: number;
 
   constructor(shapes: readonly Shape[], maxZoom: number, minSize: number, geometryOf?: (index: number) => Geometry) {
-    this.maxZoom = maxZoom;
     const byZoom = new Map<number, Shape[]>();
     const small: { shape: Shape; box: [number, number, number, number]; minZoom: number }[] = [];
     for (const shape of shapes) {
@@ -331,7 +329,7 @@ export class SizedShapeIndex {
       if (!band) byZoom.set(zoom, (band = []));
       band.push(shape);
     }
-    this.small = small.length > 0 ? new SmallShapes(small) : null;
+    this.small = small.length > 0 ? new SmallShapes(small, maxZoom) : null;
     // The bands share the budget (see `tile`): no band lets go of its tiles on its own.
     const keep = Infinity;
     this.bands = [...byZoom].sort((a, b) => a[0] - b[0]).map(([minZoom, band]) => {
@@ -349,7 +347,7 @@ export class SizedShapeIndex {
    * lets go.
    */
   tile(z: number, x: number, y: number, keep?: (index: number) => boolean): ShapePart[] {
-    const small = this.small ? this.small.tile(z, x, y, this.maxZoom, keep) : [];
+    const small = this.small ? this.small.tile(z, x, y, keep) : [];
     if (this.bands.length === 0) return small.map((s) => s.part);
     const parts: ShapePart[] = [];
     let next = 0;
@@ -391,9 +389,12 @@ class SmallShapes {
   private readonly coords: Float64Array;
   /** Marks of the shapes found for one tile (a tile across the antimeridian searches twice). */
   private readonly found: Uint8Array;
+  /** The deepest zoom cut (geojson-vt simplifies nothing there). */
+  private readonly maxZoom: number;
 
-  constructor(shapes: readonly { shape: Shape; box: readonly number[]; minZoom: number }[]) {
+  constructor(shapes: readonly { shape: Shape; box: readonly number[]; minZoom: number }[], maxZoom: number) {
     const n = shapes.length;
+    this.maxZoom = maxZoom;
     this.boxes = new Flatbush(n);
     this.numbers = new Int32Array(n);
     this.minZooms = new Uint8Array(n);
@@ -428,7 +429,7 @@ class SmallShapes {
    * back: those spikes are taken out of its rings, a ring then without area is left out, and a polygon left with no
    * ring (a geojson-vt index, cutting its way down zoom by zoom, makes none of them).
    */
-  tile(z: number, x: number, y: number, maxZoom: number, keep: ((index: number) => boolean) | undefined): { part: ShapePart; minZoom: number }[] {
+  tile(z: number, x: number, y: number, keep: ((index: number) => boolean) | undefined): { part: ShapePart; minZoom: number }[] {
     const size = 2 ** -z;
     const buffer = (SHAPE_BUFFER / SHAPE_EXTENT) * size;
     const [west, north, east, south] = [x * size - buffer, y * size - buffer, (x + 1) * size + buffer, (y + 1) * size + buffer];
@@ -444,9 +445,8 @@ class SmallShapes {
     }
     for (const k of hits) this.found[k] = 0;
     if (chosen.length === 0) return [];
-    chosen.sort((a, b) => this.minZooms[a] - this.minZooms[b] || a - b);
     const features: GeoFeature[] = chosen.map((k) => ({ type: 'Feature', geometry: this.geometry(k), properties: { i: this.numbers[k], z: this.minZooms[k], k } }));
-    const tile = cutOneTile({ type: 'FeatureCollection', features }, z, x, y, { ...CUT_OPTIONS, maxZoom });
+    const tile = cutOneTile({ type: 'FeatureCollection', features }, z, x, y, { ...CUT_OPTIONS, maxZoom: this.maxZoom });
     const out: { part: ShapePart; minZoom: number; k: number }[] = [];
     for (const f of tile?.features ?? []) {
       let geometry = f.geometry;
@@ -456,7 +456,7 @@ class SmallShapes {
       }
       out.push({ part: { type: f.type as 1 | 2 | 3, geometry, index: f.tags.i }, minZoom: f.tags.z, k: f.tags.k });
     }
-    // Copies across the antimeridian come first from geojson-vt: back in order.
+    // In the order of the zoom each is drawn from, then as given (the search finds them in its own order).
     return out.sort((a, b) => a.minZoom - b.minZoom || a.k - b.k);
   }
 
