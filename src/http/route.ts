@@ -122,7 +122,10 @@ export interface RouteSpec<P extends Entries = Entries, Q extends Entries = Entr
    * collection or feature): `langs=all` is then a bad parameter (`oneLanguageQuery`), named in one 400 with the others.
    */
   oneLanguage?: boolean;
-  /** Checks across path parameters (a tile's x and y below 2^z), made with the others so one 400 names every bad one. */
+  /**
+   * Checks across path parameters (a tile's x and y below 2^z), made with the others so one 400 names every bad one; an
+   * error it gives for a parameter the schema refused takes the place of the schema's (it knows more).
+   */
   pathCheck?: (params: Partial<ParamsOf<P>>, bad: Set<string>) => ParamError[];
   /**
    * Schema of the 200 body. A route of another media type than JSON declares what its handler answers (`v.string()`
@@ -249,7 +252,15 @@ export function parseParams<P extends Entries, Q extends Entries>(spec: RouteSpe
   const errors: ParamError[] = [];
   const bad = new Set<string>();
   const params = parseEntries(spec.pathParams, (name) => safeDecode(pathParams[name]), 'path', errors, bad);
-  if (spec.pathCheck) for (const error of spec.pathCheck(params as Partial<ParamsOf<P>>, bad)) errors.push(error);
+  // A check across path parameters may say more about one the schema refused: its error then takes that one's place.
+  if (spec.pathCheck) {
+    for (const error of spec.pathCheck(params as Partial<ParamsOf<P>>, bad)) {
+      const at = errors.findIndex((e) => e.in === error.in && e.name === error.name);
+      if (at >= 0) errors[at] = error;
+      else errors.push(error);
+      bad.add(error.name);
+    }
+  }
   // Repeats of a declared parameter are ambiguous; repeats of unknown ones are ignored like the rest of them.
   const queryParams = queryEntries(spec as unknown as RouteSpec);
   const values = new Map<string, string>();

@@ -6,7 +6,7 @@ import type { MapView, ReadModel, VersionContent } from '../content/model/read-m
 import { invalidParams, notFound, type ParamError } from '../http/errors.ts';
 import { ONE_LANGUAGE_ONLY, type LanguageChoice } from '../http/language.ts';
 import { instant, int, optionalInt, optionalUuid, requiredInt, uuid, uuidList } from '../http/params.ts';
-import { beyondGrid, MAX_TILE_ZOOM } from '../geo/vector-tiles.ts';
+import { MAX_TILE_ZOOM } from '../geo/vector-tiles.ts';
 
 /** Default window size when `end` is omitted. */
 export const DEFAULT_WINDOW = 50;
@@ -81,14 +81,16 @@ export const tilePathParams = {
 };
 
 /**
- * Each of a tile's `x` and `y` that lies beyond its zoom's grid, as a bad path parameter (none when both are in it, or
- * when `z` is bad itself): a tile route's `pathCheck`.
+ * Each of a tile's `x` and `y` that is not a column or row of its zoom's grid, as a bad path parameter that says the
+ * grid's range at that zoom (none when both are in it, or when `z` is bad itself): a tile route's `pathCheck`. For a
+ * coordinate the schema refused already (not a whole number from 0 to 2^22 - 1), it takes the place of that error.
  */
 export function tileGridErrors(tile: { z?: number; x?: number; y?: number }, bad: Set<string>): ParamError[] {
-  const { z, x, y } = tile;
+  const { z } = tile;
   if (z === undefined || bad.has('z')) return [];
-  return beyondGrid({ z, x: x ?? 0, y: y ?? 0 }).filter((name) => !bad.has(name))
-    .map((name) => ({ name, in: 'path' as const, reason: `must be below 2^z (${2 ** z} at zoom ${z})` }));
+  const last = 2 ** z - 1;
+  return (['x', 'y'] as const).filter((name) => bad.has(name) || (tile[name] ?? 0) > last)
+    .map((name) => ({ name, in: 'path' as const, reason: `must be a whole number from 0 to ${last} at zoom ${z} (below 2^z)` }));
 }
 
 /** A map path parameter. */

@@ -32,11 +32,18 @@ function tileSearch(query: { version_id?: string; tags?: readonly string[] }, la
   return search.toString();
 }
 
-/** The map's box: its `map_data.bounds`, else the box around its version's POIs, else the world. */
+/**
+ * The tiles' box: the one around both the map's `map_data.bounds` and its version's POIs (a POI may lie outside the
+ * bounds a map declares, and a map SDK asks for no tile outside its source's bounds), else the world. TileJSON bounds
+ * must not wrap, so bounds declared across the antimeridian (west > east) give the world's whole width.
+ */
 function boundsOf(model: ReadModel, map: MapView, version: VersionContent): [number, number, number, number] {
-  const given = map.doc.map_data.bounds;
-  if (given) return [...given] as [number, number, number, number];
   let [w, s, e, n] = [Infinity, Infinity, -Infinity, -Infinity];
+  const given = map.doc.map_data.bounds;
+  if (given) {
+    [w, s, e, n] = given;
+    if (w > e) [w, e] = [-180, 180];
+  }
   for (const i of version.pois) {
     const xy = model.pois.verticesOf(i);
     for (let k = 0; k < xy.length; k += 2) {
@@ -45,6 +52,11 @@ function boundsOf(model: ReadModel, map: MapView, version: VersionContent): [num
     }
   }
   return w <= e ? [w, s, e, n] : [-180, -85.0511, 180, 85.0511];
+}
+
+/** The map's start zoom as TileJSON's `center` gives it: a whole zoom from 0 to TILEJSON_MAX_ZOOM. */
+function tileJsonZoom(zoom: number): number {
+  return Math.min(TILEJSON_MAX_ZOOM, Math.max(0, Math.round(zoom)));
 }
 
 /**
@@ -77,8 +89,9 @@ export const mapTileJson = defineRoute({
   operationId: 'getMapTileJson',
   summary: 'The map\'s vector tiles described as TileJSON 3.0.0',
   description: 'The tile URL template (absolute, under the public URL) carries the `version_id` and `tags` asked for and the language ' +
-    'answered, so every tile of one TileJSON is of the same content and language. `bounds` and `center` come from the map\'s ' +
-    '`map_data` (else the box around its POIs). `attribution` is the publisher\'s name in the answer\'s language, escaped as HTML.',
+    'answered, so every tile of one TileJSON is of the same content and language. `bounds` is the box around the map\'s `map_data.bounds` ' +
+    'and its POIs together (the world\'s width for bounds across the antimeridian, which TileJSON bounds cannot wrap); `center` is ' +
+    'the map\'s centre and its zoom rounded to a whole zoom from 0 to 16. `attribution` is the publisher\'s name in the answer\'s language, escaped as HTML.',
   tag: 'Maps',
   pathParams: mapIdPath,
   query: tileQuery,
@@ -101,7 +114,7 @@ export const mapTileJson = defineRoute({
       minzoom: 0,
       maxzoom: TILEJSON_MAX_ZOOM,
       bounds: boundsOf(model, map, version),
-      center: [data.center.lng, data.center.lat, data.zoom],
+      center: [data.center.lng, data.center.lat, tileJsonZoom(data.zoom)],
       attribution: escapeHtml(publisherName(model, map, lang)),
       vector_layers: VECTOR_LAYERS,
     };

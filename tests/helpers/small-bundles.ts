@@ -189,8 +189,20 @@ export function tilesBundle(): BundleT {
   });
   b.paths.push({ id: TILES.path, map_id: mapId, name: { en: 'River walk', pt: 'Passeio do rio' }, category_ids: [TILES.category('parks')],
     geometry: { type: 'LineString', coordinates: track(9, 400, [-9.16, 38.705]) }, created_at: CREATED });
-  b.paths.push({ id: TILES.dateLinePath, map_id: mapId, name: 'Across the date line', category_ids: [],
-    geometry: { type: 'LineString', coordinates: [[179.5, -16.6], [179.9, -16.55], [-179.8, -16.5]] }, created_at: CREATED });
+  // A path across the date line, written as the bundle format asks: two POIs cut at 180°, one each side.
+  b.paths.push({ id: TILES.dateLinePath, map_id: mapId, name: 'Across the date line (west part)', category_ids: [],
+    geometry: { type: 'LineString', coordinates: [[179.5, -16.6], [179.9, -16.55], [180, -16.5333333]] }, created_at: CREATED });
+  b.paths.push({ id: TILES.dateLinePathEast, map_id: mapId, name: 'Across the date line (east part)', category_ids: [],
+    geometry: { type: 'LineString', coordinates: [[-180, -16.5333333], [-179.8, -16.5]] }, created_at: CREATED });
+  // A map that declares bounds one of its markers lies outside of, and one whose bounds cross the antimeridian.
+  b.maps.push({ ...bareMap(TILES.bounded, publisher, 'Tiles bounded', { lat: 38.72, lng: -9.15 }),
+    map_data: { center: { lat: 38.72, lng: -9.15 }, zoom: 13.4, bounds: [-9.2, 38.7, -9.1, 38.75] } });
+  b.markers.push({ id: id('tiles:bounded:inside'), map_id: TILES.bounded, name: 'Inside', category_ids: [], lat: 38.71, lng: -9.14, created_at: CREATED },
+    { id: id('tiles:bounded:outside'), map_id: TILES.bounded, name: 'Outside', category_ids: [], lat: 38.7975, lng: -9.39, created_at: CREATED });
+  b.maps.push({ ...bareMap(TILES.acrossDateLine, publisher, 'Tiles Fiji', { lat: -17, lng: 179 }),
+    map_data: { center: { lat: -17, lng: 179 }, zoom: 22, bounds: [178, -19, -178, -15] } });
+  b.markers.push({ id: id('tiles:fiji:west'), map_id: TILES.acrossDateLine, name: 'West', category_ids: [], lat: -17, lng: 179, created_at: CREATED },
+    { id: id('tiles:fiji:east'), map_id: TILES.acrossDateLine, name: 'East', category_ids: [], lat: -16.5, lng: -179.5, created_at: CREATED });
   b.polygons.push({ id: TILES.polygon, map_id: mapId, name: 'Garden', category_ids: [TILES.category('sights')], created_at: CREATED,
     geometry: { type: 'Polygon', coordinates: [[[-9.15, 38.715], [-9.145, 38.715], [-9.145, 38.72], [-9.15, 38.72], [-9.15, 38.715]]] } });
   return b;
@@ -205,5 +217,8 @@ export const TILES = {
   category: (key: string) => id(`tiles:category:${key}`),
   path: id('tiles:path'),
   dateLinePath: id('tiles:path:dateline'),
+  dateLinePathEast: id('tiles:path:dateline:east'),
+  bounded: id('tiles:map:bounded'),
+  acrossDateLine: id('tiles:map:fiji'),
   polygon: id('tiles:polygon'),
 };

@@ -11,9 +11,11 @@ import { after, before, describe, test } from 'node:test';
 import { VectorTile, type VectorTileLayer } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
 import { openTarget, type TestTarget } from '../helpers/target.ts';
+import { openTestApp } from '../helpers/app.ts';
+import { findMapVersion } from '../../src/routes/shared.ts';
 import { TILES, tilesBundle } from '../helpers/small-bundles.ts';
 import { F, makeFixture } from '../helpers/fixture.ts';
-import { CLUSTER_MAX_ZOOM, CLUSTER_RADIUS, KEPT_TAG_SETS } from '../../src/content/model/map-tiles.ts';
+import { CLUSTER_MAX_ZOOM, CLUSTER_RADIUS, KEPT_TAG_SETS, versionTiles } from '../../src/content/model/map-tiles.ts';
 
 const bundle = tilesBundle();
 const markers = bundle.markers.filter((m) => m.map_id === TILES.map);
@@ -186,12 +188,20 @@ describe('vector tiles', () => {
       const east = [...want].filter((id) => markers.find((m) => m.id === id)!.lng > 0).length;
       assert.ok(east > 0 && east < want.size, `column ${x} holds markers of both sides (${east} of ${want.size} east)`);
     }
-    // The path across the date line is in the tiles either side of it.
-    for (const lng of [179.95, -179.85]) {
-      const [x, y] = tileAt(9, lng, -16.52);
-      const ids = features((await tile(9, x, y)).layers.paths).map((f) => f.properties.id);
-      assert.ok(ids.includes(TILES.dateLinePath), `9/${x}/${y}`);
-    }
+    // The path across the date line, its two parts cut at 180°: each part is in the tile of its side, and the part of
+    // the other side reaches into that tile's buffer across the line; no tile away from the line holds either.
+    const pathsIn = async (x: number, y: number) => new Set(features((await tile(9, x, y)).layers.paths).map((f) => f.properties.id));
+    const [east, y9] = tileAt(9, 179.95, -16.52);
+    const [west] = tileAt(9, -179.85, -16.52);
+    assert.deepEqual([east, west], [511, 0]);
+    const both = new Set([TILES.dateLinePath, TILES.dateLinePathEast]);
+    assert.deepEqual(await pathsIn(east, y9), both, `9/${east}/${y9}`);
+    assert.deepEqual(await pathsIn(west, y9), both, `9/${west}/${y9}`);
+    for (const x of [1, 2, 256, 509, 510]) assert.equal((await pathsIn(x, y9)).size, 0, `9/${x}/${y9}`);
+    // The west part is drawn where it lies: in the east column's tile, up to the tile's right edge (x = 4096).
+    const westPart = features((await tile(9, east, y9)).layers.paths).find((f) => f.properties.id === TILES.dateLinePath)!;
+    const xs = westPart.geometry.flat().map((p) => p.x);
+    assert.ok(Math.max(...xs) >= 4096 && Math.max(...xs) <= 4096 + 64 && Math.min(...xs) >= 0, `west part spans x ${Math.min(...xs)}..${Math.max(...xs)}`);
   });
 
   test('tags keep the POIs under any of them, with the items below them, as on /maps/{map_id}/pois', async () => {
@@ -212,7 +222,7 @@ describe('vector tiles', () => {
     assert.equal(none.bytes.length, 0);
   });
 
-  test(`more tag sets than the ${KEPT_TAG_SETS} kept: each answers its own markers, the first again after it was let go`, async () => {
+  test(`more tag sets than the ${KEPT_TAG_SETS} kept: each answers its own markers, the first again after more were asked`, async () => {
     const keys = ['sights', 'food', 'bakeries', 'parks', 'free'];
     const sets: string[][] = [];
     for (let mask = 1; sets.length < KEPT_TAG_SETS + 2; mask++) sets.push(keys.filter((_, k) => mask & (1 << k)).map((key) => TILES.category(key)));
@@ -298,6 +308,13 @@ describe('vector tiles', () => {
     const tags = await t.json(`/maps/${TILES.map}/tiles/0/0/0.mvt?tags=nope`);
     assert.equal(tags.status, 400);
     assert.deepEqual(tags.body.errors.map((e: { name: string }) => e.name), ['tags']);
+    // The range said is the zoom's grid, whether the number is beyond it, beyond the deepest zoom's or below 0.
+    const range = 'must be a whole number from 0 to 7 at zoom 3 (below 2^z)';
+    for (const [x, y] of [['99999999', '-1'], ['8', '1.5'], ['-1', '4194304']]) {
+      const { status, body } = await t.json(`/maps/${TILES.map}/tiles/3/${x}/${y}.mvt`);
+      assert.equal(status, 400);
+      assert.deepEqual(body.errors.map((e: { name: string; reason: string }) => [e.name, e.reason]).sort(), [['x', range], ['y', range]], `3/${x}/${y}`);
+    }
     // One 400 names every bad parameter: a column beyond the grid, a row below 0 and a bad tag at once.
     const several = await t.json(`/maps/${TILES.map}/tiles/1/5/-1.mvt?tags=nope`);
     assert.equal(several.status, 400);
@@ -372,6 +389,40 @@ describe('TileJSON and style', () => {
     assert.ok(got.layers.markers.length > 0);
   });
 
+  test('tiles.json bounds hold the declared bounds and every POI, never wrapping; its centre zoom is whole, within its zooms', async () => {
+    const near = (got: number[], want: number[]) => assert.ok(got.length === want.length && got.every((g, i) => Math.abs(g - want[i]) < 1e-6), `${got} ≠ ${want}`);
+    // A marker 20 km west of the declared bounds: a map SDK asks for no tile outside them, so they grow to hold it.
+    const bounded = (await t.json(`/maps/${TILES.bounded}/tiles.json`)).body;
+    near(bounded.bounds, [-9.39, 38.7, -9.1, 38.7975]);
+    near(bounded.center, [-9.15, 38.72, 13]);
+    assert.deepEqual([bounded.minzoom, bounded.maxzoom], [0, 16]);
+    const [x, y] = tileAt(15, -9.39, 38.7975);
+    const outside = await t.get(`/maps/${TILES.bounded}/tiles/15/${x}/${y}.mvt`);
+    const layer = new VectorTile(new PbfReader(new Uint8Array(await outside.arrayBuffer()))).layers.markers;
+    assert.deepEqual(features(layer).map((f) => f.properties.name), ['Outside']);
+    // TileJSON bounds must not wrap: bounds across the antimeridian take the world's width. Zoom 22 is given as 16.
+    const fiji = (await t.json(`/maps/${TILES.acrossDateLine}/tiles.json`)).body;
+    near(fiji.bounds, [-180, -19, 180, -15]);
+    near(fiji.center, [179, -17, 16]);
+    assert.ok(fiji.bounds[0] <= fiji.bounds[2]);
+  });
+
+  test('under a base path, the tile URLs of tiles.json and style.json carry it, and answer', async () => {
+    const under = await openTarget(bundle, { basePath: '/kiosk-api' });
+    try {
+      const { body } = await under.json(`/kiosk-api/maps/${TILES.map}/tiles.json?lang=pt`);
+      const url = new URL(body.tiles[0].replace('{z}/{x}/{y}', '0/0/0'));
+      assert.equal(url.pathname, `/kiosk-api/maps/${TILES.map}/tiles/0/0/0.mvt`);
+      const res = await under.get(url.pathname + url.search);
+      assert.equal(res.status, 200);
+      assert.ok(new VectorTile(new PbfReader(new Uint8Array(await res.arrayBuffer()))).layers.markers.length > 0);
+      const style = (await under.json(`/kiosk-api/maps/${TILES.map}/style.json`)).body;
+      assert.equal(new URL(style.sources.pois.url).pathname, `/kiosk-api/maps/${TILES.map}/tiles.json`);
+    } finally {
+      await under.close();
+    }
+  });
+
   test('style.json is a MapLibre style over the map\'s TileJSON', async () => {
     const { status, body } = await t.json(`/maps/${TILES.map}/style.json`);
     assert.equal(status, 200);
@@ -381,6 +432,30 @@ describe('TileJSON and style', () => {
     for (const id of ['polygons-fill', 'paths', 'clusters', 'markers']) assert.ok(layerIds.includes(id), id);
     for (const layer of body.layers.filter((l: { source?: string }) => l.source === 'pois')) {
       assert.ok(['markers', 'paths', 'polygons'].includes(layer['source-layer']), layer.id);
+    }
+  });
+});
+
+describe('the tag sets kept', () => {
+  test(`at most ${KEPT_TAG_SETS}, the least recently asked let go first, and made again when asked again`, async () => {
+    const { store, get, close } = await openTestApp(bundle);
+    try {
+      const keys = ['sights', 'food', 'bakeries', 'parks', 'free'];
+      const sets: string[][] = [];
+      for (let mask = 1; sets.length < KEPT_TAG_SETS + 2; mask++) sets.push(keys.filter((_, k) => mask & (1 << k)).map((key) => TILES.category(key)));
+      const tiles = versionTiles(store.model, findMapVersion(store.model, TILES.map).version);
+      for (const tags of sets) assert.equal((await get(`/maps/${TILES.map}/tiles/0/0/0.mvt?tags=${tags.join(',')}`)).status, 200);
+      assert.equal(tiles.tagSetsKept, KEPT_TAG_SETS);
+      assert.deepEqual(sets.map((tags) => tiles.keepsTagSet(tags)), sets.map((_, k) => k >= 2));
+      // A set is known by its tags in any order.
+      assert.equal(tiles.keepsTagSet([...sets[sets.length - 1]].reverse()), true);
+      // The first set asked again (another tile, so no cached answer stands in): made again, and the least recent let go.
+      assert.equal((await get(`/maps/${TILES.map}/tiles/1/0/0.mvt?tags=${sets[0].join(',')}`)).status, 200);
+      assert.equal(tiles.tagSetsKept, KEPT_TAG_SETS);
+      assert.equal(tiles.keepsTagSet(sets[0]), true);
+      assert.equal(tiles.keepsTagSet(sets[2]), false);
+    } finally {
+      await close();
     }
   });
 });

@@ -153,9 +153,24 @@ class VersionTiles {
     return names;
   }
 
+  /** The tags of `tags` that the version has, once each, in one order: what a set of them is known by. */
+  private knownTags(tags: readonly string[]): string[] {
+    return [...new Set(tags)].filter((t) => this.version.subtreePois.has(t)).sort();
+  }
+
+  /** Whether the markers under `tags` are clustered and kept now, as one of the KEPT_TAG_SETS sets (tests). */
+  keepsTagSet(tags: readonly string[]): boolean {
+    return this.byTags.peek(this.knownTags(tags).join(',')) !== undefined;
+  }
+
+  /** The sets of tags whose markers are clustered and kept now (tests). */
+  get tagSetsKept(): number {
+    return this.byTags.size;
+  }
+
   /** The tile z/x/y as MVT bytes (empty when nothing lies in it), names in `lang`, of the POIs under `tags` (all without). */
   tile(z: number, x: number, y: number, lang: string, tags: readonly string[] | undefined): Uint8Array<ArrayBuffer> {
-    const known = tags === undefined ? undefined : [...new Set(tags)].filter((t) => this.version.subtreePois.has(t)).sort();
+    const known = tags === undefined ? undefined : this.knownTags(tags);
     if (known !== undefined && known.length === 0) return new Uint8Array(0);
     const set = known === undefined ? null : this.byTags.get(known.join(','), () => this.tagged(known));
     const wanted = set?.wanted ?? null;
