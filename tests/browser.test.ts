@@ -309,6 +309,29 @@ describe('the explorer in Chromium', () => {
     assertStayedHome(recorded);
   });
 
+  test('two places at one spot, drawn over each other at every zoom: a click there lists both, and each opens', async () => {
+    const recorded = await newPage();
+    const { page } = recorded;
+    await page.goto(`${server.base}/explore?map=${MAIN}`);
+    await page.waitForSelector('body[data-ready="true"]');
+    const record = await api(server.base, `/maps/${MAIN}?markers=true`);
+    type Marker = { id: string; name: string; lat: number; lng: number };
+    const byPlace = new Map<string, Marker[]>();
+    for (const m of record.markers as Marker[]) byPlace.set(`${m.lat},${m.lng}`, [...byPlace.get(`${m.lat},${m.lng}`) ?? [], m]);
+    const pair = [...byPlace.values()].find((group) => group.length === 2)!;
+    assert.ok(pair, 'the demo has two markers at one spot');
+    await markersDrawnAt(page, 17, pair[0]);
+    const dot = await page.locator(`.poi-dot[data-id="${pair[0].id}"]`).boundingBox();
+    const other = await page.locator(`.poi-dot[data-id="${pair[1].id}"]`).boundingBox();
+    assert.ok(dot && other && Math.abs(dot.x - other.x) < 1 && Math.abs(dot.y - other.y) < 1, 'drawn over each other');
+    await page.mouse.click(dot.x + dot.width / 2, dot.y + dot.height / 2);
+    await page.waitForSelector('#places-here');
+    assert.deepEqual((await page.locator('#places-here button').allInnerTexts()).sort(), pair.map((m) => m.name).sort());
+    await page.click(`#places-here button:text-is("${pair[1].name}")`);
+    await page.waitForFunction((name) => document.querySelector('#detail h2')?.textContent === name, pair[1].name);
+    assertStayedHome(recorded);
+  });
+
   test('the events are in view at 1280 x 800, above the categories below the top level, folded under More', async () => {
     const recorded = await newPage();
     const { page } = recorded;
@@ -383,13 +406,16 @@ describe('a basemap in Chromium', () => {
         await page.waitForFunction((raster) => {
           const pane = document.querySelector('.leaflet-tile-pane')!;
           if (raster) return [...pane.querySelectorAll('img')].some((img) => (img as HTMLImageElement).naturalWidth === 256);
-          return [...pane.querySelectorAll('canvas')].some((c) => {
+          // protomaps-leaflet paints its background on every tile, empty or failed: the archive's earth, water,
+          // parks and roads are more colours than that.
+          const colours = new Set<string>();
+          for (const c of pane.querySelectorAll('canvas')) {
             const ctx = (c as HTMLCanvasElement).getContext('2d');
-            if (!ctx || c.width === 0) return false;
+            if (!ctx || c.width === 0) continue;
             const data = ctx.getImageData(0, 0, c.width, c.height).data;
-            for (let i = 3; i < data.length; i += 4 * 97) if (data[i] > 0) return true;
-            return false;
-          });
+            for (let i = 0; i < data.length; i += 4 * 7) if (data[i + 3] === 255) colours.add(`${data[i]},${data[i + 1]},${data[i + 2]}`);
+          }
+          return colours.size >= 4;
         }, kind === 'png', { timeout: 15_000 });
         assert.ok(recorded.requests.some((url) => new RegExp(`/basemap/\\d+/\\d+/\\d+\\.${kind}$`).test(url)), 'tiles of the archive are asked for');
         assert.match(await page.locator('.leaflet-control-attribution').innerText(), new RegExp(BASEMAP_ATTRIBUTION.replace(/[()]/g, '\\$&')));
@@ -430,6 +456,9 @@ describe('the kiosk in Chromium', () => {
     assert.equal(await page.locator('#rail-today').innerText(), 'TODAY');
     const afterToday = await page.locator('#event-list > li').evaluateAll((li) => li.findIndex((x) => x.id === 'rail-later'));
     assert.equal(afterToday, today.length + 1, '"Later this week" after today\'s events');
+    // Touch targets: every place and cluster drawn is at least 48 px each way.
+    const targets = await page.locator('.poi-dot, .poi-cluster').evaluateAll((b) => b.map((x) => x.getBoundingClientRect()).map((r) => Math.min(r.width, r.height)));
+    assert.ok(targets.length > 0 && Math.min(...targets) >= 48, `smallest target ${Math.min(...targets)} px`);
     // The categories stay in view under the rail at 1280 x 800, with no scrolling.
     const chip = await page.locator('#categories button').first().boundingBox();
     assert.ok(chip && chip.y + chip.height <= 800, `the first category at ${chip?.y}`);
@@ -472,6 +501,8 @@ describe('the kiosk in Chromium', () => {
     const target = first.url ?? `${KIOSK_PUBLIC}${KIOSK_BASE}/events/${first.id}.html`;
     assert.equal(new URL(await qr.getAttribute('src') ?? '', kioskServer.base).searchParams.get('text'), target);
     await page.waitForFunction(() => (document.querySelector('#detail .qr img') as HTMLImageElement).naturalWidth > 0);
+    // No link leaves the kiosk (a page or a calendar file would strand it, with no way back): a phone takes the QR code.
+    assert.equal(await page.locator('#detail a[href]').count(), 0, 'no link in the detail');
     await page.click('.leaflet-control-zoom-in');
     await page.waitForFunction((zoom) => (window as any).explorer.map.getZoom() > zoom, start.zoom);
     assert.notDeepEqual(await view(), start);

@@ -16,6 +16,7 @@ const OWN: Record<string, Record<string, string>> = {
     starts: 'Starts', ends: 'Ends', tags: 'Tags', moreInfo: 'More', categories: 'Categories and tags', osmHours: 'Hours (OpenStreetMap)',
     close: 'Close', qrOf: 'QR code of {0}', zoomIn: '{0} places: zoom in', placesOf: 'Places of {0}', noPlacesOf: 'No places of {0}', placesIn: '{0} places in {1}',
     openPlaces: '{0} places open now', openPlacesIn: '{0} places open now in {1}', askingOpen: 'Asking what is open now…',
+    event: 'Event', placesHere: '{0} places at this spot',
   },
   pt: {
     rail: 'Hoje e esta semana', today: 'Hoje', later: 'Ainda esta semana', nothing: 'Nada previsto esta semana.', more: 'e mais {0} esta semana',
@@ -25,6 +26,7 @@ const OWN: Record<string, Record<string, string>> = {
     starts: 'Início', ends: 'Fim', tags: 'Etiquetas', moreInfo: 'Mais informações', categories: 'Categorias e etiquetas', osmHours: 'Horário (OpenStreetMap)',
     close: 'Fechar', qrOf: 'Código QR de {0}', zoomIn: '{0} locais: aproximar', placesOf: 'Locais de {0}', noPlacesOf: 'Nenhum local de {0}', placesIn: '{0} locais em {1}',
     openPlaces: '{0} locais abertos agora', openPlacesIn: '{0} locais abertos agora em {1}', askingOpen: 'A ver o que está aberto…',
+    event: 'Evento', placesHere: '{0} locais neste ponto',
   },
   es: {
     rail: 'Hoy y esta semana', today: 'Hoy', later: 'Más adelante esta semana', nothing: 'Nada previsto esta semana.', more: 'y {0} más esta semana',
@@ -34,6 +36,7 @@ const OWN: Record<string, Record<string, string>> = {
     starts: 'Empieza', ends: 'Termina', tags: 'Etiquetas', moreInfo: 'Más información', categories: 'Categorías y etiquetas', osmHours: 'Horario (OpenStreetMap)',
     close: 'Cerrar', qrOf: 'Código QR de {0}', zoomIn: '{0} lugares: acercar', placesOf: 'Lugares de {0}', noPlacesOf: 'Ningún lugar de {0}', placesIn: '{0} lugares en {1}',
     openPlaces: '{0} lugares abiertos ahora', openPlacesIn: '{0} lugares abiertos ahora en {1}', askingOpen: 'Consultando qué está abierto…',
+    event: 'Evento', placesHere: '{0} lugares en este punto',
   },
 };
 

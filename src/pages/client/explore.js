@@ -427,7 +427,7 @@ function drawPoints(tile, features, size, coords) {
     if (f.props.cluster) {
       const n = Number(f.props.point_count);
       count += n;
-      const diameter = Math.round((kiosk ? 40 : 30) + Math.min(24, 5 * Math.log10(n) * 2));
+      const diameter = Math.round((kiosk ? 48 : 30) + Math.min(24, 5 * Math.log10(n) * 2));
       button = L.DomUtil.create('button', 'poi-cluster leaflet-interactive', tile);
       button.textContent = f.props.label;
       button.style.setProperty('--size', `${diameter}px`);
@@ -442,7 +442,12 @@ function drawPoints(tile, features, size, coords) {
       button.title = f.props.name;
       button.setAttribute('aria-label', f.props.name);
       button.dataset.id = f.props.id;
-      button.addEventListener('click', () => void openPoiById(f.props.id));
+      // Places at the same spot are drawn over each other, at every zoom: a click lists them all to choose from.
+      button.addEventListener('click', () => {
+        const here = placesAt(features, p);
+        if (here.length > 1) openPlacesHere(here);
+        else void openPoiById(f.props.id);
+      });
     }
     button.type = 'button';
     button.style.left = `${p.x}px`;
@@ -451,6 +456,23 @@ function drawPoints(tile, features, size, coords) {
     L.DomEvent.disableClickPropagation(button);
   }
   return count;
+}
+
+/** The single markers of a tile's features within 4 pixels of point `p` (those drawn under one another), each once. */
+function placesAt(features, p) {
+  const seen = new Map();
+  for (const g of features) {
+    const [[q]] = g.geom;
+    if (!g.props.cluster && Math.abs(q.x - p.x) <= 4 && Math.abs(q.y - p.y) <= 4) seen.set(g.props.id, g.props.name);
+  }
+  return [...seen].map(([id, name]) => ({ id, name }));
+}
+
+/** The places at one spot of the map, to choose one from. */
+function openPlacesHere(places) {
+  openDetail(el('p', { className: 'kind' }, t('placesHere', places.length)),
+    el('ol', { className: 'poi-list', id: 'places-here' }, ...places.map(({ id, name }) =>
+      el('li', {}, el('button', { type: 'button', className: 'poi', onclick: () => void openPoiById(id) }, name)))));
 }
 
 /** The path or polygon under a point of the map (a path within a few pixels), from the tiles drawn, or null. */
@@ -748,7 +770,8 @@ async function openPoi(poi) {
       [t('osmHours'), poi.hours], [t('telephone'), poi.phone],
       [t('website'), poi.website], [t('difficulty'), poi.difficulty], [t('duration'), poi.duration_min ? `${poi.duration_min} min` : null],
       [t('where'), poi.type === 'marker' ? `${poi.lat}, ${poi.lng}` : null]]),
-    el('p', {}, el('a', { id: 'poi-page', href: `${config.base}/${poi.type}s/${poi.id}.html` }, t('pageToShare'))),
+    // A link away from the kiosk would leave it on a page with no way back: its visitors take a QR code instead.
+    kiosk ? null : el('p', {}, el('a', { id: 'poi-page', href: `${config.base}/${poi.type}s/${poi.id}.html` }, t('pageToShare'))),
     // A route to take along: a GPS device or hiking app reads GPX, Google Earth KML.
     poi.type === 'path' && !kiosk ? el('p', {}, 'Take it along: ', downloadLink('path-gpx', `/paths/${poi.id}.gpx`, `${poi.name}.gpx`, 'GPX'),
       ' · ', downloadLink('path-kml', `/paths/${poi.id}.kml`, `${poi.name}.kml`, 'KML'), ' (with its stops)') : null,
@@ -772,14 +795,15 @@ async function openEvent(id) {
   const status = statusText(event);
   const offers = event.offers;
   const price = offers?.free ? t('free') : offers?.price != null ? `${offers.price} ${offers.currency ?? ''}`.trim() : event.price;
-  openDetail(el('p', { className: 'kind' }, `event · ${event.event_type}`), el('h2', { id: 'event-title' }, event.title),
+  openDetail(el('p', { className: 'kind' }, `${t('event')} · ${event.event_type}`), el('h2', { id: 'event-title' }, event.title),
     status ? el('p', { id: 'event-status', className: `event-status status-${event.status}` }, status) : null,
     event.description ? el('p', {}, event.description) : null,
     facts(event.all_day ? [[t('when'), eventWhen(event)]] : [[t('starts'), when(event.starts_at)], [t('ends'), event.ends_at ? when(event.ends_at) : null]]),
     facts([[t('repeats'), series?.recurrence?.text], [t('tags'), event.tags.join(', ')], [t('price'), price], [t('booking'), offers?.booking_url],
       [t('organizer'), event.organizer?.name], [t('online'), event.online_url], [t('accessibility'), event.accessibility.map((f) => f.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)).join(', ')],
       [t('moreInfo'), event.url]]),
-    el('p', {}, el('a', { id: 'event-calendar', href: `${config.base}/events/${event.id}.ics`, download: `${event.id}.ics` }, t('addToCalendar')),
+    // A calendar file or a page would leave the kiosk with no way back: its visitors take a QR code instead.
+    kiosk ? null : el('p', {}, el('a', { id: 'event-calendar', href: `${config.base}/events/${event.id}.ics`, download: `${event.id}.ics` }, t('addToCalendar')),
       series ? el('span', {}, ' · ', el('a', { id: 'series-calendar', href: `${config.base}/events/${series.id}.ics`, download: `${series.id}.ics` }, t('wholeSeries'))) : null,
       ' · ', el('a', { id: 'event-page', href: `${config.base}/events/${event.id}.html` }, t('pageToShare'))),
     phoneCode(event.url || (config.share_url ? `${config.share_url}/events/${event.id}.html` : '')),
