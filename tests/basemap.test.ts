@@ -1,8 +1,8 @@
 /**
  * The offline street map: scripts/make-pmtiles.ts writes a PMTiles archive the `pmtiles` reader reads back tile for
  * tile; `--basemap FILE.pmtiles` serves it under /basemap (TileJSON, vector tiles decoded by @mapbox/vector-tile,
- * raster tiles), in the map's style.json, and refuses at start a file that is not an archive. Over real HTTP on every
- * runtime for the start and the tiles.
+ * raster tiles), in the map's style.json, and refuses at start a file that is not an archive or is shorter than its
+ * header says. Over real HTTP on every runtime for the start and the tiles.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -22,6 +22,20 @@ const rasterPath = join(dir, 'lisbon-raster.pmtiles');
 const vectorBytes = lisbonBasemap('mvt');
 writeFileSync(vectorPath, vectorBytes);
 writeFileSync(rasterPath, lisbonBasemap('png'));
+
+/** The Lisbon archive cut to `length` bytes, as a copy interrupted there leaves it. */
+function cutShort(length: number): string {
+  const path = join(dir, `lisbon-cut-${length}.pmtiles`);
+  writeFileSync(path, vectorBytes.subarray(0, length));
+  return path;
+}
+
+/** What the start says of an archive cut to `length` bytes: both sizes, as `toLocaleString('en')` writes them. */
+function cutShortReason(length: number): RegExp {
+  const reason = `lisbon-cut-${length}.pmtiles is shorter than its header says: ${length.toLocaleString('en')} bytes, where its header places ` +
+    `its directories and tiles in ${vectorBytes.length.toLocaleString('en')} bytes (was it cut short while it was copied? copy it again, whole)`;
+  return new RegExp(reason.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+}
 
 describe('the PMTiles writer', () => {
   test('every tile written is read back by the pmtiles package, and the header and metadata say what was written', async () => {
@@ -70,6 +84,20 @@ describe('the PMTiles writer', () => {
     const reader = readerOf(bytes);
     assert.ok(Number((await reader.getHeader()).leafDirectoryLength) > 0);
     for (const t of tiles.filter((_, i) => i % 97 === 0)) assert.deepEqual(new Uint8Array((await reader.getZxy(t.z, t.x, t.y))!.data), t.data);
+  });
+});
+
+describe('opening an archive', () => {
+  test('an archive shorter than its header says (a copy cut short) is refused with both sizes; the whole one opens', async () => {
+    // 20,000 bytes cuts the tile data; 600 the metadata; 300 the root directory, which the reader reads with the header.
+    for (const length of [20_000, 600, 300]) {
+      await assert.rejects(new PmtilesArchive(cutShort(length)).info(), (err: Error) => (assert.match(err.message, cutShortReason(length)), true));
+    }
+    const whole = await new PmtilesArchive(vectorPath).info();
+    assert.equal(whole.kind, 'vector');
+    assert.equal(whole.maxZoom, BASEMAP_ZOOMS.max);
+    const [z, x, y] = tilesCovering(LISBON_BOUNDS, 14, 14).at(-1)!;
+    assert.ok(await new PmtilesArchive(vectorPath).tile(z, x, y), 'the last tiles are there');
   });
 });
 
@@ -166,6 +194,11 @@ describe('--basemap on the command line', () => {
     const compressed = await runToExit('node', ['--basemap', oddPath]);
     assert.equal(compressed.code, 2);
     assert.match(compressed.stderr, /odd\.pmtiles compresses its tiles with number 9: this service reads gzip, brotli, zstd or none/);
+    // Cut to 20,000 bytes, as an interrupted copy leaves it: refused whole, not served with a 500 for each tile beyond the cut.
+    const cut = await runToExit('node', ['--basemap', cutShort(20_000)]);
+    assert.equal(cut.code, 2);
+    assert.match(cut.stderr, /error: basemap .*lisbon-cut-20000\.pmtiles is shorter than its header says/);
+    assert.match(cut.stderr, cutShortReason(20_000));
     const suffix = await runToExit('node', ['--basemap', join(dir, 'lisbon.mbtiles')]);
     assert.equal(suffix.code, 2);
     assert.match(suffix.stderr, /basemap must be a PMTiles archive/);

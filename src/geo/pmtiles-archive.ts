@@ -3,11 +3,11 @@
  * `pmtiles` package over a file handle: its header (tile type, zooms, bounds), its metadata (attribution, the vector
  * layers) and its tiles, uncompressed. Each read opens the file, reads its bytes and closes it again, so no handle is
  * held between requests; the header and the directories read are kept by the reader, so a file replaced on disk is
- * served after a restart.
+ * served after a restart. A file shorter than its header says (a copy cut short) is refused when it is opened.
  */
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import * as zlib from 'node:zlib';
-import { Compression, PMTiles, TileType, type Source } from 'pmtiles';
+import { bytesToHeader, Compression, PMTiles, TileType, type Header, type Source } from 'pmtiles';
 import { MVT_TYPE } from './vector-tiles.ts';
 
 /** What an archive holds, from its header and metadata. */
@@ -74,6 +74,19 @@ const UNCOMPRESS: Partial<Record<Compression, (bytes: Uint8Array) => Uint8Array>
   ...(typeof zlib.zstdDecompressSync === 'function' ? { [Compression.Zstd]: (bytes: Uint8Array) => zlib.zstdDecompressSync(bytes) } : {}),
 };
 
+/** The bytes of a PMTiles v3 header. */
+const HEADER_BYTES = 127;
+
+/**
+ * Where the parts a header places in the file end (root directory, metadata, leaf directories, tile data): the least
+ * size of an archive whole. A part of length 0 takes no room, wherever its offset points.
+ */
+function archiveEnd(header: Header): number {
+  const parts: [number, number][] = [[header.rootDirectoryOffset, header.rootDirectoryLength], [header.jsonMetadataOffset, header.jsonMetadataLength],
+    [header.leafDirectoryOffset, header.leafDirectoryLength ?? 0], [header.tileDataOffset, header.tileDataLength ?? 0]];
+  return Math.max(HEADER_BYTES, ...parts.filter(([, length]) => length > 0).map(([offset, length]) => offset + length));
+}
+
 /** Uncompresses a tile or directory of an archive (the `pmtiles` reader's DecompressFunc). */
 export async function uncompress(buf: ArrayBuffer, compression: Compression): Promise<ArrayBuffer> {
   if (compression === Compression.None || compression === Compression.Unknown) return buf;
@@ -90,12 +103,14 @@ function compressionName(compression: Compression): string {
 /** An archive opened from `path`. */
 export class PmtilesArchive {
   readonly path: string;
+  private readonly source: FileSource;
   private readonly reader: PMTiles;
   private infoRead: Promise<ArchiveInfo> | null = null;
 
   constructor(path: string) {
     this.path = path;
-    this.reader = new PMTiles(new FileSource(path), undefined, uncompress);
+    this.source = new FileSource(path);
+    this.reader = new PMTiles(this.source, undefined, uncompress);
   }
 
   /** What the archive holds; rejects with a sentence when the file is not a PMTiles v3 archive this service can serve. */
@@ -104,7 +119,28 @@ export class PmtilesArchive {
     return this.infoRead;
   }
 
+  /**
+   * Why the file cannot hold what its header says, when it ends before the last part the header places in it does (an
+   * interrupted copy), else null; null too when it is not there, cannot be read or does not begin with a PMTiles v3
+   * header, which the reader then refuses with its own reason. Checked before anything else is read, so such a file is
+   * refused at start, not tile by tile once served ("unexpected end of file" for each tile beyond the cut).
+   */
+  private async truncation(): Promise<string | null> {
+    const size = await stat(this.path).then((s) => s.size, () => null);
+    if (size === null) return null;
+    const head = await this.source.getBytes(0, HEADER_BYTES).catch(() => null);
+    if (!head || head.data.byteLength < HEADER_BYTES) return null;
+    const bytes = new Uint8Array(head.data);
+    if (new TextDecoder().decode(bytes.subarray(0, 7)) !== 'PMTiles' || bytes[7] !== 3) return null;
+    const end = archiveEnd(bytesToHeader(head.data));
+    if (end <= size) return null;
+    return `${this.path} is shorter than its header says: ${size.toLocaleString('en')} bytes, where its header places its directories ` +
+      `and tiles in ${end.toLocaleString('en')} bytes (was it cut short while it was copied? copy it again, whole)`;
+  }
+
   private async readInfo(): Promise<ArchiveInfo> {
+    const short = await this.truncation();
+    if (short) throw new Error(short);
     let header;
     let metadata: Record<string, unknown>;
     try {
