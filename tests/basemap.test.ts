@@ -1,8 +1,8 @@
 /**
  * The offline street map: scripts/make-pmtiles.ts writes a PMTiles archive the `pmtiles` reader reads back tile for
- * tile; `--basemap FILE.pmtiles` serves it under /basemap (TileJSON, vector tiles decoded by @mapbox/vector-tile,
- * raster tiles), in the map's style.json, and refuses at start a file that is not an archive or is shorter than its
- * header says. Over real HTTP on every runtime for the start and the tiles.
+ * tile; `--basemap FILE.pmtiles` serves it under /basemap (TileJSON with the archive's layers and their fields, vector
+ * tiles decoded by @mapbox/vector-tile, raster tiles), in the map's style.json, and refuses at start a file that is not
+ * an archive or is shorter than its header says. Over real HTTP on every runtime for the start and the tiles.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { VectorTile } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
 import { BASEMAP_ATTRIBUTION, BASEMAP_ZOOMS, LISBON_BOUNDS, lisbonBasemap, lisbonTiles, readBack, readerOf, tilesCovering, writePmtiles } from '../scripts/make-pmtiles.ts';
 import { PmtilesArchive } from '../src/geo/pmtiles-archive.ts';
+import { encodeTile, SHAPE_EXTENT } from '../src/geo/vector-tiles.ts';
 import { openTestApp, readDemoBundle, type TestApp } from './helpers/app.ts';
 import { reachableBy, RUNTIME_NAMES, runToExit, startServer, type RunningServer } from './helpers/server.ts';
 
@@ -22,6 +23,22 @@ const rasterPath = join(dir, 'lisbon-raster.pmtiles');
 const vectorBytes = lisbonBasemap('mvt');
 writeFileSync(vectorPath, vectorBytes);
 writeFileSync(rasterPath, lisbonBasemap('png'));
+
+/** The layers of an OpenMapTiles extract, as its metadata lists them (one with no fields): not the Protomaps basemap's. */
+const OPENMAPTILES_LAYERS = [
+  { id: 'water', fields: { class: 'String', intermittent: 'Number' } },
+  { id: 'landcover', fields: { class: 'String', subclass: 'String' } },
+  { id: 'landuse', fields: { class: 'String' } },
+  { id: 'transportation', fields: { class: 'String', subclass: 'String', oneway: 'Number' } },
+  { id: 'building', fields: { render_height: 'Number' } },
+  { id: 'place', fields: { name: 'String', class: 'String', rank: 'Number' } },
+  { id: 'aerodrome_label' },
+];
+const openMapTilesPath = join(dir, 'openmaptiles.pmtiles');
+writeFileSync(openMapTilesPath, writePmtiles([{ z: 0, x: 0, y: 0, data: encodeTile([{ name: 'transportation', extent: SHAPE_EXTENT, keys: ['class'],
+  features: [{ type: 2, geometry: [[[1940, 1560], [1950, 1570]]], values: ['primary'] }] }]) }],
+{ kind: 'mvt', minZoom: 0, maxZoom: 0, bounds: LISBON_BOUNDS, center: [-9.14, 38.72, 0],
+  metadata: { name: 'OpenMapTiles extract', attribution: 'OpenMapTiles', vector_layers: OPENMAPTILES_LAYERS } }));
 
 /** The Lisbon archive cut to `length` bytes, as a copy interrupted there leaves it. */
 function cutShort(length: number): string {
@@ -99,6 +116,12 @@ describe('opening an archive', () => {
     const [z, x, y] = tilesCovering(LISBON_BOUNDS, 14, 14).at(-1)!;
     assert.ok(await new PmtilesArchive(vectorPath).tile(z, x, y), 'the last tiles are there');
   });
+
+  test('the layers are those of the metadata, each with the fields it names, or none', async () => {
+    assert.deepEqual((await new PmtilesArchive(vectorPath).info()).layers.map((l) => l.fields), Array(4).fill({ kind: 'String', name: 'String' }));
+    assert.deepEqual((await new PmtilesArchive(openMapTilesPath).info()).layers, OPENMAPTILES_LAYERS.map((l) => ({ fields: {}, ...l })));
+    assert.deepEqual((await new PmtilesArchive(rasterPath).info()).layers, []);
+  });
 });
 
 describe('/basemap in process', () => {
@@ -120,6 +143,8 @@ describe('/basemap in process', () => {
     assert.equal(body.attribution, BASEMAP_ATTRIBUTION);
     assert.equal(body.maxzoom, BASEMAP_ZOOMS.max);
     assert.equal(body.format, 'mvt');
+    assert.deepEqual(body.vector_layers, ['earth', 'water', 'roads', 'places'].map((id) => ({ id, fields: { kind: 'String', name: 'String' } })));
+    assert.deepEqual((await raster.json('/basemap.json')).body.vector_layers, []);
     assert.equal((await none.get('/basemap.json')).status, 404);
   });
 

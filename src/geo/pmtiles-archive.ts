@@ -26,8 +26,14 @@ export interface ArchiveInfo {
   attribution: string;
   /** The metadata's `name`, or the file's. */
   name: string;
-  /** The vector layers' ids (vector archives). */
-  layers: string[];
+  /** The metadata's vector layers (vector archives): each one's id and its fields (a field's name and type), `{}` when it lists none. */
+  layers: VectorLayer[];
+}
+
+/** A vector layer as the archive's metadata `vector_layers` lists it. */
+export interface VectorLayer {
+  id: string;
+  fields: Record<string, string>;
 }
 
 const TYPES: Partial<Record<TileType, Pick<ArchiveInfo, 'kind' | 'suffix' | 'contentType'>>> = {
@@ -85,6 +91,17 @@ function archiveEnd(header: Header): number {
   const parts: [number, number][] = [[header.rootDirectoryOffset, header.rootDirectoryLength], [header.jsonMetadataOffset, header.jsonMetadataLength],
     [header.leafDirectoryOffset, header.leafDirectoryLength ?? 0], [header.tileDataOffset, header.tileDataLength ?? 0]];
   return Math.max(HEADER_BYTES, ...parts.filter(([, length]) => length > 0).map(([offset, length]) => offset + length));
+}
+
+/** The metadata's `vector_layers`: those with an id, each with the fields it names whose type is a string (none: `{}`). */
+function vectorLayers(listed: unknown): VectorLayer[] {
+  if (!Array.isArray(listed)) return [];
+  return listed.filter((l): l is { id: string; fields?: unknown } => typeof (l as { id?: unknown } | null)?.id === 'string').map((l) => ({
+    id: l.id,
+    fields: l.fields && typeof l.fields === 'object' && !Array.isArray(l.fields)
+      ? Object.fromEntries(Object.entries(l.fields).filter(([, type]) => typeof type === 'string')) as Record<string, string>
+      : {},
+  }));
 }
 
 /** Uncompresses a tile or directory of an archive (the `pmtiles` reader's DecompressFunc). */
@@ -162,7 +179,6 @@ export class PmtilesArchive {
     }
     const type = TYPES[header.tileType];
     if (!type) throw new Error(`${this.path} holds tiles of type ${TileType[header.tileType] ?? header.tileType}: vector (MVT) or PNG, JPEG, WebP or AVIF are served`);
-    const layers = Array.isArray(metadata.vector_layers) ? metadata.vector_layers.map((l) => String((l as { id?: unknown }).id)) : [];
     return {
       ...type,
       minZoom: header.minZoom,
@@ -172,7 +188,7 @@ export class PmtilesArchive {
       // Links and markup dropped; what is left is shown as HTML by map SDKs, so a `<` left over cannot open a tag.
       attribution: typeof metadata.attribution === 'string' ? metadata.attribution.replace(/<[^>]*>/g, '').replace(/</g, '&lt;').replace(/>/g, '&gt;').trim() : '',
       name: typeof metadata.name === 'string' ? metadata.name : this.path.replace(/^.*[\\/]/, ''),
-      layers,
+      layers: vectorLayers(metadata.vector_layers),
     };
   }
 

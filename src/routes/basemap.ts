@@ -41,7 +41,8 @@ export const basemapTileJson = defineRoute({
   path: '/basemap.json',
   operationId: 'getBasemapTileJson',
   summary: 'The served basemap described as TileJSON 3.0.0',
-  description: 'The operator\'s PMTiles archive (`--basemap`): its tile URL template under the public URL, zooms, bounds and attribution. ' +
+  description: 'The operator\'s PMTiles archive (`--basemap`): its tile URL template under the public URL, zooms, bounds and attribution, ' +
+    'and the vector layers its metadata lists, each with the fields it names (`{}` when it names none). ' +
     '404 when no basemap is served.',
   tag: 'Maps',
   pathParams: {},
@@ -58,7 +59,7 @@ export const basemapTileJson = defineRoute({
     return {
       tilejson: '3.0.0' as const, name: info.name, scheme: 'xyz' as const, tiles: [basemapTiles(info, publicUrl)],
       minzoom: info.minZoom, maxzoom: info.maxZoom, bounds: info.bounds, center: info.center, attribution: info.attribution, format: info.suffix,
-      vector_layers: info.layers.map((id) => ({ id, fields: {} })),
+      vector_layers: info.layers,
     };
   },
 });
