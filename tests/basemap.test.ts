@@ -1,11 +1,12 @@
 /**
  * The offline street map: scripts/make-pmtiles.ts writes a PMTiles archive the `pmtiles` reader reads back tile for
  * tile; `--basemap FILE.pmtiles` serves it under /basemap (TileJSON with the archive's layers and their fields, vector
- * tiles decoded by @mapbox/vector-tile, raster tiles), in the map's style.json, and refuses at start a file that is not
- * an archive or is shorter than its header says. Over real HTTP on every runtime for the start and the tiles.
+ * tiles decoded by @mapbox/vector-tile, raster tiles), in the map's style.json, refuses at start a file that is not an
+ * archive or is shorter than its header says, and warns at start of one in other layers than the Protomaps basemap's.
+ * Over real HTTP on every runtime for the start and the tiles.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -14,6 +15,7 @@ import { PbfReader } from 'pbf';
 import { BASEMAP_ATTRIBUTION, BASEMAP_ZOOMS, LISBON_BOUNDS, lisbonBasemap, lisbonTiles, readBack, readerOf, tilesCovering, writePmtiles } from '../scripts/make-pmtiles.ts';
 import { PmtilesArchive } from '../src/geo/pmtiles-archive.ts';
 import { encodeTile, SHAPE_EXTENT } from '../src/geo/vector-tiles.ts';
+import { basemapLayersWarning, PAGES_BASEMAP_LAYERS } from '../src/routes/basemap.ts';
 import { openTestApp, readDemoBundle, type TestApp } from './helpers/app.ts';
 import { reachableBy, RUNTIME_NAMES, runToExit, startServer, type RunningServer } from './helpers/server.ts';
 
@@ -122,6 +124,26 @@ describe('opening an archive', () => {
     assert.deepEqual((await new PmtilesArchive(openMapTilesPath).info()).layers, OPENMAPTILES_LAYERS.map((l) => ({ fields: {}, ...l })));
     assert.deepEqual((await new PmtilesArchive(rasterPath).info()).layers, []);
   });
+
+  test('an archive in other layers than the Protomaps basemap\'s gets a warning naming its layers; a Protomaps or raster one none', async () => {
+    const warning = basemapLayersWarning(await new PmtilesArchive(openMapTilesPath).info());
+    assert.equal(warning, 'the basemap\'s vector layers (water, landcover, landuse, transportation, building, place, aerodrome_label) are not the ' +
+      'Protomaps basemap\'s, which the explorer and the kiosk draw (earth, landcover, landuse, water, roads, buildings, boundaries, places): ' +
+      'with no earth layer they will show only a background under the content, and of this archive at most its water, landcover, landuse. ' +
+      'It is still served under /basemap, for clients with a style of their own; for the pages, cut the region from a Protomaps build ' +
+      '(docs/operating.md)');
+    const other = { ...(await new PmtilesArchive(openMapTilesPath).info()), layers: [{ id: 'streets', fields: {} }, { id: 'ocean', fields: {} }] };
+    assert.match(basemapLayersWarning(other)!, /layers \(streets, ocean\) .*only a background under the content\. It is still served/);
+    assert.equal(basemapLayersWarning(await new PmtilesArchive(vectorPath).info()), null);
+    assert.equal(basemapLayersWarning(await new PmtilesArchive(rasterPath).info()), null);
+    assert.equal(basemapLayersWarning({ ...other, layers: [] }), null, 'no layers listed: what it holds cannot be told');
+  });
+
+  test('the layers the warning says the pages draw are those protomaps-leaflet, as the pages ship it, has rules for', () => {
+    const script = readFileSync('node_modules/protomaps-leaflet/dist/protomaps-leaflet.js', 'utf8');
+    const drawn = new Set([...script.matchAll(/dataLayer:"(\w+)"/g)].map((m) => m[1]));
+    assert.deepEqual([...drawn].sort(), [...PAGES_BASEMAP_LAYERS].sort());
+  });
 });
 
 describe('/basemap in process', () => {
@@ -229,6 +251,26 @@ describe('--basemap on the command line', () => {
     assert.match(suffix.stderr, /basemap must be a PMTiles archive/);
   });
 
+  test('an archive in other layers than the Protomaps basemap\'s is served, with a warning at start naming its layers', async () => {
+    let server: RunningServer | undefined;
+    try {
+      server = await startServer('node', ['--basemap', openMapTilesPath]);
+      const warnings = server.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((line) => line.level === 'warn' && /not the Protomaps basemap's/.test(String(line.msg)));
+      assert.equal(warnings.length, 1, server.output());
+      assert.match(String(warnings[0].msg), /^the basemap's vector layers \(water, landcover, .*\) are not the Protomaps basemap's, .*only a background/);
+      assert.equal(warnings[0].basemap, openMapTilesPath);
+      assert.deepEqual(warnings[0].layers, OPENMAPTILES_LAYERS.map((l) => l.id));
+      const json = await (await fetch(`${server.base}/basemap.json`)).json() as { vector_layers: unknown };
+      assert.deepEqual(json.vector_layers, OPENMAPTILES_LAYERS.map((l) => ({ fields: {}, ...l })));
+      const tile = await fetch(`${server.base}/basemap/0/0/0.mvt`);
+      assert.equal(tile.status, 200);
+      assert.ok(new VectorTile(new PbfReader(new Uint8Array(await tile.arrayBuffer()))).layers.transportation.length > 0);
+    } finally {
+      assert.equal(await server?.stop(), 0);
+    }
+  });
+
   for (const runtime of RUNTIME_NAMES) {
     test(`${runtime} serves the archive given by BASEMAP`, async () => {
       let server: RunningServer | undefined;
@@ -242,6 +284,7 @@ describe('--basemap on the command line', () => {
         const res = await fetch(`${server.base}/basemap/${z}/${x}/${y}.mvt`);
         assert.equal(res.status, 200);
         assert.ok(new VectorTile(new PbfReader(new Uint8Array(await res.arrayBuffer()))).layers.roads.length > 0);
+        assert.doesNotMatch(server.output(), /not the Protomaps basemap's/);
       } finally {
         assert.equal(await server?.stop(), 0);
       }

@@ -17,6 +17,29 @@ function served(basemap: PmtilesArchive | null): PmtilesArchive {
   return basemap;
 }
 
+/**
+ * The Protomaps basemap layers the pages draw a vector archive from: those protomaps-leaflet's "light" flavour has paint
+ * or label rules for (its `dataLayer`s; tests/basemap.test.ts reads them from the package). `earth` is the land: an
+ * archive without it has its land drawn as the background.
+ */
+export const PAGES_BASEMAP_LAYERS = ['earth', 'landcover', 'landuse', 'water', 'roads', 'buildings', 'boundaries', 'places'] as const;
+
+/**
+ * A warning for the operator, or null: a vector archive whose metadata lists its layers, `earth` not among them, is
+ * not in the Protomaps basemap's layers (an OpenMapTiles or Shortbread extract, say), so the pages draw its land as
+ * their background and little or nothing else of it. It is still served under /basemap, for clients with a style of
+ * their own. An archive that lists no layers is taken as it is: what it holds cannot be told.
+ */
+export function basemapLayersWarning(info: ArchiveInfo): string | null {
+  const ids = info.layers.map((layer) => layer.id);
+  if (info.kind !== 'vector' || ids.length === 0 || ids.includes('earth')) return null;
+  const drawn = ids.filter((id) => (PAGES_BASEMAP_LAYERS as readonly string[]).includes(id));
+  return `the basemap's vector layers (${ids.join(', ')}) are not the Protomaps basemap's, which the explorer and the kiosk draw ` +
+    `(${PAGES_BASEMAP_LAYERS.join(', ')}): with no earth layer they will show only a background under the content` +
+    `${drawn.length > 0 ? `, and of this archive at most its ${drawn.join(', ')}` : ''}. It is still served under /basemap, for clients with a ` +
+    'style of their own; for the pages, cut the region from a Protomaps build (docs/operating.md)';
+}
+
 /** The tile URL template of the archive under the public URL. */
 export function basemapTiles(info: ArchiveInfo, publicUrl: string): string {
   return `${publicUrl}/basemap/{z}/{x}/{y}.${info.suffix}`;

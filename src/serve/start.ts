@@ -20,6 +20,7 @@ import type { ModelPayload } from '../content/model/model-cache.ts';
 import { createLogger, type Logger } from '../utils/log.ts';
 import type { AssetLoader } from '../pages/assets.ts';
 import { PmtilesArchive } from '../geo/pmtiles-archive.ts';
+import { basemapLayersWarning } from '../routes/basemap.ts';
 import { appSettings, ConfigError, DEMO_SESSIONS_PATH, listensOnLoopback, parseConfig, publicUrlOf, usage, type ServerConfig } from './config.ts';
 import { runId } from './id.ts';
 import { runPublish } from './publish.ts';
@@ -77,12 +78,14 @@ export async function start(args: readonly string[], env: Record<string, string 
     if (err instanceof ConfigError) return { exitCode: 2, message: `error: ${err.message}` };
     throw err;
   }
-  // A basemap that cannot be served stops the start, as a bad setting does.
-  if (config.basemap) {
-    const problem = await new PmtilesArchive(config.basemap).info().then(() => null, (err: Error) => err.message);
-    if (problem) return { exitCode: 2, message: `error: basemap ${problem}` };
-  }
   const logger = createLogger(config.logLevel);
+  // A basemap that cannot be served stops the start, as a bad setting does; one the pages cannot draw is served, with a warning.
+  if (config.basemap) {
+    const opened = await new PmtilesArchive(config.basemap).info().then((info) => ({ info }), (err: Error) => ({ problem: err.message }));
+    if ('problem' in opened) return { exitCode: 2, message: `error: basemap ${opened.problem}` };
+    const warning = basemapLayersWarning(opened.info);
+    if (warning) logger.log('warn', warning, { basemap: config.basemap, layers: opened.info.layers.map((layer) => layer.id) });
+  }
   if (config.databaseUrl) return startReplica(config, config.databaseUrl, logger, options);
   const useBuiltIn = Boolean(options.demoBundle && !config.bundleGiven);
   // A file is streamed through the checksum, and read whole only when the store does not hold its content.
