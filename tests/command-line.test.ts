@@ -10,12 +10,14 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { checkUsage, runCheck } from '../src/content/bundle/check.ts';
-import { ConfigError, DEMO_BUNDLE_PATH, parseConfig, SUBCOMMANDS, usage } from '../src/serve/config.ts';
+import { ConfigError, DEMO_BUNDLE_PATH, optionWarnings, parseConfig, SUBCOMMANDS, usage } from '../src/serve/config.ts';
+import { kioskWarnings } from '../src/pages/pages.ts';
+import { openTestApp, readDemoBundle } from './helpers/app.ts';
 import { idUsage } from '../src/serve/id.ts';
 import { publishUsage, runPublish } from '../src/serve/publish.ts';
 import { reloadUsage } from '../src/serve/reload.ts';
 import { start } from '../src/serve/start.ts';
-import { runToExit } from './helpers/server.ts';
+import { runToExit, startServer } from './helpers/server.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DB = { DATABASE_URL: 'postgres://u:p@127.0.0.1:9/none' };
@@ -225,5 +227,52 @@ describe('--help lists every flag the docs use', () => {
     assert.doesNotMatch(npm.message, /--healthcheck/);
     assert.match(npm.message, /npm start -- reload \[--data-dir <path>\]/);
     assert.match(npm.message, /npm start -- id \[--namespace <uuid>\] <key>\.\.\./);
+  });
+});
+
+describe('options that do nothing as given, or look mistaken, are said at start', () => {
+  const MAIN = '8a434eb5-da02-5a4d-9418-14bc57c86c50';
+
+  test('--tiles beside --basemap, --kiosk-here with no kiosk; none for options that each do something', () => {
+    const warnings = (args: string[]) => {
+      const config = parseConfig(args, {});
+      assert.ok(config !== 'help');
+      return optionWarnings(config);
+    };
+    assert.deepEqual(warnings(['--tiles', '/tiles/{z}/{x}/{y}.png', '--basemap', 'lisbon.pmtiles']),
+      ['tiles /tiles/{z}/{x}/{y}.png is not used: the basemap (--basemap) is drawn under the pages\' maps instead']);
+    assert.deepEqual(warnings(['--kiosk-here', '38.7075,-9.1364']), ['kiosk-here is drawn by the kiosk only, and no kiosk is set (--kiosk <map id>)']);
+    assert.deepEqual(warnings(['--kiosk', MAIN, '--kiosk-here', '38.7075,-9.1364', '--tiles', '/tiles/{z}/{x}/{y}.png']), []);
+    assert.deepEqual(warnings([]), []);
+  });
+
+  test('a kiosk map the content has not, and a "you are here" far from the kiosk map (swapped, or just far)', async () => {
+    const { store, close } = await openTestApp(await readDemoBundle());
+    try {
+      const model = store.model;
+      assert.deepEqual(kioskWarnings(MAIN, { lat: 38.7075, lng: -9.1364 }, model), []);
+      assert.deepEqual(kioskWarnings(MAIN, undefined, model), []);
+      assert.deepEqual(kioskWarnings(undefined, { lat: 38.7075, lng: -9.1364 }, model), []);
+      assert.deepEqual(kioskWarnings('00000000-0000-4000-8000-000000000000', undefined, model),
+        ['kiosk 00000000-0000-4000-8000-000000000000 is not an enabled map of this content: / shows the home page instead']);
+      const [swapped] = kioskWarnings(MAIN, { lat: -9.1364, lng: 38.7075 }, model);
+      assert.match(swapped, /^kiosk-here -9\.1364,38\.7075 is [\d,]+ km from the kiosk map's centre \(38\.\d+,-9\.\d+\): its latitude and longitude look swapped \(it is lat,lng\)$/);
+      const [far] = kioskWarnings(MAIN, { lat: 41.1579, lng: -8.6291 }, model);
+      assert.match(far, /^kiosk-here 41\.1579,-8\.6291 is 27\d km from the kiosk map's centre \(38\.\d+,-9\.\d+\)$/);
+    } finally {
+      await close();
+    }
+  });
+
+  test('the server logs them as warnings, and serves', async () => {
+    const server = await startServer('node', ['--kiosk', MAIN, '--kiosk-here', '-9.1364,38.7075', '--data-dir', await mkdtemp(join(tmpdir(), 'kiosk-here-'))]);
+    try {
+      const warnings = server.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { level: string; msg: string })
+        .filter((line) => line.level === 'warn').map((line) => line.msg);
+      assert.equal(warnings.filter((msg) => /^kiosk-here .* look swapped/.test(msg)).length, 1, server.output());
+      assert.equal((await fetch(`${server.base}/healthz`)).status, 200);
+    } finally {
+      await server.stop();
+    }
   });
 });

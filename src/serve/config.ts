@@ -336,6 +336,17 @@ export function listensOnLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\./.test(host);
 }
 
+/**
+ * Options that do nothing as given, said to the operator at start (the service starts all the same): `--tiles` beside
+ * `--basemap`, which takes precedence; `--kiosk-here` with no kiosk to draw it.
+ */
+export function optionWarnings(config: ServerConfig): string[] {
+  const warnings: string[] = [];
+  if (config.tiles && config.basemap) warnings.push(`tiles ${config.tiles} is not used: the basemap (--basemap) is drawn under the pages' maps instead`);
+  if (config.kioskHere && !config.kiosk) warnings.push('kiosk-here is drawn by the kiosk only, and no kiosk is set (--kiosk <map id>)');
+  return warnings;
+}
+
 /** What the app is built from, as the settings say (the store, the logger and the thread aside). */
 export function appSettings(config: ServerConfig, assets?: AssetLoader): Pick<AppDeps, 'basePath' | 'corsOrigins' | 'now' | 'publicUrl' | 'pages' | 'basemap'> {
   const fixed = config.fixedTime;

@@ -21,7 +21,8 @@ import { createLogger, type Logger } from '../utils/log.ts';
 import type { AssetLoader } from '../pages/assets.ts';
 import { PmtilesArchive } from '../geo/pmtiles-archive.ts';
 import { basemapLayersWarning } from '../routes/basemap.ts';
-import { appSettings, ConfigError, DEMO_SESSIONS_PATH, listensOnLoopback, parseConfig, publicUrlOf, usage, type ServerConfig } from './config.ts';
+import { kioskWarnings } from '../pages/pages.ts';
+import { appSettings, ConfigError, optionWarnings, DEMO_SESSIONS_PATH, listensOnLoopback, parseConfig, publicUrlOf, usage, type ServerConfig } from './config.ts';
 import { runId } from './id.ts';
 import { runPublish } from './publish.ts';
 import { runReload } from './reload.ts';
@@ -86,6 +87,7 @@ export async function start(args: readonly string[], env: Record<string, string 
     const warning = basemapLayersWarning(opened.info);
     if (warning) logger.log('warn', warning, { basemap: config.basemap, layers: opened.info.layers.map((layer) => layer.id) });
   }
+  for (const warning of optionWarnings(config)) logger.log('warn', warning);
   if (config.databaseUrl) return startReplica(config, config.databaseUrl, logger, options);
   const useBuiltIn = Boolean(options.demoBundle && !config.bundleGiven);
   // A file is streamed through the checksum, and read whole only when the store does not hold its content.
@@ -196,6 +198,7 @@ export async function start(args: readonly string[], env: Record<string, string 
     const last = store.lastPublish;
     const storeOpen = (await store.opened()).open;
     for (const warning of last?.warnings ?? []) logger.log('warn', warning);
+    for (const warning of kioskWarnings(config.kiosk, config.kioskHere, store.model)) logger.log('warn', warning);
     logger.log('info', 'content loaded', { source: last?.outcome === 'published' ? 'bundle' : 'store', store_open: storeOpen,
       version: store.model.version, content_version: store.model.checksum, ms: Math.round(performance.now() - began), publish_ms: last?.ms });
   }
