@@ -27,6 +27,7 @@ import { cacheKey, PreparedBody, ResponseCache } from './http/response-cache.ts'
 import { createPages, type PageOptions } from './pages/pages.ts';
 import type { PmtilesArchive } from './geo/pmtiles-archive.ts';
 import { routes as allRoutes } from './routes/index.ts';
+import { noteRequest } from './utils/quiet.ts';
 
 /** Longest request target (path and query) accepted before answering 414. */
 export const MAX_TARGET_LENGTH = 8192;
@@ -353,6 +354,7 @@ export function createApp(deps: AppDeps): App {
 
   async function serve(request: AppRequest): Promise<AppResponse> {
     const began = performance.now();
+    noteRequest();
     // An absolute-form target (`GET http://host/path`) is answered as its path and query, like any other.
     const req = request.target.startsWith('/') ? request : { ...request, target: originForm(request.target) };
     const answer = await answerRequest(req);

@@ -27,7 +27,7 @@ import { loadModel, type ModelPayload } from './model/model-cache.ts';
 import type { ReadModel } from './model/read-model.ts';
 import { setTimeout as later } from 'node:timers';
 import { WARM_HOURS_DELAY_MS, warmHours } from './model/open-hours.ts';
-import { warmTiles } from './model/map-tiles.ts';
+import { warmLargeTiles, warmTiles } from './model/map-tiles.ts';
 
 /** Whether `a` and `b` are the same version of the same content (a version number alone may come back after a store is made anew). */
 export function isSameVersion(a: { version: number; checksum: string } | null | undefined,
@@ -132,14 +132,17 @@ export class ServedVersion {
     if (first) collectGarbage();
     else if (isLargePayload(built.payload)) startCollection();
     // Its POIs' hours are read, and what its maps' vector tiles are cut from is built, in the background once a start's
-    // first requests are answered (open-hours.ts, map-tiles.ts), unless another version is served by then; the timer
-    // keeps no process alive.
+    // first requests are answered (open-hours.ts, map-tiles.ts; a large map's in a quiet moment), unless another version
+    // is served by then; the timers keep no process alive.
     const { model } = built;
     later(() => {
       if (this.current?.model.pois !== model.pois) return;
-      void warmHours(model).catch(() => {}).then(() => {
-        if (this.current?.model.pois === model.pois) warmTiles(model);
-      });
+      const wanted = () => this.current?.model.pois === model.pois;
+      void warmHours(model).catch(() => {}).then(async () => {
+        if (!wanted()) return;
+        warmTiles(model);
+        await warmLargeTiles(model, wanted);
+      }).catch(() => {});
     }, WARM_HOURS_DELAY_MS).unref();
   }
 

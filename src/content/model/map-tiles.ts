@@ -24,6 +24,7 @@
 import type { Geometry } from 'geojson';
 import { ClusterIndex, encodeTile, MAX_TILE_ZOOM, POINT_EXTENT, SHAPE_EXTENT, SizedShapeIndex, type TileFeature } from '../../geo/vector-tiles.ts';
 import { Lru } from '../../utils/lru.ts';
+import { whenQuiet } from '../../utils/quiet.ts';
 import { topCategoryOf, type CategoryRecord, type ReadModel, type VersionContent } from './read-model.ts';
 
 /** The highest zoom with clusters: from the zoom after it every marker is a feature of its own. */
@@ -220,9 +221,9 @@ export function countLabel(count: number): string {
 const kept = new WeakMap<VersionContent, VersionTiles>();
 
 /**
- * The most POIs a version may have for its tiles' source to be built in the background: the build is one piece of
- * work on the thread that serves (about 10 ms per 1,000 POIs), which must not hold a request up for long. A larger
- * version's is built by its first tile request (about a second for 100,000 POIs).
+ * The most POIs a version may have for its tiles' source to be built in the background at once: the build is one piece
+ * of work on the thread that serves (about 10 ms per 1,000 POIs), which must not hold a request up for long. A larger
+ * version's is built in a quiet moment (warmLargeTiles), else by its first tile request (about a second for 100,000 POIs).
  */
 export const WARM_TILES_MAX_POIS = 5_000;
 
@@ -234,6 +235,25 @@ export function warmTiles(model: ReadModel): void {
   for (const map of model.maps.values()) {
     const version = map.versions.get(map.currentVersionId);
     if (version && version.pois.length <= WARM_TILES_MAX_POIS) versionTiles(model, version);
+  }
+}
+
+/** How long the thread must have begun no request before a large version's tiles' source is built in the background. */
+export const WARM_LARGE_TILES_QUIET_MS = 500;
+
+/**
+ * Builds what the current version of every map of more than WARM_TILES_MAX_POIS POIs has its tiles cut from, one map
+ * at a time, each once the thread has begun no request for WARM_LARGE_TILES_QUIET_MS (about a second of work for
+ * 100,000 POIs, which held the first render of the explorer on such a map near 2 s): so a start or a publish followed
+ * by a quiet moment leaves a map's first visitor nothing to wait for, while a busy service never stops for it (its
+ * first tile request builds it then, as without this). Stops as soon as `wanted()` is false (another version served).
+ */
+export async function warmLargeTiles(model: ReadModel, wanted: () => boolean): Promise<void> {
+  for (const map of model.maps.values()) {
+    const version = map.versions.get(map.currentVersionId);
+    if (!version || version.pois.length <= WARM_TILES_MAX_POIS || kept.has(version)) continue;
+    if (!(await whenQuiet(WARM_LARGE_TILES_QUIET_MS, wanted))) return;
+    versionTiles(model, version);
   }
 }
 
