@@ -101,6 +101,15 @@ export function normaliseBasePath(basePath = ''): string {
  */
 type Outcome = { prepared: PreparedBody; written?: Uint8Array } | { answer: AppResponse };
 
+/**
+ * What a path no route matches was most likely meant to be, said after the 404's reason: a map's vector tile asked for
+ * with another suffix than `.mvt` (`.pbf`, as some map SDKs' examples write it).
+ */
+function notFoundHint(pathname: string): string {
+  return /\/maps\/[^/]+\/tiles\/\d+\/\d+\/\d+\.(?!mvt$)[^/.]+$/.test(pathname)
+    ? ' A map\'s vector tiles end in .mvt: /maps/{map_id}/tiles/{z}/{x}/{y}.mvt (its tiles.json gives the URL).' : '';
+}
+
 /** Builds the app over a content store. */
 export function createApp(deps: AppDeps): App {
   const now = deps.now ?? (() => new Date());
@@ -179,7 +188,7 @@ export function createApp(deps: AppDeps): App {
     if (!match) {
       const page = await pageOutcome(req, url, readable);
       if (page) return page;
-      throw new HttpError(404, `No route matches ${url.pathname}.`);
+      throw new HttpError(404, `No route matches ${url.pathname}.${notFoundHint(url.pathname)}`);
     }
     matched.spec = match.spec;
     if (req.method === 'OPTIONS') return { answer: PREFLIGHT };

@@ -337,6 +337,10 @@ describe('vector tiles', () => {
       `/maps/${TILES.map}/tiles/0/0/0.pbf`]) {
       assert.equal((await t.get(path)).status, 404, path);
     }
+    // A tile asked for with another suffix is told the one served.
+    const pbf = await t.json(`/maps/${TILES.map}/tiles/0/0/0.pbf`);
+    assert.match(pbf.body.detail, /^No route matches \/maps\/[^ ]+\/tiles\/0\/0\/0\.pbf\. A map's vector tiles end in \.mvt: /);
+    assert.doesNotMatch((await t.json('/maps/nope/places.pbf')).body.detail, /\.mvt/);
   });
 });
 

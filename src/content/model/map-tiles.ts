@@ -238,8 +238,12 @@ export function warmTiles(model: ReadModel): void {
   }
 }
 
-/** How long the thread must have begun no request before a large version's tiles' source is built in the background. */
-export const WARM_LARGE_TILES_QUIET_MS = 500;
+/**
+ * How long the thread must have begun no request before a large version's tiles' source is built in the background:
+ * long enough that a pause between two bursts of requests (a client's next page, a load's next run) is not taken for
+ * quiet, short enough that a kiosk or a service just started or published has it built before most visitors come.
+ */
+export const WARM_LARGE_TILES_QUIET_MS = 2_000;
 
 /**
  * Builds what the current version of every map of more than WARM_TILES_MAX_POIS POIs has its tiles cut from, one map
