@@ -13,6 +13,7 @@ import { checkUsage, runCheck } from '../src/content/bundle/check.ts';
 import { ConfigError, DEMO_BUNDLE_PATH, optionWarnings, parseConfig, SUBCOMMANDS, usage } from '../src/serve/config.ts';
 import { kioskWarnings } from '../src/pages/pages.ts';
 import { openTestApp, readDemoBundle } from './helpers/app.ts';
+import { TILES, tilesBundle } from './helpers/small-bundles.ts';
 import { idUsage } from '../src/serve/id.ts';
 import { publishUsage, runPublish } from '../src/serve/publish.ts';
 import { reloadUsage } from '../src/serve/reload.ts';
@@ -256,16 +257,29 @@ describe('options that do nothing as given, or look mistaken, are said at start'
       assert.deepEqual(kioskWarnings('00000000-0000-4000-8000-000000000000', undefined, model),
         ['kiosk 00000000-0000-4000-8000-000000000000 is not an enabled map of this content: / shows the home page instead']);
       const [swapped] = kioskWarnings(MAIN, { lat: -9.1364, lng: 38.7075 }, model);
-      assert.match(swapped, /^kiosk-here -9\.1364,38\.7075 is [\d,]+ km from the kiosk map's centre \(38\.\d+,-9\.\d+\): its latitude and longitude look swapped \(it is lat,lng\)$/);
+      assert.match(swapped, /^kiosk-here -9\.1364,38\.7075 is [\d,]+ km from the kiosk map's area \(its map_data\.bounds\): its latitude and longitude look swapped \(it is lat,lng\)$/);
       const [far] = kioskWarnings(MAIN, { lat: 41.1579, lng: -8.6291 }, model);
-      assert.match(far, /^kiosk-here 41\.1579,-8\.6291 is 27\d km from the kiosk map's centre \(38\.\d+,-9\.\d+\)$/);
+      assert.match(far, /^kiosk-here 41\.1579,-8\.6291 is 2\d\d km from the kiosk map's area \(its map_data\.bounds\)$/);
+    } finally {
+      await close();
+    }
+  });
+
+  test('"you are here" is measured from the map\'s bounds when it has them, as check measures POIs: a wide map\'s far corner is in it', async () => {
+    const { store, close } = await openTestApp(tilesBundle());
+    try {
+      // About 320 km from the map's centre (-17, 179), inside its bounds across the antimeridian (178..-178, -19..-15).
+      assert.deepEqual(kioskWarnings(TILES.acrossDateLine, { lat: -15.5, lng: -178.2 }, store.model), []);
+      const [outside] = kioskWarnings(TILES.acrossDateLine, { lat: -12, lng: -178.2 }, store.model);
+      assert.match(outside, /^kiosk-here -12,-178\.2 is 3\d\d km from the kiosk map's area \(its map_data\.bounds\)$/);
     } finally {
       await close();
     }
   });
 
   test('the server logs them as warnings, and serves', async () => {
-    const server = await startServer('node', ['--kiosk', MAIN, '--kiosk-here', '-9.1364,38.7075', '--data-dir', await mkdtemp(join(tmpdir(), 'kiosk-here-'))]);
+    const dataDir = await mkdtemp(join(tmpdir(), 'kiosk-here-'));
+    const server = await startServer('node', ['--kiosk', MAIN, '--kiosk-here', '-9.1364,38.7075', '--data-dir', dataDir]);
     try {
       const warnings = server.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { level: string; msg: string })
         .filter((line) => line.level === 'warn').map((line) => line.msg);
@@ -273,6 +287,7 @@ describe('options that do nothing as given, or look mistaken, are said at start'
       assert.equal((await fetch(`${server.base}/healthz`)).status, 200);
     } finally {
       await server.stop();
+      await rm(dataDir, { recursive: true, force: true });
     }
   });
 });

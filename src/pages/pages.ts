@@ -11,6 +11,7 @@
  * tile server, when one is set).
  */
 import type { ReadModel } from '../content/model/read-model.ts';
+import { declareArea, FAR_KM } from '../content/bundle/check.ts';
 import { hash53 } from '../utils/hash.ts';
 import { PreparedBody } from '../http/response-cache.ts';
 import { pageCsp } from '../http/page-policy.ts';
@@ -21,7 +22,6 @@ import { CLUSTER_MAX_ZOOM } from '../content/model/map-tiles.ts';
 import { LAND_MAX_ZOOM, LandTiles, mergeRegions, regionOf } from '../geo/land-tiles.ts';
 import { beyondGrid, MAX_TILE_ZOOM, MVT_TYPE } from '../geo/vector-tiles.ts';
 import { Lru } from '../utils/lru.ts';
-import { distanceM } from '../geo/point-index.ts';
 import { PAGE_ASSETS, patchAssets, readAssetFiles, type AssetLoader, type AssetName, type AssetTexts } from './assets.ts';
 
 /** What the pages are configured with. */
@@ -60,24 +60,22 @@ const KEPT_LAND_TILES = 2048;
 const KEPT_QR_CODES = 256;
 const MAX_QR_TEXT = 1000;
 
-/** How far from its map's centre a kiosk's "you are here" may be before the start asks whether it is mistaken. */
-const HERE_FAR_KM = 200;
-
 /**
  * What the content does not bear out of the kiosk's settings, said to the operator when content is loaded: a kiosk
- * map that is not an enabled map of it (`/` is then the home page), a "you are here" far from the kiosk map's centre
- * (and, when the point with its two numbers swapped is near it, that they look swapped: `--kiosk-here` is lat,lng).
+ * map that is not an enabled map of it (`/` is then the home page), a "you are here" more than FAR_KM from the kiosk
+ * map's area (its bounds, else its centre, as `check` measures POIs), and, when the point with its two numbers swapped
+ * lies in that area, that they look swapped (`--kiosk-here` is lat,lng).
  */
 export function kioskWarnings(kiosk: string | undefined, here: { lat: number; lng: number } | undefined, model: ReadModel): string[] {
   if (!kiosk) return [];
   const map = model.maps.get(kiosk);
   if (!map) return [`kiosk ${kiosk} is not an enabled map of this content: / shows the home page instead`];
-  if (!here) return [];
-  const { lat, lng } = map.doc.map_data.center;
-  const km = distanceM(here.lat, here.lng, lat, lng) / 1000;
-  if (km <= HERE_FAR_KM) return [];
-  const swapped = Math.abs(here.lng) <= 90 && distanceM(here.lng, here.lat, lat, lng) / 1000 <= HERE_FAR_KM;
-  return [`kiosk-here ${here.lat},${here.lng} is ${Math.round(km).toLocaleString('en')} km from the kiosk map's centre (${lat},${lng})` +
+  const declared = here ? declareArea(map.doc as unknown as Record<string, unknown>) : null;
+  if (!here || !declared) return [];
+  const km = declared.area.distanceKm(here.lat, here.lng);
+  if (km <= FAR_KM) return [];
+  const swapped = declared.swapped.distanceKm(here.lat, here.lng) <= FAR_KM;
+  return [`kiosk-here ${here.lat},${here.lng} is ${Math.round(km).toLocaleString('en')} km from the kiosk map's area (its ${declared.field})` +
     (swapped ? ': its latitude and longitude look swapped (it is lat,lng)' : '')];
 }
 

@@ -525,7 +525,7 @@ interface Spot {
 }
 
 /** A map's area: what POIs are measured against. */
-interface Area {
+export interface Area {
   /** Kilometres from the area to a position (0 inside it). */
   distanceKm(lat: number, lng: number): number;
 }
@@ -559,8 +559,12 @@ function boxArea([west, south, east, north]: readonly number[]): Area {
   };
 }
 
-/** A map's declared area: its `map_data.bounds` when valid, else its `map_data.center`; null when neither is usable. */
-function declareArea(map: Rec): { area: Area; field: string; swapped: Area } | null {
+/**
+ * A map's declared area: its `map_data.bounds` when valid, else its `map_data.center`; null when neither is usable.
+ * `swapped` is that area with each position's latitude and longitude swapped (far from everything when that is no
+ * position). Also what the start measures the kiosk's "you are here" against (pages.ts, kioskWarnings).
+ */
+export function declareArea(map: Rec): { area: Area; field: string; swapped: Area } | null {
   const data = isRecord(map.map_data) ? map.map_data : {};
   const b = data.bounds;
   if (Array.isArray(b) && b.length === 4 && isLng(b[0]) && isLat(b[1]) && isLng(b[2]) && isLat(b[3]) && b[1] <= b[3]) {
